@@ -1,0 +1,142 @@
+import { z } from "zod";
+
+/** Non-negative finite amount (money or tokens). */
+const amount = z.number().finite().nonnegative();
+const positiveInt = z.number().int().positive();
+const durationMs = z.number().int().nonnegative();
+
+const timeouts = {
+  /** Time allowed to connect to the upstream (ms). */
+  connectTimeoutMs: positiveInt.default(10_000),
+  /** Time allowed until the upstream's first response byte (ms). */
+  firstByteTimeoutMs: positiveInt.default(120_000),
+};
+
+/** A provider speaking the OpenAI wire format (OpenAI, Mistral, vLLM, Ollama, …). */
+const openAiProvider = z.strictObject({
+  type: z.literal("openai"),
+  baseUrl: z.url(),
+  apiKey: z.string().optional(),
+  region: z.string().min(1).default("global"),
+  headers: z.record(z.string(), z.string()).default({}),
+  ...timeouts,
+});
+
+/** Anthropic's Messages API. */
+const anthropicProvider = z.strictObject({
+  type: z.literal("anthropic"),
+  baseUrl: z.url().default("https://api.anthropic.com"),
+  apiKey: z.string().optional(),
+  version: z.string().default("2023-06-01"),
+  region: z.string().min(1).default("global"),
+  headers: z.record(z.string(), z.string()).default({}),
+  ...timeouts,
+});
+
+/** The built-in mock, run in-process (or at `baseUrl` when given). */
+const mockProvider = z.strictObject({
+  type: z.literal("mock"),
+  baseUrl: z.url().optional(),
+  region: z.string().min(1).default("local"),
+  latencyMs: durationMs.default(2),
+  chunkIntervalMs: durationMs.default(1),
+  chunks: positiveInt.default(8),
+  ...timeouts,
+});
+
+export const providerSchema = z.discriminatedUnion("type", [openAiProvider, anthropicProvider, mockProvider]);
+
+/** One place a public model name is served. */
+const modelTarget = z.strictObject({
+  provider: z.string().min(1),
+  /** Upstream model name; defaults to the public name. */
+  model: z.string().min(1).optional(),
+});
+
+const modelEntry = z.union([modelTarget, z.array(modelTarget).min(1)]);
+
+const keySchema = z.strictObject({
+  id: z.string().min(1),
+  /** The key itself (usually `${ENV_VAR}`), or `sha256:<64 hex>` of it. */
+  secret: z.string().min(8, "must be at least 8 characters (or sha256:<hex>)"),
+  project: z.string().min(1).default("default"),
+  /** Public model names this key may use; `*` allows all. */
+  models: z.array(z.string().min(1)).default(["*"]),
+  /** Provider regions this key's data may go to; absent allows all. */
+  regions: z.array(z.string().min(1)).optional(),
+});
+
+const budgetScope = z.union([
+  z.literal("total"),
+  z.strictObject({ project: z.string().min(1) }),
+  z.strictObject({ key: z.string().min(1) }),
+]);
+
+const budgetSchema = z.strictObject({
+  id: z.string().regex(/^[A-Za-z0-9_.:-]+$/, "use letters, digits, _ . : -"),
+  scope: budgetScope,
+  period: z.enum(["total", "month", "day"]).default("month"),
+  limit: amount,
+  mode: z.enum(["strict", "observe"]).optional(),
+});
+
+const priceSchema = z.strictObject({
+  /** Price per million input tokens. */
+  input: amount,
+  /** Price per million cached input tokens (defaults to `input`). */
+  cachedInput: amount.optional(),
+  /** Price per million output tokens. */
+  output: amount,
+  /** Largest output the model can produce; the reservation when a request sets none. */
+  maxOutputTokens: positiveInt.optional(),
+});
+
+const storageSchema = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("sqlite"), path: z.string().min(1).default(".renio/renio.db") }),
+  z.strictObject({ type: z.literal("postgres"), url: z.string().regex(/^postgres(ql)?:\/\//, "must start with postgres://"), poolSize: positiveInt.default(10) }),
+]);
+
+/** The whole Renio configuration. Unknown keys are errors everywhere. */
+export const configSchema = z.strictObject({
+  $schema: z.string().optional(),
+  server: z
+    .strictObject({
+      host: z.string().min(1).default("127.0.0.1"),
+      port: z.number().int().min(0).max(65_535).default(8080),
+      maxBodyBytes: positiveInt.default(10 * 1024 * 1024),
+      shutdownGraceMs: durationMs.default(10_000),
+      /** Token for /admin/* routes (usually `${ENV_VAR}`); admin routes are off without it. */
+      adminToken: z.string().min(16, "must be at least 16 characters").optional(),
+    })
+    .prefault({}),
+  storage: storageSchema.prefault({ type: "sqlite" }),
+  journal: z
+    .strictObject({
+      durability: z.enum(["fsync", "process"]).default("fsync"),
+      bodies: z.enum(["none", "request", "full"]).default("none"),
+      bodyMaxBytes: positiveInt.default(64 * 1024),
+      retentionDays: positiveInt.optional(),
+    })
+    .prefault({}),
+  budget: z
+    .strictObject({
+      currency: z.string().regex(/^[A-Z]{3}$/, "use an ISO 4217 code such as USD or EUR").default("USD"),
+      mode: z.enum(["strict", "observe"]).default("strict"),
+      /** What to do with a model that has no price under a strict budget. */
+      unpricedModels: z.enum(["refuse", "free"]).default("refuse"),
+    })
+    .prefault({}),
+  providers: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, "use letters, digits, _ -"), providerSchema),
+  models: z.record(z.string().min(1), modelEntry),
+  keys: z.array(keySchema).default([]),
+  budgets: z.array(budgetSchema).default([]),
+  prices: z.record(z.string().min(1), priceSchema).default({}),
+});
+
+/** Validated configuration, defaults applied. */
+export type Config = z.infer<typeof configSchema>;
+export type ProviderConfig = z.infer<typeof providerSchema>;
+export type KeyConfig = Config["keys"][number];
+export type BudgetConfig = Config["budgets"][number];
+export type PriceConfig = z.infer<typeof priceSchema>;
+export type StorageConfig = Config["storage"];

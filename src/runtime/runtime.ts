@@ -1,0 +1,60 @@
+/**
+ * The Runtime seam: the only things the core needs from Bun or Deno.
+ * Everything else (files, env, processes, signals) goes through `node:` modules,
+ * which both runtimes provide.
+ */
+
+/** What the HTTP server hands the core for every request. */
+export interface ConnectionInfo {
+  /** Client IP address as seen by the socket. */
+  readonly remoteAddress: string;
+}
+
+/** The core's request handler: Hono's `fetch` contract plus connection info. */
+export type FetchHandler = (request: Request, info: ConnectionInfo) => Response | Promise<Response>;
+
+/** Options for {@link Runtime.serve}. */
+export interface ServeOptions {
+  readonly fetch: FetchHandler;
+  readonly hostname: string;
+  /** 0 picks a free port. */
+  readonly port: number;
+  /** Idle timeout for client connections in seconds (0 disables it). */
+  readonly idleTimeoutSeconds?: number;
+}
+
+/** A listening server. */
+export interface Server {
+  readonly hostname: string;
+  readonly port: number;
+  /** Stops accepting connections; resolves when the listener is closed. */
+  stop(): Promise<void>;
+}
+
+/** A synchronous SQLite statement in the shape Kysely's SqliteDialect expects. */
+export interface SqliteStatement {
+  /** True when the statement returns rows. */
+  readonly reader: boolean;
+  all(parameters: ReadonlyArray<unknown>): unknown[];
+  run(parameters: ReadonlyArray<unknown>): { changes: number | bigint; lastInsertRowid: number | bigint };
+  iterate(parameters: ReadonlyArray<unknown>): IterableIterator<unknown>;
+}
+
+/** A synchronous SQLite connection in the shape Kysely's SqliteDialect expects. */
+export interface SqliteDatabase {
+  prepare(sql: string): SqliteStatement;
+  exec(sql: string): void;
+  close(): void;
+}
+
+/** Bun or Deno, behind one small interface. */
+export interface Runtime {
+  readonly name: "bun" | "deno";
+  readonly version: string;
+  /** Starts an HTTP server. */
+  serve(options: ServeOptions): Promise<Server>;
+  /** Opens (creating if needed) an SQLite database file. */
+  openSqlite(path: string): SqliteDatabase;
+  /** argv prefix that starts this same program again (the executable, or runtime + script). */
+  selfCommand(): string[];
+}

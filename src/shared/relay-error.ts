@@ -1,0 +1,49 @@
+/** Stable machine-readable error codes Renio itself returns. */
+export type RelayErrorCode =
+  | "invalid_json"
+  | "invalid_request"
+  | "missing_model"
+  | "missing_api_key"
+  | "invalid_api_key"
+  | "model_not_allowed"
+  | "region_not_allowed"
+  | "model_not_found"
+  | "route_not_found"
+  | "method_not_allowed"
+  | "request_too_large"
+  | "max_tokens_too_large"
+  | "model_not_priced"
+  | "budget_exceeded"
+  | "upstream_unreachable"
+  | "upstream_reset"
+  | "upstream_timeout"
+  | "store_unavailable"
+  | "shutting_down"
+  | "unauthorized"
+  | "internal_error";
+
+/**
+ * An error Renio reports to the caller. The http layer maps it to the
+ * provider-style envelope of the route, in exactly one place.
+ * Messages must never contain secrets or stack traces.
+ */
+export class RelayError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: RelayErrorCode,
+    message: string,
+    /** Extra response headers (e.g. budget remaining). */
+    readonly headers?: Readonly<Record<string, string>>,
+  ) {
+    super(message);
+    this.name = "RelayError";
+  }
+}
+
+/** The store could not durably record or charge a request: refuse it (fail closed). */
+export class StoreUnavailableError extends RelayError {
+  constructor(message = "Renio cannot record this request right now (storage unavailable); it was not sent") {
+    super(503, "store_unavailable", message);
+    this.name = "StoreUnavailableError";
+  }
+}

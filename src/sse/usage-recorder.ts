@@ -1,0 +1,80 @@
+import type { Usage, WireFormat } from "../shared/usage.ts";
+import { parseSseEvent } from "./sse-event-fields.ts";
+import {
+  anthropicUsage,
+  type AnthropicCounters,
+  field,
+  isObject,
+  mergeAnthropicUsage,
+  openAiUsage,
+} from "./usage-fields.ts";
+
+/** Records the usage carried by the events of one streamed response. */
+export interface UsageRecorder {
+  /**
+   * Reads one complete event (raw bytes, terminator included) and records its usage.
+   * Returns true when the event is an OpenAI chat usage-only chunk (`"choices":[]` with usage).
+   * Never throws on malformed events.
+   */
+  record(event: Uint8Array): boolean;
+  /** Usage seen so far, or null when none was. */
+  usage(): Usage | null;
+}
+
+const RESPONSES_FINAL = new Set(["response.completed", "response.incomplete", "response.failed"]);
+
+const decoder = new TextDecoder();
+
+function eventJson(bytes: Uint8Array): { type: string; json: unknown } | undefined {
+  const { event, data } = parseSseEvent(decoder.decode(bytes));
+  if (data === "" || data === "[DONE]") return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+  const type = field(json, "type");
+  return { type: typeof type === "string" ? type : event, json };
+}
+
+/** Creates the recorder for a wire format (see createUsageTap for the events read). */
+export function createUsageRecorder(format: WireFormat): UsageRecorder {
+  return format === "openai" ? openAiRecorder() : anthropicRecorder();
+}
+
+function openAiRecorder(): UsageRecorder {
+  let last: Usage | null = null;
+  return {
+    record(bytes) {
+      const parsed = eventJson(bytes);
+      if (parsed === undefined) return false;
+      const { type, json } = parsed;
+      const usage = field(json, "usage");
+      if (isObject(usage)) {
+        last = openAiUsage(usage) ?? last;
+        const choices = field(json, "choices");
+        return Array.isArray(choices) && choices.length === 0;
+      }
+      if (RESPONSES_FINAL.has(type)) last = openAiUsage(field(field(json, "response"), "usage")) ?? last;
+      return false;
+    },
+    usage: () => (last === null ? null : { ...last }),
+  };
+}
+
+function anthropicRecorder(): UsageRecorder {
+  const counters: AnthropicCounters = {};
+  let seen = false;
+  return {
+    record(bytes) {
+      const parsed = eventJson(bytes);
+      if (parsed === undefined) return false;
+      const { type, json } = parsed;
+      if (type === "message_start") seen = mergeAnthropicUsage(counters, field(field(json, "message"), "usage")) || seen;
+      else if (type === "message_delta") seen = mergeAnthropicUsage(counters, field(json, "usage")) || seen;
+      return false;
+    },
+    usage: () => (seen ? anthropicUsage(counters) : null),
+  };
+}

@@ -135,14 +135,15 @@ export function createMock(options: MockOptions): Mock {
 
   /** Awaits `work`; when the request was aborted meanwhile, counts it and rejects with the reason. */
   async function guard<T>(request: Request, work: Promise<T>): Promise<T> {
+    let value: T;
     try {
-      const value = await work;
-      if (request.signal.aborted) aborted(request);
-      return value;
+      value = await work;
     } catch (error) {
       if (request.signal.aborted) aborted(request);
       throw error;
     }
+    if (request.signal.aborted) aborted(request);
+    return value;
   }
 
   function control(request: Request, path: string): Response {

@@ -112,6 +112,8 @@ export const configSchema = z.strictObject({
   storage: storageSchema.prefault({ type: "sqlite" }),
   journal: z
     .strictObject({
+      /** false runs without a journal (and so without budgets): for measuring what the journal costs. */
+      enabled: z.boolean().default(true),
       durability: z.enum(["fsync", "process"]).default("fsync"),
       bodies: z.enum(["none", "request", "full"]).default("none"),
       bodyMaxBytes: positiveInt.default(64 * 1024),

@@ -1,0 +1,69 @@
+import { parseArgs } from "node:util";
+import { DEFAULT_CONFIG, DEV_KEY } from "../config/default-config.ts";
+import { loadConfigFile, validateConfig } from "../config/config-load.ts";
+import type { Config } from "../config/config-schema.ts";
+import type { Runtime } from "../runtime/runtime.ts";
+import { startRelayService } from "./relay-service.ts";
+
+/** `renio serve [--config FILE] [--host H] [--port N]`: runs until SIGINT/SIGTERM. */
+export async function runServeCommand(args: string[], runtime: Runtime, out: (line: string) => void): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { config: { type: "string" }, host: { type: "string" }, port: { type: "string" } },
+    strict: true,
+  });
+  const embedded = values.config === undefined;
+  const base = embedded ? validateConfig(structuredClone(DEFAULT_CONFIG)) : await loadConfigFile(values.config!);
+  const config: Config = {
+    ...base,
+    server: {
+      ...base.server,
+      host: values.host ?? base.server.host,
+      port: values.port === undefined ? base.server.port : parsePort(values.port),
+    },
+  };
+  if (values.host !== undefined) validateConfig(config);
+
+  const service = await startRelayService(config, runtime);
+  out(`renio ${runtime.name} ${runtime.version}: listening on ${service.url}`);
+  out(`storage: ${config.storage.type === "sqlite" ? `sqlite ${config.storage.path}` : "postgres"}, journal durability: ${config.journal.durability}`);
+  if (service.recovered > 0) out(`recovered: ${service.recovered} entries left unfinished by a previous process marked interrupted (see renio budget reconcile)`);
+  if (embedded) {
+    out("embedded default: in-process mock provider, development key (loopback only). Try:");
+    out(
+      `curl ${service.url}/v1/chat/completions -H 'Authorization: Bearer ${DEV_KEY}' -H 'Content-Type: application/json' ` +
+        `-d '{"model":"mock-gpt","messages":[{"role":"user","content":"Hello"}]}'`,
+    );
+  }
+  await waitForSignal();
+  out("renio: shutting down (finishing in-flight calls, flushing the journal)");
+  await service.shutdown();
+  out("renio: stopped");
+  return 0;
+}
+
+function parsePort(text: string): number {
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be an integer from 0 to 65535, got "${text}"`);
+  return port;
+}
+
+/** A command-line mistake: printed without a stack trace, exit code 2. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+/** Resolves on the first SIGINT or SIGTERM. */
+export function waitForSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const on = (signal: string) => {
+      process.off("SIGINT", onInt);
+      process.off("SIGTERM", onTerm);
+      resolve(signal);
+    };
+    const onInt = () => on("SIGINT");
+    const onTerm = () => on("SIGTERM");
+    process.on("SIGINT", onInt);
+    process.on("SIGTERM", onTerm);
+  });
+}

@@ -1,0 +1,65 @@
+import type { Config } from "../config/config-schema.ts";
+import { createAdminRoutes } from "../http/admin-routes.ts";
+import { createHttpHandler } from "../http/app.ts";
+import { createJournalWriter } from "../journal/journal-writer.ts";
+import { createLedgerOff } from "../journal/ledger-off.ts";
+import { startRetention } from "../journal/journal-retention.ts";
+import { createProviders } from "../providers/provider-registry.ts";
+import { createCallPricing } from "../relay/call-pricing.ts";
+import { createKeyring } from "../relay/keyring.ts";
+import { createModelRouter } from "../relay/model-router.ts";
+import { createRelay } from "../relay/relay.ts";
+import type { Runtime, Server } from "../runtime/runtime.ts";
+import { createStore } from "../storage/store-open.ts";
+
+/** A running relay. */
+export interface RelayService {
+  readonly server: Server;
+  readonly url: string;
+  /** How many entries a previous process left unfinished (marked interrupted at startup). */
+  readonly recovered: number;
+  /** Graceful shutdown: stop accepting, let in-flight calls finish (up to the grace period), flush, close. */
+  shutdown(): Promise<void>;
+}
+
+/** Wires config into a listening relay: store, journal, providers, routing, pricing, HTTP. */
+export async function startRelayService(config: Config, runtime: Runtime): Promise<RelayService> {
+  const store = config.journal.enabled
+    ? await createStore(config.storage, { durability: config.journal.durability, openSqlite: runtime.openSqlite })
+    : undefined;
+  const recovered = store ? await store.recover(Date.now()) : 0;
+  const ledger = store ? createJournalWriter(store) : createLedgerOff();
+  const providers = createProviders(config, (request) => fetch(request));
+  const router = createModelRouter(config, providers);
+  const relay = createRelay({ config, keyring: createKeyring(config.keys), router, pricing: createCallPricing(config), ledger });
+  const retention = new AbortController();
+  if (store && config.journal.retentionDays !== undefined) void startRetention(store, config.journal.retentionDays, retention.signal);
+
+  let accepting = true;
+  const handler = createHttpHandler({
+    relay,
+    router,
+    ledger,
+    accepting: () => accepting,
+    admin: config.server.adminToken === undefined || store === undefined ? undefined : createAdminRoutes({ store, token: config.server.adminToken, budgets: config.budgets }),
+  });
+  const server = await runtime.serve({
+    hostname: config.server.host,
+    port: config.server.port,
+    fetch: handler,
+  });
+  const host = server.hostname.includes(":") ? `[${server.hostname}]` : server.hostname;
+  return {
+    server,
+    url: `http://${host}:${server.port}`,
+    recovered,
+    async shutdown() {
+      accepting = false;
+      retention.abort();
+      const stopped = server.stop();
+      await relay.drained(config.server.shutdownGraceMs);
+      await ledger.close();
+      await Promise.race([stopped, Promise.resolve()]);
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import type { Config } from "./config-schema.ts";
+import type { ConfigProblem } from "./config-error.ts";
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/;
+
+/** Cross-field checks zod cannot express: references, uniqueness, safe exposure. */
+export function checkSemantics(config: Config): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  for (const [name, entry] of Object.entries(config.models)) {
+    const targets = Array.isArray(entry) ? entry : [entry];
+    targets.forEach((target, index) => {
+      if (!(target.provider in config.providers)) {
+        const path = Array.isArray(entry) ? `models.${name}[${index}].provider` : `models.${name}.provider`;
+        problems.push({ path, message: `unknown provider "${target.provider}" (configured: ${Object.keys(config.providers).join(", ") || "none"})` });
+      }
+    });
+  }
+  const keyIds = new Set<string>();
+  const projects = new Set<string>();
+  config.keys.forEach((key, index) => {
+    if (keyIds.has(key.id)) problems.push({ path: `keys[${index}].id`, message: `duplicate key id "${key.id}"` });
+    keyIds.add(key.id);
+    projects.add(key.project);
+    if (key.secret.startsWith("sha256:") && !/^sha256:[0-9a-f]{64}$/.test(key.secret)) {
+      problems.push({ path: `keys[${index}].secret`, message: "sha256 secrets must be sha256: followed by 64 lowercase hex digits" });
+    }
+    key.models.forEach((model, modelIndex) => {
+      if (model !== "*" && !(model in config.models)) {
+        problems.push({ path: `keys[${index}].models[${modelIndex}]`, message: `unknown model "${model}"` });
+      }
+    });
+  });
+  const budgetIds = new Set<string>();
+  config.budgets.forEach((budget, index) => {
+    if (budgetIds.has(budget.id)) problems.push({ path: `budgets[${index}].id`, message: `duplicate budget id "${budget.id}"` });
+    budgetIds.add(budget.id);
+    if (typeof budget.scope === "object" && "key" in budget.scope && !keyIds.has(budget.scope.key)) {
+      problems.push({ path: `budgets[${index}].scope.key`, message: `unknown key "${budget.scope.key}"` });
+    }
+    if (typeof budget.scope === "object" && "project" in budget.scope && !projects.has(budget.scope.project)) {
+      problems.push({ path: `budgets[${index}].scope.project`, message: `no key belongs to project "${budget.scope.project}"` });
+    }
+  });
+  if (!config.journal.enabled && config.budgets.length > 0) {
+    problems.push({ path: "journal.enabled", message: "budgets need the journal: remove the budgets or enable the journal" });
+  }
+  if (config.keys.length === 0 && !LOOPBACK.test(config.server.host)) {
+    problems.push({ path: "server.host", message: `Renio never listens on a non-loopback address (${config.server.host}) without keys configured` });
+  }
+  return problems;
+}

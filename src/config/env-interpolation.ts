@@ -1,0 +1,33 @@
+import type { ConfigProblem } from "./config-error.ts";
+import { joinPath } from "./config-error.ts";
+
+const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/**
+ * Replaces `${NAME}` in every string value with the environment variable's value.
+ * Unset variables are reported as problems (never with a value).
+ */
+export function interpolateEnv(
+  value: unknown,
+  env: Readonly<Record<string, string | undefined>>,
+  problems: ConfigProblem[],
+  path: PropertyKey[] = [],
+): unknown {
+  if (typeof value === "string") {
+    return value.replace(REFERENCE, (_match, name: string) => {
+      const resolved = env[name];
+      if (resolved === undefined || resolved === "") {
+        problems.push({ path: joinPath(path), message: `environment variable ${name} is not set` });
+        return "";
+      }
+      return resolved;
+    });
+  }
+  if (Array.isArray(value)) return value.map((item, index) => interpolateEnv(item, env, problems, [...path, index]));
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) out[key] = interpolateEnv(item, env, problems, [...path, key]);
+    return out;
+  }
+  return value;
+}

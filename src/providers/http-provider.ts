@@ -1,0 +1,56 @@
+import type { WireFormat } from "../shared/usage.ts";
+import type { Fetch, Provider, UpstreamCall } from "./provider.ts";
+
+/** What distinguishes one HTTP provider from another. */
+export interface HttpProviderSpec {
+  readonly id: string;
+  readonly region: string;
+  readonly wires: ReadonlySet<WireFormat>;
+  readonly connectTimeoutMs: number;
+  readonly firstByteTimeoutMs: number;
+  /** Upstream URL for a public route path such as "/v1/chat/completions". */
+  urlFor(path: string): string;
+  /** Credentials and fixed headers; applied after the forwarded client headers. */
+  readonly fixedHeaders: Readonly<Record<string, string>>;
+  /** Headers set only when the client did not send them (e.g. anthropic-version). */
+  readonly defaultHeaders?: Readonly<Record<string, string>>;
+  readonly fetch: Fetch;
+}
+
+/** A provider that POSTs the call's body to `urlFor(route.path)`. */
+export function createHttpProvider(spec: HttpProviderSpec): Provider {
+  const urls = new Map<string, string>();
+  const urlFor = (path: string): string => {
+    let url = urls.get(path);
+    if (url === undefined) urls.set(path, (url = spec.urlFor(path)));
+    return url;
+  };
+  const fixed = Object.entries(spec.fixedHeaders);
+  const defaults = Object.entries(spec.defaultHeaders ?? {});
+  return {
+    id: spec.id,
+    region: spec.region,
+    wires: spec.wires,
+    connectTimeoutMs: spec.connectTimeoutMs,
+    firstByteTimeoutMs: spec.firstByteTimeoutMs,
+    send(call: UpstreamCall): Promise<Response> {
+      const headers = call.headers;
+      for (const [name, value] of defaults) if (!headers.has(name)) headers.set(name, value);
+      for (const [name, value] of fixed) headers.set(name, value);
+      headers.set("content-type", "application/json");
+      headers.set("x-request-id", call.requestId);
+      const request = new Request(urlFor(call.route.path), {
+        method: "POST",
+        headers,
+        body: call.body,
+        signal: call.signal,
+      });
+      return spec.fetch(request);
+    },
+  };
+}
+
+/** Joins a base URL and a path without doubling slashes. */
+export function joinUrl(base: string, path: string): string {
+  return base.replace(/\/+$/, "") + "/" + path.replace(/^\/+/, "");
+}

@@ -1,0 +1,28 @@
+import type { RouteSpec } from "../relay/route-spec.ts";
+import type { WireFormat } from "../shared/usage.ts";
+
+/** A `fetch`-shaped function; injected so tests and the in-process mock need no network. */
+export type Fetch = (request: Request) => Promise<Response>;
+
+/** One call to forward, already authenticated, routed, journaled and charged. */
+export interface UpstreamCall {
+  readonly route: RouteSpec;
+  /** The body to send (model already rewritten). */
+  readonly body: Uint8Array<ArrayBuffer>;
+  /** Client headers safe to forward (see upstream-headers.ts). */
+  readonly headers: Headers;
+  readonly requestId: string;
+  readonly signal: AbortSignal;
+}
+
+/** A configured upstream. Providers know wire details, never Hono, http or the relay. */
+export interface Provider {
+  readonly id: string;
+  readonly region: string;
+  /** Wire formats this provider speaks. */
+  readonly wires: ReadonlySet<WireFormat>;
+  readonly connectTimeoutMs: number;
+  readonly firstByteTimeoutMs: number;
+  /** Sends the call and returns the raw upstream response (status, headers, unread body). */
+  send(call: UpstreamCall): Promise<Response>;
+}

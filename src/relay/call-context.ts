@@ -1,0 +1,33 @@
+import type { JournalStart } from "../journal/ledger.ts";
+import type { RouteSpec } from "./route-spec.ts";
+
+/** One model call as it moves through the relay. */
+export interface CallInput {
+  readonly route: RouteSpec;
+  readonly request: Request;
+  readonly clientAddress: string;
+  /** The journal entry id, also sent upstream as x-request-id. */
+  readonly id: string;
+  /** performance.now() when the request arrived. */
+  readonly startedAt: number;
+  /** Epoch ms when the request arrived. */
+  readonly receivedAt: number;
+}
+
+/** A fresh journal entry for a call about which nothing is known yet. */
+export function blankStart(input: CallInput): JournalStart {
+  return {
+    id: input.id,
+    receivedAt: input.receivedAt,
+    keyId: null,
+    project: null,
+    route: input.route.path,
+    model: null,
+    provider: null,
+    upstreamModel: null,
+    stream: false,
+    requestBytes: 0,
+    clientAddress: input.clientAddress,
+    requestBody: null,
+  };
+}

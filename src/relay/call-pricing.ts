@@ -1,0 +1,61 @@
+import type { Config } from "../config/config-schema.ts";
+import { createBudgetPlan } from "../budget/budget-plan.ts";
+import { costOf } from "../budget/cost.ts";
+import { createPriceBook, type Price } from "../budget/price-book.ts";
+import { reservationFor } from "../budget/reservation.ts";
+import type { BudgetCharge } from "../journal/ledger.ts";
+import { RelayError } from "../shared/relay-error.ts";
+import type { Usage } from "../shared/usage.ts";
+import type { CallerKey } from "./keyring.ts";
+import type { RouteSpec } from "./route-spec.ts";
+
+/** What a call may cost, decided before it is sent. */
+export interface CallQuote {
+  /** Null when the model has no price (only allowed when no strict budget needs one). */
+  readonly price: Price | null;
+  /** Upper bound reserved against every charge. */
+  readonly reserved: number;
+  readonly charges: readonly BudgetCharge[];
+}
+
+/** Prices calls and settles their real cost. */
+export interface CallPricing {
+  quote(input: { key: CallerKey; route: RouteSpec; model: string; upstreamModel: string; requestBytes: number; maxOutputTokens: number | undefined; now: Date }): CallQuote;
+  /** The real cost from usage; the reservation when no usage was seen and the call may have been billed. */
+  settle(quote: CallQuote, usage: Usage | null, mayHaveBeenBilled: boolean): number;
+}
+
+const FREE: Price = { input: 0, cachedInput: 0, output: 0 };
+
+/** Builds the price book and budget plan once, from config. */
+export function createCallPricing(config: Config): CallPricing {
+  const prices = createPriceBook(config.prices);
+  const plan = createBudgetPlan(config.budgets, config.budget.mode);
+  return {
+    quote({ key, route, model, upstreamModel, requestBytes, maxOutputTokens, now }) {
+      const known = prices.priceOf(model) ?? prices.priceOf(upstreamModel) ?? null;
+      const probe = plan.chargesFor(key.id, key.project, 0, now);
+      if (!route.billable) return { price: known ?? FREE, reserved: 0, charges: [] };
+      let price = known;
+      if (price === null) {
+        const strict = probe.some((charge) => charge.mode === "strict");
+        if (strict && config.budget.unpricedModels === "refuse") {
+          throw new RelayError(403, "model_not_priced", `The model \`${model}\` has no price, so a strict budget cannot be enforced; add it to \`prices\` in the config`);
+        }
+        price = strict ? FREE : null;
+      }
+      const { amount } = reservationFor({
+        requestBytes,
+        maxOutputTokens: route.hasOutput ? maxOutputTokens : 0,
+        price: price ?? FREE,
+        model,
+      });
+      return { price, reserved: amount, charges: probe.map((charge) => ({ ...charge, amount })) };
+    },
+    settle(quote, usage, mayHaveBeenBilled) {
+      if (quote.price === null) return 0;
+      if (usage !== null) return costOf(usage, quote.price);
+      return mayHaveBeenBilled ? quote.reserved : 0;
+    },
+  };
+}

@@ -1,0 +1,142 @@
+import type { Config } from "../config/config-schema.ts";
+import type { Admission, JournalStart, Ledger } from "../journal/ledger.ts";
+import { RelayError, StoreUnavailableError } from "../shared/relay-error.ts";
+import type { CallPricing, CallQuote } from "./call-pricing.ts";
+import { blankStart, type CallInput } from "./call-context.ts";
+import { presentedSecret, type CallerKey, type Keyring } from "./keyring.ts";
+import type { ModelRouter } from "./model-router.ts";
+import { readBody } from "./read-body.ts";
+import { inspectRequestBody, rewriteRequestBody } from "./request-body.ts";
+import { createInFlightCalls } from "./in-flight-calls.ts";
+import { exchange, type ExchangeEnd } from "./upstream-exchange.ts";
+
+/** Everything the relay needs, built once at startup. */
+export interface RelayDeps {
+  readonly config: Config;
+  readonly keyring: Keyring;
+  readonly router: ModelRouter;
+  readonly pricing: CallPricing;
+  readonly ledger: Ledger;
+}
+
+/** The request path: authenticate, route, price, journal + reserve, forward, settle. */
+export interface Relay {
+  /** Relays one model call. Throws RelayError for anything Renio refuses. */
+  call(input: CallInput): Promise<Response>;
+  /** Authenticates a request that is not a model call (e.g. GET /v1/models). */
+  authenticate(request: Request): CallerKey;
+  /** Resolves when every forwarded call has ended, or after `graceMs`. */
+  drained(graceMs: number): Promise<void>;
+}
+
+/** Creates the relay. */
+export function createRelay(deps: RelayDeps): Relay {
+  const { config, keyring, router, pricing, ledger } = deps;
+  const decoder = new TextDecoder();
+  const inFlight = createInFlightCalls();
+  const storedBody = (bytes: Uint8Array): string | null =>
+    config.journal.bodies === "none" ? null : decoder.decode(bytes.subarray(0, config.journal.bodyMaxBytes));
+
+  const authenticate = (request: Request): CallerKey => {
+    const secret = presentedSecret(request.headers);
+    if (secret === undefined) throw new RelayError(401, "missing_api_key", "No API key provided: send `Authorization: Bearer <key>` or `x-api-key: <key>`");
+    const key = keyring.find(secret);
+    if (key === undefined) throw new RelayError(401, "invalid_api_key", "Invalid API key");
+    return key;
+  };
+
+  const settle = (start: JournalStart, quote: CallQuote, input: CallInput, end: ExchangeEnd) => {
+    const cost = pricing.settle(quote, end.usage, end.mayHaveBeenBilled);
+    const completion = {
+      outcome: end.outcome,
+      status: end.status,
+      ttfbMs: end.firstByteAt === null ? null : end.firstByteAt - input.startedAt,
+      totalMs: performance.now() - input.startedAt,
+      upstreamMs: end.upstreamMs,
+      usage: end.usage,
+      cost: quote.price === null ? null : cost,
+      errorCode: end.errorCode,
+      responseBody: config.journal.bodies === "full" && end.responseBody !== null ? storedBody(end.responseBody) : null,
+    };
+    ledger.complete(start.id, completion, quote.charges, cost);
+    inFlight.end();
+  };
+
+  return {
+    authenticate,
+    drained: (graceMs) => inFlight.drained(graceMs),
+    async call(input) {
+      const { route, request } = input;
+      const start = blankStart(input);
+      let recorded = false;
+      try {
+        const key = authenticate(request);
+        start.keyId = key.id;
+        start.project = key.project;
+        const body = await readBody(request, config.server.maxBodyBytes);
+        start.requestBytes = body.byteLength;
+        const inspected = inspectRequestBody(body);
+        if (!inspected.ok) throw new RelayError(400, inspected.problem.includes("JSON") ? "invalid_json" : "invalid_request", inspected.problem);
+        const fields = inspected.fields;
+        if (fields.model === undefined) throw new RelayError(400, "missing_model", "The request body must name a `model`");
+        start.model = fields.model;
+        start.stream = route.streams && fields.stream;
+        start.requestBody = storedBody(body);
+        const target = router.resolve(key, fields.model, route.wire);
+        start.provider = target.provider.id;
+        start.upstreamModel = target.upstreamModel;
+        const quote = pricing.quote({
+          key,
+          route,
+          model: fields.model,
+          upstreamModel: target.upstreamModel,
+          requestBytes: body.byteLength,
+          maxOutputTokens: fields.maxOutputTokens,
+          now: new Date(input.receivedAt),
+        });
+        const dropUsageChunk = start.stream && route.wire === "openai" && route.path !== "/v1/responses" && !fields.includeUsage;
+        const upstreamBody = rewriteRequestBody(body, {
+          model: target.upstreamModel === fields.model ? undefined : target.upstreamModel,
+          addIncludeUsage: dropUsageChunk,
+        });
+
+        recorded = true;
+        const admission = await ledger.admit(start, quote.charges);
+        if (!admission.admitted) throw budgetExceeded(admission, config.budget.currency);
+        inFlight.begin();
+        return await exchange({
+          input,
+          provider: target.provider,
+          body: upstreamBody,
+          dropUsageChunk,
+          headers: budgetHeaders(admission),
+          onEnd: (end) => settle(start, quote, input, end),
+        });
+      } catch (error) {
+        if (!recorded && error instanceof RelayError && !(error instanceof StoreUnavailableError)) {
+          ledger.refuse({ start, status: error.status, errorCode: error.code });
+        }
+        throw error;
+      }
+    },
+  };
+}
+
+function budgetExceeded(admission: Extract<Admission, { admitted: false }>, currency: string): RelayError {
+  const remaining = Math.max(0, admission.remaining);
+  return new RelayError(
+    429,
+    "budget_exceeded",
+    `Budget \`${admission.budgetId}\` cannot cover this request: limit ${money(admission.limit)} ${currency}, ${money(remaining)} ${currency} remaining`,
+    { "x-renio-budget": admission.budgetId, "x-renio-budget-remaining": money(remaining) },
+  );
+}
+
+function budgetHeaders(admission: Extract<Admission, { admitted: true }>): Record<string, string> {
+  if (admission.remaining === undefined) return {};
+  return { "x-renio-budget": admission.remaining.budgetId, "x-renio-budget-remaining": money(admission.remaining.amount) };
+}
+
+function money(amount: number): string {
+  return String(Math.round(amount * 1e6) / 1e6);
+}

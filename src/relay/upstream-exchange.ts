@@ -1,0 +1,132 @@
+import { clientResponseHeaders, forwardableRequestHeaders } from "../providers/upstream-headers.ts";
+import type { Provider } from "../providers/provider.ts";
+import { createUsageTap } from "../sse/usage-tap.ts";
+import { usageFromJson } from "../sse/usage-json.ts";
+import type { Outcome } from "../journal/ledger.ts";
+import type { Usage } from "../shared/usage.ts";
+import type { CallInput } from "./call-context.ts";
+import { describeUpstreamFailure, type AbortCause } from "./upstream-failure.ts";
+
+/** How an exchange ended, handed to the settlement callback exactly once. */
+export interface ExchangeEnd {
+  outcome: Outcome;
+  status: number;
+  usage: Usage | null;
+  mayHaveBeenBilled: boolean;
+  errorCode: string | null;
+  /** performance.now() of the first body byte handed to the client, if any. */
+  firstByteAt: number | null;
+  /** ms from sending upstream to the end of the upstream body. */
+  upstreamMs: number | null;
+  /** Response body (JSON responses only), for `journal.bodies: "full"`. */
+  responseBody: Uint8Array | null;
+}
+
+/** What the forward step needs. */
+export interface Exchange {
+  readonly input: CallInput;
+  readonly provider: Provider;
+  readonly body: Uint8Array<ArrayBuffer>;
+  /** Renio asked for OpenAI stream usage the caller did not want: remove that chunk. */
+  readonly dropUsageChunk: boolean;
+  /** Extra headers for the client (request id, budget). */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly onEnd: (end: ExchangeEnd) => void;
+}
+
+/**
+ * Forwards a call and returns the client's response. Streams pass through chunk by chunk,
+ * tapped for usage; JSON bodies are read whole (usage sits at the end). `onEnd` runs exactly
+ * once on every path: success, upstream error, timeout, client abort.
+ */
+export async function exchange(call: Exchange): Promise<Response> {
+  const { input, provider } = call;
+  const controller = new AbortController();
+  let cause: AbortCause | undefined;
+  const abortFor = (why: AbortCause) => {
+    cause ??= why;
+    controller.abort();
+  };
+  const onClientAbort = () => abortFor("client");
+  const clientSignal = input.request.signal;
+  clientSignal.addEventListener("abort", onClientAbort, { once: true });
+  const timer = setTimeout(abortFor, provider.firstByteTimeoutMs, "timeout");
+  let ended = false;
+  const sentAt = performance.now();
+  const end = (result: Omit<ExchangeEnd, "upstreamMs">, upstreamEnded: boolean) => {
+    if (ended) return;
+    ended = true;
+    clearTimeout(timer);
+    clientSignal.removeEventListener("abort", onClientAbort);
+    call.onEnd({ ...result, upstreamMs: upstreamEnded ? performance.now() - sentAt : null });
+  };
+
+  let upstream: Response;
+  try {
+    upstream = await provider.send({
+      route: input.route,
+      body: call.body,
+      headers: forwardableRequestHeaders(input.request.headers),
+      requestId: input.id,
+      signal: controller.signal,
+    });
+  } catch (error) {
+    const failure = describeUpstreamFailure(error, cause, provider.id);
+    end({ outcome: failure.outcome, status: failure.error.status, usage: null, mayHaveBeenBilled: failure.mayHaveBeenBilled, errorCode: failure.error.code, firstByteAt: null, responseBody: null }, false);
+    throw failure.error;
+  }
+  clearTimeout(timer);
+
+  const headers = clientResponseHeaders(upstream.headers);
+  for (const [name, value] of Object.entries(call.headers)) headers.set(name, value);
+  const status = upstream.status;
+  const upstreamOutcome: Outcome = upstream.ok ? "ok" : "upstream_error";
+  const errorCode = upstream.ok ? null : `upstream_${status}`;
+  const isStream = upstream.body !== null && (upstream.headers.get("content-type") ?? "").startsWith("text/event-stream");
+
+  if (!isStream) {
+    let bytes: Uint8Array<ArrayBuffer>;
+    try {
+      bytes = new Uint8Array(await upstream.arrayBuffer());
+    } catch (error) {
+      const failure = describeUpstreamFailure(error, cause, provider.id);
+      end({ outcome: failure.outcome, status: failure.error.status, usage: null, mayHaveBeenBilled: true, errorCode: failure.error.code, firstByteAt: null, responseBody: null }, true);
+      throw failure.error;
+    }
+    const usage = upstream.ok ? usageFromJson(bytes, input.route.wire) : null;
+    end({ outcome: upstreamOutcome, status, usage, mayHaveBeenBilled: upstream.ok, errorCode, firstByteAt: performance.now(), responseBody: bytes }, true);
+    return new Response(bytes, { status, headers });
+  }
+
+  const tap = createUsageTap(input.route.wire, { dropUsageChunk: call.dropUsageChunk });
+  const reader = upstream.body!.pipeThrough(tap.stream).getReader();
+  let firstByteAt: number | null = null;
+  const finish = (outcome: Outcome, code: string | null) =>
+    end({ outcome, status, usage: tap.usage(), mayHaveBeenBilled: true, errorCode: code, firstByteAt, responseBody: null }, true);
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(stream) {
+        try {
+          const { done, value } = await reader.read();
+          if (done) {
+            stream.close();
+            finish(upstreamOutcome, errorCode);
+            return;
+          }
+          firstByteAt ??= performance.now();
+          stream.enqueue(value);
+        } catch (error) {
+          finish(cause === "client" ? "client_aborted" : "upstream_error", cause === "client" ? "client_aborted" : "upstream_stream_cut");
+          stream.error(error);
+        }
+      },
+      cancel(reason) {
+        cause ??= "client";
+        finish("client_aborted", "client_aborted");
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return new Response(body, { status, headers });
+}

@@ -1,0 +1,29 @@
+import type { Runtime, Server, ServeOptions } from "./runtime.ts";
+import { openBunSqlite } from "./sqlite-bun.ts";
+
+/** The Bun runtime: Bun.serve and bun:sqlite. */
+export const bunRuntime: Runtime = {
+  name: "bun",
+  version: Bun.version,
+  serve: (options: ServeOptions): Promise<Server> => {
+    const server = Bun.serve({
+      hostname: options.hostname,
+      port: options.port,
+      idleTimeout: options.idleTimeoutSeconds ?? 120,
+      fetch: (request, bunServer) =>
+        options.fetch(request, { remoteAddress: bunServer.requestIP(request)?.address ?? "" }),
+    });
+    return Promise.resolve({
+      hostname: server.hostname ?? options.hostname,
+      port: server.port ?? options.port,
+      stop: () => server.stop(false),
+    });
+  },
+  openSqlite: openBunSqlite,
+  selfCommand: () => (isCompiled() ? [process.execPath] : [process.execPath, Bun.main]),
+};
+
+/** True inside a `bun build --compile` executable. */
+function isCompiled(): boolean {
+  return Bun.main.startsWith("/$bunfs/") || Bun.main.includes("~BUN");
+}

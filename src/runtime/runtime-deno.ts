@@ -1,0 +1,27 @@
+import type { Runtime, Server, ServeOptions } from "./runtime.ts";
+import { openDenoSqlite } from "./sqlite-deno.ts";
+
+/** The Deno runtime: Deno.serve and node:sqlite. */
+export const denoRuntime: Runtime = {
+  name: "deno",
+  version: Deno.version.deno,
+  serve: (options: ServeOptions): Promise<Server> =>
+    new Promise((resolve) => {
+      const server = Deno.serve(
+        {
+          hostname: options.hostname,
+          port: options.port,
+          onListen: () => {},
+        },
+        (request, info) => options.fetch(request, { remoteAddress: remoteHost(info.remoteAddr) }),
+      );
+      const addr = server.addr as Deno.NetAddr;
+      resolve({ hostname: addr.hostname, port: addr.port, stop: () => server.shutdown() });
+    }),
+  openSqlite: openDenoSqlite,
+  selfCommand: () => [Deno.execPath(), "run", "-A", new URL(Deno.mainModule).pathname],
+};
+
+function remoteHost(addr: Deno.Addr): string {
+  return "hostname" in addr ? addr.hostname : "";
+}

@@ -1,0 +1,238 @@
+import { RelayError } from "../shared/relay-error.ts";
+
+/** The request fields the relay needs, read once from the body. */
+export interface RequestFields {
+  model?: string;
+  stream: boolean;
+  /** `stream_options.include_usage === true`. */
+  includeUsage: boolean;
+  /** The largest of `max_tokens`, `max_completion_tokens`, `max_output_tokens` present. */
+  maxOutputTokens?: number;
+}
+
+/** Result of inspectRequestBody. */
+export type InspectedBody = { ok: true; fields: RequestFields } | { ok: false; problem: string };
+
+/** Changes rewriteRequestBody may make. */
+export interface BodyChange {
+  /** New top-level `model` value. */
+  model?: string;
+  /** Ensure `stream_options.include_usage` is true. */
+  addIncludeUsage?: boolean;
+}
+
+const strictDecoder = new TextDecoder("utf-8", { fatal: true });
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
+
+const MAX_TOKEN_FIELDS = ["max_tokens", "max_completion_tokens", "max_output_tokens"] as const;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Parses a JSON request body and reads the fields the relay needs. The body must be a JSON
+ * object; `null` values count as absent. Problems are short messages naming the field.
+ */
+export function inspectRequestBody(bytes: Uint8Array): InspectedBody {
+  let body: unknown;
+  try {
+    body = JSON.parse(strictDecoder.decode(bytes));
+  } catch {
+    return { ok: false, problem: "request body is not valid JSON" };
+  }
+  if (!isObject(body)) return { ok: false, problem: "request body must be a JSON object" };
+  const fields: RequestFields = { stream: false, includeUsage: false };
+  const model = body["model"] ?? undefined;
+  if (model !== undefined) {
+    if (typeof model !== "string" || model === "") return { ok: false, problem: "`model` must be a non-empty string" };
+    fields.model = model;
+  }
+  const stream = body["stream"] ?? false;
+  if (typeof stream !== "boolean") return { ok: false, problem: "`stream` must be a boolean" };
+  fields.stream = stream;
+  const options = body["stream_options"] ?? undefined;
+  if (options !== undefined) {
+    if (!isObject(options)) return { ok: false, problem: "`stream_options` must be an object" };
+    fields.includeUsage = options["include_usage"] === true;
+  }
+  for (const name of MAX_TOKEN_FIELDS) {
+    const value = body[name] ?? undefined;
+    if (value === undefined) continue;
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) {
+      return { ok: false, problem: `\`${name}\` must be a positive integer` };
+    }
+    fields.maxOutputTokens = Math.max(fields.maxOutputTokens ?? 0, value);
+  }
+  return { ok: true, fields };
+}
+
+/**
+ * Changes the minimum in a body that inspectRequestBody accepted: every top-level `"model"`
+ * value is replaced in place, and `stream_options.include_usage: true` is added (inserted after
+ * the opening `{` when `stream_options` is absent, else only its value is replaced by the
+ * merged object). All other bytes are kept. Returns `bytes` itself when nothing changes.
+ * Throws RelayError 400 `invalid_json` when the body is not a JSON object.
+ */
+export function rewriteRequestBody(bytes: Uint8Array, change: BodyChange): Uint8Array {
+  if (change.model === undefined && change.addIncludeUsage !== true) return bytes;
+  const top = scanTopLevel(bytes);
+  const splices: Splice[] = [];
+  let hasModel = false;
+  let hasOptions = false;
+  for (const member of top.members) {
+    if (member.key === "model" && change.model !== undefined) {
+      hasModel = true;
+      if (valueOf(bytes, member) !== change.model) splices.push({ ...member, text: JSON.stringify(change.model) });
+    } else if (member.key === "stream_options" && change.addIncludeUsage === true) {
+      hasOptions = true;
+      const current = valueOf(bytes, member);
+      if (isObject(current) && current["include_usage"] === true) continue;
+      const merged = isObject(current) ? { ...current, include_usage: true } : { include_usage: true };
+      splices.push({ ...member, text: JSON.stringify(merged) });
+    }
+  }
+  const inserted: string[] = [];
+  if (change.addIncludeUsage === true && !hasOptions) inserted.push('"stream_options":{"include_usage":true}');
+  if (change.model !== undefined && !hasModel) inserted.push(`"model":${JSON.stringify(change.model)}`);
+  if (inserted.length > 0) {
+    const at = top.open + 1;
+    splices.unshift({ start: at, end: at, text: inserted.join(",") + (top.members.length > 0 ? "," : "") });
+  }
+  return splices.length === 0 ? bytes : applySplices(bytes, splices);
+}
+
+interface Member {
+  /** The decoded key, or "" for keys that cannot be ones we change. */
+  key: string;
+  /** Byte span of the value. */
+  start: number;
+  end: number;
+}
+
+interface Splice {
+  start: number;
+  end: number;
+  text: string;
+}
+
+function valueOf(bytes: Uint8Array, member: Member): unknown {
+  return JSON.parse(decoder.decode(bytes.subarray(member.start, member.end)));
+}
+
+function applySplices(bytes: Uint8Array, splices: readonly Splice[]): Uint8Array {
+  const texts = splices.map((splice) => encoder.encode(splice.text));
+  let length = bytes.length;
+  splices.forEach((splice, i) => (length += texts[i]!.length - (splice.end - splice.start)));
+  const out = new Uint8Array(length);
+  let from = 0;
+  let to = 0;
+  splices.forEach((splice, i) => {
+    out.set(bytes.subarray(from, splice.start), to);
+    to += splice.start - from;
+    out.set(texts[i]!, to);
+    to += texts[i]!.length;
+    from = splice.end;
+  });
+  out.set(bytes.subarray(from), to);
+  return out;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+function isSpace(b: number | undefined): boolean {
+  return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
+}
+
+function malformed(): RelayError {
+  return new RelayError(400, "invalid_json", "request body is not valid JSON");
+}
+
+/** Skips whitespace from `i`. */
+function skipSpace(b: Uint8Array, i: number): number {
+  while (isSpace(b[i])) i++;
+  return i;
+}
+
+/** From an opening quote, returns the index after the closing one. */
+function skipString(b: Uint8Array, i: number): number {
+  for (i++; i < b.length; i++) {
+    const c = b[i];
+    if (c === QUOTE) return i + 1;
+    if (c === BACKSLASH) i++;
+  }
+  throw malformed();
+}
+
+/** From the first byte of a value, returns the index after it. */
+function skipValue(b: Uint8Array, i: number): number {
+  const first = b[i];
+  if (first === QUOTE) return skipString(b, i);
+  if (first === OPEN_BRACE || first === OPEN_BRACKET) {
+    let depth = 0;
+    while (i < b.length) {
+      const c = b[i];
+      if (c === QUOTE) {
+        i = skipString(b, i);
+        continue;
+      }
+      if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+      else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+        if (--depth === 0) return i + 1;
+      }
+      i++;
+    }
+    throw malformed();
+  }
+  const start = i;
+  while (i < b.length) {
+    const c = b[i];
+    if (c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET || isSpace(c)) break;
+    i++;
+  }
+  if (i === start) throw malformed();
+  return i;
+}
+
+/** The key between quotes at [start, end), decoded only when it could be one we change. */
+function keyAt(b: Uint8Array, start: number, end: number): string {
+  const raw = b.subarray(start, end);
+  if (!raw.includes(BACKSLASH)) {
+    return raw.length === 5 || raw.length === 14 ? String.fromCharCode(...raw) : "";
+  }
+  const key: unknown = JSON.parse(decoder.decode(b.subarray(start - 1, end + 1)));
+  return typeof key === "string" ? key : "";
+}
+
+/** Finds the top-level object's opening brace and its members' value spans in one pass. */
+function scanTopLevel(b: Uint8Array): { open: number; members: Member[] } {
+  let i = b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0; // UTF-8 byte order mark
+  i = skipSpace(b, i);
+  if (b[i] !== OPEN_BRACE) throw malformed();
+  const open = i;
+  const members: Member[] = [];
+  i = skipSpace(b, i + 1);
+  if (b[i] === CLOSE_BRACE) return { open, members };
+  for (;;) {
+    if (b[i] !== QUOTE) throw malformed();
+    const keyEnd = skipString(b, i);
+    const key = keyAt(b, i + 1, keyEnd - 1);
+    i = skipSpace(b, keyEnd);
+    if (b[i] !== COLON) throw malformed();
+    const start = skipSpace(b, i + 1);
+    const end = skipValue(b, start);
+    members.push({ key, start, end });
+    i = skipSpace(b, end);
+    if (b[i] === CLOSE_BRACE) return { open, members };
+    if (b[i] !== COMMA) throw malformed();
+    i = skipSpace(b, i + 1);
+  }
+}

@@ -95,10 +95,11 @@ export function createRelay(deps: RelayDeps): Relay {
           now: new Date(input.receivedAt),
         });
         const dropUsageChunk = start.stream && route.wire === "openai" && route.path !== "/v1/responses" && !fields.includeUsage;
+        // rewriteRequestBody returns `body` itself or a fresh array, both ArrayBuffer-backed.
         const upstreamBody = rewriteRequestBody(body, {
           model: target.upstreamModel === fields.model ? undefined : target.upstreamModel,
           addIncludeUsage: dropUsageChunk,
-        });
+        }) as Uint8Array<ArrayBuffer>;
 
         recorded = true;
         const admission = await ledger.admit(start, quote.charges);

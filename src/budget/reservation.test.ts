@@ -1,0 +1,39 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { RelayError } from "../shared/relay-error.ts";
+import { costOf } from "./cost.ts";
+import { DEFAULT_OUTPUT_RESERVATION, reservationFor } from "./reservation.ts";
+
+const GPT_4O = { input: 2.5, cachedInput: 1.25, output: 10, maxOutputTokens: 16_384 };
+
+test("reservation bounds input by body bytes and output by the request", () => {
+  const r = reservationFor({ requestBytes: 1000, maxOutputTokens: 500, price: GPT_4O, model: "gpt-4o" });
+  assert.deepEqual(r, { amount: costOf({ inputTokens: 1000, cachedInputTokens: 0, outputTokens: 500 }, GPT_4O), outputTokens: 500 });
+  assert.equal(r.amount, 0.0075);
+});
+
+test("reservation falls back to the model maximum, then to the default", () => {
+  assert.equal(reservationFor({ requestBytes: 10, price: GPT_4O, model: "gpt-4o" }).outputTokens, 16_384);
+  const noMax = { input: 2, cachedInput: 2, output: 6 };
+  const r = reservationFor({ requestBytes: 10, price: noMax, model: "mistral-large" });
+  assert.equal(r.outputTokens, DEFAULT_OUTPUT_RESERVATION);
+  assert.equal(reservationFor({ requestBytes: 10, maxOutputTokens: 0, price: noMax, model: "m" }).outputTokens, 0);
+});
+
+test("reservation charges input at the higher of input and cached price", () => {
+  const odd = { input: 1, cachedInput: 3, output: 0 };
+  assert.equal(reservationFor({ requestBytes: 1_000_000, maxOutputTokens: 0, price: odd, model: "m" }).amount, 3);
+});
+
+test("a request above the model maximum is refused with max_tokens_too_large", () => {
+  assert.throws(
+    () => reservationFor({ requestBytes: 10, maxOutputTokens: 16_385, price: GPT_4O, model: "gpt-4o" }),
+    (error: unknown) =>
+      error instanceof RelayError &&
+      error.status === 400 &&
+      error.code === "max_tokens_too_large" &&
+      error.message.includes("gpt-4o") &&
+      error.message.includes("16384"),
+  );
+  assert.equal(reservationFor({ requestBytes: 10, maxOutputTokens: 16_384, price: GPT_4O, model: "gpt-4o" }).outputTokens, 16_384);
+});

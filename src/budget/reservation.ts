@@ -1,0 +1,45 @@
+import { RelayError } from "../shared/relay-error.ts";
+import { costOf } from "./cost.ts";
+import type { Price } from "./prices-builtin.ts";
+
+/** Output tokens reserved when neither the request nor the price sets a maximum. */
+export const DEFAULT_OUTPUT_RESERVATION = 4096;
+
+/** What reservationFor needs about a call. */
+export interface ReservationInput {
+  /** Size of the request body in bytes. */
+  requestBytes: number;
+  /** The request's output limit (`max_tokens` & co.), if any; 0 for calls without output. */
+  maxOutputTokens?: number;
+  price: Price;
+  /** Model name, for the error message. */
+  model: string;
+}
+
+/**
+ * The upper bound of a call's cost, reserved before it is sent.
+ *
+ * Input: every token of text is at least one UTF-8 byte and JSON encoding never shrinks text,
+ * so the request body's byte count bounds its input tokens, charged at the higher of the input
+ * and cached-input prices. This bound holds for text (messages, tools, prompts); inputs the
+ * provider fetches or expands (image/file URLs, audio) and per-message template tokens on tiny
+ * bodies can exceed it; settlement charges the real cost in any case.
+ * Output: the request's limit, else the model's maximum, else DEFAULT_OUTPUT_RESERVATION.
+ * Throws RelayError 400 `max_tokens_too_large` when the request asks for more than the model's
+ * maximum output.
+ */
+export function reservationFor(input: ReservationInput): { amount: number; outputTokens: number } {
+  const { requestBytes, maxOutputTokens, price, model } = input;
+  const limit = price.maxOutputTokens;
+  if (maxOutputTokens !== undefined && limit !== undefined && maxOutputTokens > limit) {
+    throw new RelayError(
+      400,
+      "max_tokens_too_large",
+      `The requested maximum output (${maxOutputTokens} tokens) exceeds the maximum of \`${model}\` (${limit} tokens)`,
+    );
+  }
+  const outputTokens = maxOutputTokens ?? limit ?? DEFAULT_OUTPUT_RESERVATION;
+  const inputPrice = price.cachedInput > price.input ? { ...price, input: price.cachedInput } : price;
+  const amount = costOf({ inputTokens: requestBytes, cachedInputTokens: 0, outputTokens }, inputPrice);
+  return { amount, outputTokens };
+}

@@ -1,0 +1,15 @@
+import type { Dialect } from "kysely";
+
+/** What differs between backends: the Kysely Dialect and a few SQL fragments. */
+export interface StoreDialect {
+  readonly backend: "sqlite" | "postgres";
+  readonly kysely: Dialect;
+  /** Starts a write transaction that takes the write lock up front. */
+  readonly beginWrite: string;
+  /** Whether to lock read rows with `FOR UPDATE` (row locking backends). */
+  readonly lockRows: boolean;
+  /** Statement that serializes concurrent migrations inside a transaction, if needed. */
+  readonly migrationLock: string | null;
+  /** A user-facing sentence naming why opening or migrating failed. */
+  readonly explainOpenError: (error: unknown) => string;
+}

@@ -1,0 +1,133 @@
+import { sql, type Kysely } from "kysely";
+import type { FinishItem, ReconcileResult } from "./store.ts";
+import { fromNanos, toNanos, type Database } from "./store-schema.ts";
+import { startValues } from "./store-admit.ts";
+import { budgetKey } from "./store-transaction.ts";
+
+interface Delta {
+  budgetId: string;
+  period: string;
+  reserved: number;
+  spent: number;
+}
+
+type Deltas = Map<string, Delta>;
+
+/**
+ * The body of one finish transaction: completes entries (only those still open or pending
+ * reconciliation, so nothing is settled twice), settles their charges and records refusals.
+ */
+export async function finishInTransaction(trx: Kysely<Database>, items: readonly FinishItem[]): Promise<void> {
+  const deltas: Deltas = new Map();
+  const completes = items.filter((i) => i.kind === "complete").sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  for (const item of completes) {
+    const { completion: c } = item;
+    const updated = await trx
+      .updateTable("journal_entry")
+      .set({
+        finished_at: item.finishedAt,
+        outcome: c.outcome,
+        status: c.status,
+        ttfb_ms: c.ttfbMs,
+        total_ms: c.totalMs,
+        upstream_ms: c.upstreamMs,
+        input_tokens: c.usage?.inputTokens ?? null,
+        cached_input_tokens: c.usage?.cachedInputTokens ?? null,
+        output_tokens: c.usage?.outputTokens ?? null,
+        cost: c.cost,
+        error_code: c.errorCode,
+        response_body: c.responseBody,
+        reconcile: null,
+      })
+      .where("id", "=", item.id)
+      .where((eb) => eb.or([eb("finished_at", "is", null), eb("reconcile", "=", "pending")]))
+      .returning("id")
+      .execute();
+    if (updated.length === 0) continue;
+    const spent = toNanos(item.actualCost);
+    for (const charge of item.charges) addDelta(deltas, charge.budgetId, charge.period, -toNanos(charge.amount), spent);
+  }
+  await applyDeltas(trx, deltas, items[0]?.finishedAt ?? Date.now());
+  const refusals = items.flatMap((i) => (i.kind === "refuse" ? [i] : []));
+  if (refusals.length > 0) {
+    await trx
+      .insertInto("journal_entry")
+      .values(refusals.map((r) => ({ ...startValues(r.refusal.start), outcome: "refused", status: r.refusal.status, error_code: r.refusal.errorCode, finished_at: r.finishedAt })))
+      .onConflict((oc) => oc.column("id").doNothing())
+      .execute();
+  }
+}
+
+/** Marks every unfinished entry interrupted at `now`; entries holding reservations become pending. */
+export async function recoverInTransaction(trx: Kysely<Database>, now: number): Promise<number> {
+  const result = await trx
+    .updateTable("journal_entry")
+    .set({
+      outcome: "interrupted",
+      finished_at: now,
+      reconcile: sql<string | null>`case when reserved_charges is null then null else 'pending' end`,
+    })
+    .where("finished_at", "is", null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Settles entries pending reconciliation at their reserved cost or at zero. */
+export async function reconcileInTransaction(
+  trx: Kysely<Database>,
+  costAt: "reserved" | "zero",
+  lockRows: boolean,
+  now: number,
+): Promise<ReconcileResult> {
+  let query = trx.selectFrom("journal_entry").select(["id", "reserved_charges"]).where("reconcile", "=", "pending").orderBy("id");
+  if (lockRows) query = query.forUpdate();
+  const pending = await query.execute();
+  const deltas: Deltas = new Map();
+  const result: ReconcileResult = { entries: 0, charged: 0, released: 0 };
+  for (const entry of pending) {
+    let cost = 0;
+    for (const [budgetId, period, amount] of parseCharges(entry.reserved_charges)) {
+      const spent = costAt === "reserved" ? amount : 0;
+      addDelta(deltas, budgetId, period, -amount, spent);
+      cost = Math.max(cost, spent);
+      result.charged += fromNanos(spent);
+      result.released += fromNanos(amount - spent);
+    }
+    await trx.updateTable("journal_entry").set({ reconcile: "settled", cost: fromNanos(cost) }).where("id", "=", entry.id).execute();
+    result.entries++;
+  }
+  await applyDeltas(trx, deltas, now);
+  return result;
+}
+
+function parseCharges(text: string | null): Array<[string, string, number]> {
+  if (!text) return [];
+  const parsed: unknown = JSON.parse(text);
+  if (!Array.isArray(parsed)) return [];
+  return parsed.filter((c): c is [string, string, number] => Array.isArray(c) && typeof c[0] === "string" && typeof c[1] === "string" && typeof c[2] === "number");
+}
+
+function addDelta(deltas: Deltas, budgetId: string, period: string, reserved: number, spent: number): void {
+  const key = budgetKey(budgetId, period);
+  const delta = deltas.get(key) ?? { budgetId, period, reserved: 0, spent: 0 };
+  delta.reserved += reserved;
+  delta.spent += spent;
+  deltas.set(key, delta);
+}
+
+/** One relative update per touched budget row, in key order (no deadlocks with admissions). */
+async function applyDeltas(trx: Kysely<Database>, deltas: Deltas, now: number): Promise<void> {
+  const ordered = [...deltas.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [, d] of ordered) {
+    await trx
+      .updateTable("budget_usage")
+      .set((eb) => ({
+        reserved_nanos: eb("reserved_nanos", "+", d.reserved),
+        spent_nanos: eb("spent_nanos", "+", d.spent),
+        updated_at: now,
+      }))
+      .where("budget_id", "=", d.budgetId)
+      .where("period", "=", d.period)
+      .execute();
+  }
+}

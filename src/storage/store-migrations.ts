@@ -1,0 +1,102 @@
+import { sql, type Kysely } from "kysely";
+import type { Database } from "./store-schema.ts";
+import type { StoreDialect } from "./store-dialect.ts";
+import { SchemaTooNewError } from "./store-errors.ts";
+import { inWriteTransaction } from "./store-transaction.ts";
+
+type Migration = (db: Kysely<Database>) => Promise<void>;
+
+/** Every schema version, in order. Static so it works inside a compiled executable. */
+export const migrations: Readonly<Record<number, Migration>> = {
+  1: async (db) => {
+    await db.schema
+      .createTable("journal_entry")
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("received_at", "bigint", (c) => c.notNull())
+      .addColumn("key_id", "text")
+      .addColumn("project", "text")
+      .addColumn("route", "text", (c) => c.notNull())
+      .addColumn("model", "text")
+      .addColumn("provider", "text")
+      .addColumn("upstream_model", "text")
+      .addColumn("stream", "integer", (c) => c.notNull())
+      .addColumn("request_bytes", "bigint", (c) => c.notNull())
+      .addColumn("client_address", "text", (c) => c.notNull())
+      .addColumn("request_body", "text")
+      .addColumn("finished_at", "bigint")
+      .addColumn("outcome", "text", (c) => c.notNull())
+      .addColumn("status", "integer")
+      .addColumn("ttfb_ms", "double precision")
+      .addColumn("total_ms", "double precision")
+      .addColumn("upstream_ms", "double precision")
+      .addColumn("input_tokens", "bigint")
+      .addColumn("cached_input_tokens", "bigint")
+      .addColumn("output_tokens", "bigint")
+      .addColumn("reserved_cost", "double precision")
+      .addColumn("reserved_charges", "text")
+      .addColumn("cost", "double precision")
+      .addColumn("error_code", "text")
+      .addColumn("response_body", "text")
+      .addColumn("reconcile", "text")
+      .execute();
+    await db.schema.createIndex("journal_entry_time").on("journal_entry").columns(["received_at", "id"]).execute();
+    await db.schema.createIndex("journal_entry_key_time").on("journal_entry").columns(["key_id", "received_at", "id"]).execute();
+    await db.schema.createIndex("journal_entry_outcome_time").on("journal_entry").columns(["outcome", "received_at", "id"]).execute();
+    await db.schema
+      .createIndex("journal_entry_unfinished")
+      .on("journal_entry")
+      .column("received_at")
+      .where(sql.ref("finished_at"), "is", null)
+      .execute();
+    await db.schema
+      .createIndex("journal_entry_reconcile")
+      .on("journal_entry")
+      .column("received_at")
+      .where(sql.ref("reconcile"), "=", sql.lit("pending"))
+      .execute();
+    await db.schema
+      .createTable("budget_usage")
+      .addColumn("budget_id", "text", (c) => c.notNull())
+      .addColumn("period", "text", (c) => c.notNull())
+      .addColumn("limit_nanos", "bigint", (c) => c.notNull())
+      .addColumn("spent_nanos", "bigint", (c) => c.notNull())
+      .addColumn("reserved_nanos", "bigint", (c) => c.notNull())
+      .addColumn("updated_at", "bigint", (c) => c.notNull())
+      .addPrimaryKeyConstraint("budget_usage_pk", ["budget_id", "period"])
+      .execute();
+  },
+};
+
+/** The schema version this Renio writes. */
+export const latestSchemaVersion = Math.max(...Object.keys(migrations).map(Number));
+
+/**
+ * Brings the schema to {@link latestSchemaVersion} in one transaction, serialized across
+ * processes (SQLite write lock; PostgreSQL advisory lock). Refuses a newer schema.
+ */
+export async function migrate(db: Kysely<Database>, dialect: StoreDialect): Promise<number> {
+  return await inWriteTransaction(db, dialect, async (conn) => {
+    if (dialect.migrationLock) await sql.raw(dialect.migrationLock).execute(conn);
+    await conn.schema
+      .createTable("renio_meta")
+      .ifNotExists()
+      .addColumn("key", "text", (c) => c.primaryKey())
+      .addColumn("value", "text", (c) => c.notNull())
+      .execute();
+    const row = await conn.selectFrom("renio_meta").select("value").where("key", "=", "schema_version").executeTakeFirst();
+    const current = row ? Number(row.value) : 0;
+    if (current > latestSchemaVersion) throw new SchemaTooNewError(current, latestSchemaVersion);
+    for (let version = current + 1; version <= latestSchemaVersion; version++) {
+      const step = migrations[version];
+      if (step) await step(conn);
+    }
+    if (current !== latestSchemaVersion) {
+      await conn
+        .insertInto("renio_meta")
+        .values({ key: "schema_version", value: String(latestSchemaVersion) })
+        .onConflict((oc) => oc.column("key").doUpdateSet({ value: String(latestSchemaVersion) }))
+        .execute();
+    }
+    return latestSchemaVersion;
+  });
+}

@@ -1,0 +1,76 @@
+import { resolve } from "node:path";
+import { Kysely } from "kysely";
+import type { StorageConfig } from "../config/config-schema.ts";
+import type { SqliteDatabase } from "../runtime/runtime.ts";
+import type { Durability, Store } from "./store.ts";
+import type { Database } from "./store-schema.ts";
+import type { StoreDialect } from "./store-dialect.ts";
+import { migrate } from "./store-migrations.ts";
+import { createKyselyStore } from "./store-kysely.ts";
+import { createSqliteDialect } from "./store-sqlite.ts";
+import { createPostgresDialect } from "./store-postgres.ts";
+import { StoreOpenError } from "./store-errors.ts";
+
+/** Options of {@link createStore}. */
+export interface CreateStoreOptions {
+  durability: Durability;
+  /** The runtime's SQLite driver (Runtime.openSqlite). */
+  openSqlite: (path: string) => SqliteDatabase;
+  /** SQLite: how long to wait for another process's write lock (ms, default 5000). */
+  busyTimeoutMs?: number;
+  /** PostgreSQL: time allowed to connect (ms, default 5000). */
+  connectTimeoutMs?: number;
+}
+
+interface Opened {
+  db: Kysely<Database>;
+  dialect: StoreDialect;
+  refs: number;
+}
+
+/**
+ * SQLite drivers are synchronous: a second connection to the same file in this process would
+ * block the event loop waiting for a lock only this loop can release. Stores on one file in
+ * one process therefore share one connection (Kysely serializes its transactions).
+ */
+const sqliteFiles = new Map<string, Promise<Opened>>();
+
+/**
+ * Opens the configured store and brings its schema up to date.
+ * Every failure is a StoreOpenError whose message names the problem (print it, no stack).
+ */
+export async function createStore(storage: StorageConfig, options: CreateStoreOptions): Promise<Store> {
+  if (storage.type === "postgres") {
+    const dialect = createPostgresDialect({ url: storage.url, poolSize: storage.poolSize, durability: options.durability, connectTimeoutMs: options.connectTimeoutMs });
+    const opened = await openAndMigrate(dialect);
+    return createKyselyStore(opened.db, dialect, options.durability, () => opened.db.destroy());
+  }
+  const path = resolve(storage.path);
+  let pending = sqliteFiles.get(path);
+  if (!pending) {
+    pending = Promise.resolve().then(() =>
+      openAndMigrate(createSqliteDialect({ path, durability: options.durability, openSqlite: options.openSqlite, busyTimeoutMs: options.busyTimeoutMs })),
+    );
+    sqliteFiles.set(path, pending);
+    pending.catch(() => sqliteFiles.delete(path));
+  }
+  const opened = await pending;
+  opened.refs++;
+  return createKyselyStore(opened.db, opened.dialect, options.durability, async () => {
+    if (--opened.refs > 0) return;
+    sqliteFiles.delete(path);
+    await opened.db.destroy();
+  });
+}
+
+async function openAndMigrate(dialect: StoreDialect): Promise<Opened> {
+  const db = new Kysely<Database>({ dialect: dialect.kysely });
+  try {
+    await migrate(db, dialect);
+  } catch (error) {
+    await db.destroy().catch(() => undefined);
+    if (error instanceof StoreOpenError) throw error;
+    throw new StoreOpenError(dialect.explainOpenError(error), { cause: error });
+  }
+  return { db, dialect, refs: 0 };
+}

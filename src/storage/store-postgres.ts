@@ -1,0 +1,93 @@
+import pg from "pg";
+import { CompiledQuery, PostgresDialect } from "kysely";
+import type { Durability } from "./store.ts";
+import type { StoreDialect } from "./store-dialect.ts";
+import { describeError, StoreOpenError } from "./store-errors.ts";
+
+/** Options of {@link createPostgresDialect}. */
+export interface PostgresStoreOptions {
+  url: string;
+  poolSize: number;
+  durability: Durability;
+  /** Time allowed to connect (ms). */
+  connectTimeoutMs?: number;
+}
+
+/** Advisory lock key serializing migrations of concurrently starting instances. */
+const migrationLockKey = 5_265_696_309;
+
+const int8 = 20;
+const numeric = 1700;
+
+/**
+ * A pg Pool (int8 parsed to numbers, synchronous_commit per durability) wrapped as a store
+ * dialect. Throws StoreOpenError for a malformed URL; connection errors surface at migration.
+ */
+export function createPostgresDialect(options: PostgresStoreOptions): StoreDialect {
+  const where = describeUrl(options.url);
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    types: {
+      getTypeParser: ((oid: number, format?: "text" | "binary") =>
+        oid === int8 || oid === numeric ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  // Idle clients die when the server restarts; the next query reconnects. Never crash on it.
+  pool.on("error", () => undefined);
+  const synchronousCommit = options.durability === "fsync" ? "on" : "off";
+  return {
+    backend: "postgres",
+    kysely: new PostgresDialect({
+      pool,
+      onCreateConnection: async (connection) => {
+        await connection.executeQuery(CompiledQuery.raw(`set synchronous_commit = ${synchronousCommit}`));
+      },
+    }),
+    beginWrite: "begin",
+    lockRows: true,
+    migrationLock: `select pg_advisory_xact_lock(${migrationLockKey})`,
+    explainOpenError: (error) => explainPostgresError(error, where),
+  };
+}
+
+/** The URL without its password, as `user@host:port/database`. Throws StoreOpenError when malformed. */
+export function describeUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new StoreOpenError("the PostgreSQL URL in storage.url is malformed (expected postgres://user:password@host:port/database)");
+  }
+  if (parsed.protocol !== "postgres:" && parsed.protocol !== "postgresql:") {
+    throw new StoreOpenError("the PostgreSQL URL in storage.url must start with postgres://");
+  }
+  const user = parsed.username ? `${decodeURIComponent(parsed.username)}@` : "";
+  return `${user}${parsed.hostname}:${parsed.port || "5432"}${parsed.pathname}`;
+}
+
+/** A user-facing sentence naming why PostgreSQL could not be used (never the password). */
+export function explainPostgresError(error: unknown, where: string): string {
+  const { message, code } = describeError(error);
+  switch (code) {
+    case "ECONNREFUSED":
+      return `cannot reach PostgreSQL at ${where}: connection refused (is the server running?)`;
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return `cannot reach PostgreSQL at ${where}: unknown host`;
+    case "ETIMEDOUT":
+    case "EHOSTUNREACH":
+    case "ENETUNREACH":
+      return `cannot reach PostgreSQL at ${where}: ${code}`;
+    case "28P01":
+    case "28000":
+      return `PostgreSQL refused the login for ${where}: authentication failed (check user and password)`;
+    case "3D000":
+      return `PostgreSQL at ${where}: the database does not exist`;
+    case "42501":
+      return `PostgreSQL at ${where}: permission denied (${message})`;
+  }
+  if (/timeout/i.test(message)) return `cannot reach PostgreSQL at ${where}: connection timed out`;
+  return `cannot use PostgreSQL at ${where}: ${message}`;
+}

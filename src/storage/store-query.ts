@@ -1,0 +1,95 @@
+import type { Kysely, Selectable } from "kysely";
+import type { BudgetUsage, JournalEntry, JournalPage, JournalQuery } from "./store.ts";
+import { fromNanos, type Database, type JournalEntryTable } from "./store-schema.ts";
+
+/** Newest-first page of journal entries, paginated by (received_at, id). */
+export async function listJournal(db: Kysely<Database>, query: JournalQuery): Promise<JournalPage> {
+  const limit = Math.max(1, Math.min(query.limit, 10_000));
+  let q = db.selectFrom("journal_entry").selectAll();
+  if (query.since !== undefined) q = q.where("received_at", ">=", query.since);
+  if (query.until !== undefined) q = q.where("received_at", "<", query.until);
+  if (query.keyId !== undefined) q = q.where("key_id", "=", query.keyId);
+  if (query.outcome !== undefined) q = q.where("outcome", "=", query.outcome);
+  const cursor = query.cursor ? decodeCursor(query.cursor) : null;
+  if (cursor) {
+    q = q.where((eb) =>
+      eb.or([eb("received_at", "<", cursor.receivedAt), eb.and([eb("received_at", "=", cursor.receivedAt), eb("id", "<", cursor.id)])]),
+    );
+  }
+  const rows = await q.orderBy("received_at", "desc").orderBy("id", "desc").limit(limit + 1).execute();
+  const entries = rows.slice(0, limit).map(toEntry);
+  const last = entries[entries.length - 1];
+  return { entries, nextCursor: rows.length > limit && last ? encodeCursor(last.receivedAt, last.id) : null };
+}
+
+/** Budget usage rows, all or only the given (budget, period) pairs. */
+export async function budgetUsage(
+  db: Kysely<Database>,
+  keys?: ReadonlyArray<{ budgetId: string; period: string }>,
+): Promise<BudgetUsage[]> {
+  if (keys && keys.length === 0) return [];
+  let q = db.selectFrom("budget_usage").selectAll();
+  if (keys) q = q.where((eb) => eb.or(keys.map((k) => eb.and([eb("budget_id", "=", k.budgetId), eb("period", "=", k.period)]))));
+  const rows = await q.orderBy("budget_id").orderBy("period").execute();
+  return rows.map((r) => {
+    const [limit, spent, reserved] = [Number(r.limit_nanos), Number(r.spent_nanos), Number(r.reserved_nanos)];
+    return { budgetId: r.budget_id, period: r.period, limit: fromNanos(limit), spent: fromNanos(spent), reserved: fromNanos(reserved), remaining: fromNanos(limit - spent - reserved) };
+  });
+}
+
+/** Deletes one small batch of finished, settled entries older than `olderThan`. */
+export async function pruneJournal(db: Kysely<Database>, olderThan: Date, batchSize: number): Promise<number> {
+  const victims = db
+    .selectFrom("journal_entry")
+    .select("id")
+    .where("received_at", "<", olderThan.getTime())
+    .where("finished_at", "is not", null)
+    .where((eb) => eb.or([eb("reconcile", "is", null), eb("reconcile", "<>", "pending")]))
+    .orderBy("received_at")
+    .limit(Math.max(1, batchSize));
+  const result = await db.deleteFrom("journal_entry").where("id", "in", victims).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+function encodeCursor(receivedAt: number, id: string): string {
+  return `${receivedAt}.${id}`;
+}
+
+function decodeCursor(cursor: string): { receivedAt: number; id: string } | null {
+  const dot = cursor.indexOf(".");
+  const receivedAt = Number(cursor.slice(0, dot));
+  return dot > 0 && Number.isFinite(receivedAt) ? { receivedAt, id: cursor.slice(dot + 1) } : null;
+}
+
+const num = (v: number | null): number | null => (v === null ? null : Number(v));
+
+function toEntry(r: Selectable<JournalEntryTable>): JournalEntry {
+  return {
+    id: r.id,
+    receivedAt: Number(r.received_at),
+    keyId: r.key_id,
+    project: r.project,
+    route: r.route,
+    model: r.model,
+    provider: r.provider,
+    upstreamModel: r.upstream_model,
+    stream: Number(r.stream) === 1,
+    requestBytes: Number(r.request_bytes),
+    clientAddress: r.client_address,
+    requestBody: r.request_body,
+    finishedAt: num(r.finished_at),
+    outcome: r.outcome as JournalEntry["outcome"],
+    status: num(r.status),
+    ttfbMs: num(r.ttfb_ms),
+    totalMs: num(r.total_ms),
+    upstreamMs: num(r.upstream_ms),
+    inputTokens: num(r.input_tokens),
+    cachedInputTokens: num(r.cached_input_tokens),
+    outputTokens: num(r.output_tokens),
+    reservedCost: num(r.reserved_cost),
+    cost: num(r.cost),
+    errorCode: r.error_code,
+    responseBody: r.response_body,
+    reconcile: r.reconcile as JournalEntry["reconcile"],
+  };
+}

@@ -1,0 +1,72 @@
+/** Kysely table types of Renio's database (snake_case, as stored). */
+
+/** One journal entry: written before the provider call, completed after it. */
+export interface JournalEntryTable {
+  id: string;
+  /** Epoch ms. */
+  received_at: number;
+  key_id: string | null;
+  project: string | null;
+  route: string;
+  model: string | null;
+  provider: string | null;
+  upstream_model: string | null;
+  /** 0 or 1. */
+  stream: number;
+  request_bytes: number;
+  client_address: string;
+  request_body: string | null;
+  /** Epoch ms; null while the call is in flight. For interrupted entries: when it was detected. */
+  finished_at: number | null;
+  /** "started" while in flight, then an Outcome. */
+  outcome: string;
+  status: number | null;
+  ttfb_ms: number | null;
+  total_ms: number | null;
+  upstream_ms: number | null;
+  input_tokens: number | null;
+  cached_input_tokens: number | null;
+  output_tokens: number | null;
+  /** Largest amount reserved by any charge of this call. */
+  reserved_cost: number | null;
+  /** JSON `[budgetId, period, amount][]` of the reservations, kept for reconciliation. */
+  reserved_charges: string | null;
+  cost: number | null;
+  error_code: string | null;
+  response_body: string | null;
+  /** "pending" after a crash left the reservation charged, "settled" once reconciled. */
+  reconcile: string | null;
+}
+
+/** Spend of one budget in one period. Amounts in nano-units of the currency (exact integers). */
+export interface BudgetUsageTable {
+  budget_id: string;
+  period: string;
+  limit_nanos: number;
+  spent_nanos: number;
+  reserved_nanos: number;
+  updated_at: number;
+}
+
+/** Key/value facts about the database itself (schema version). */
+export interface MetaTable {
+  key: string;
+  value: string;
+}
+
+/** The whole database. */
+export interface Database {
+  journal_entry: JournalEntryTable;
+  budget_usage: BudgetUsageTable;
+  renio_meta: MetaTable;
+}
+
+/** Converts a currency amount to the exact integer nano-units stored in budget rows. */
+export function toNanos(amount: number): number {
+  return Math.round(amount * 1e9);
+}
+
+/** Converts stored nano-units back to a currency amount. */
+export function fromNanos(nanos: number): number {
+  return nanos / 1e9;
+}

@@ -1,0 +1,70 @@
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { SqliteDialect } from "kysely";
+import type { SqliteDatabase } from "../runtime/runtime.ts";
+import type { Durability } from "./store.ts";
+import type { StoreDialect } from "./store-dialect.ts";
+import { describeError, StoreOpenError } from "./store-errors.ts";
+
+/** Options of {@link createSqliteDialect}. */
+export interface SqliteStoreOptions {
+  path: string;
+  durability: Durability;
+  openSqlite: (path: string) => SqliteDatabase;
+  /** How long a writer waits for another process's lock (ms). */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * Opens the SQLite file (creating its directory) in WAL mode with synchronous FULL (fsync)
+ * or NORMAL (process), and wraps it as a store dialect. Throws StoreOpenError.
+ */
+export function createSqliteDialect(options: SqliteStoreOptions): StoreDialect {
+  const path = resolve(options.path);
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch (error) {
+    throw new StoreOpenError(`cannot create the directory of the SQLite database ${path}: ${describeError(error).message}`, { cause: error });
+  }
+  let database: SqliteDatabase;
+  try {
+    database = options.openSqlite(path);
+  } catch (error) {
+    throw new StoreOpenError(explainSqliteError(error, path), { cause: error });
+  }
+  try {
+    database.exec(`pragma busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
+    database.exec("pragma journal_mode = wal");
+    database.exec(`pragma synchronous = ${options.durability === "fsync" ? "full" : "normal"}`);
+  } catch (error) {
+    database.close();
+    throw new StoreOpenError(explainSqliteError(error, path), { cause: error });
+  }
+  return {
+    backend: "sqlite",
+    kysely: new SqliteDialect({ database }),
+    beginWrite: "begin immediate",
+    lockRows: false,
+    migrationLock: null,
+    explainOpenError: (error) => explainSqliteError(error, path),
+  };
+}
+
+/** A user-facing sentence naming what is wrong with the SQLite file. */
+export function explainSqliteError(error: unknown, path: string): string {
+  const { message, code } = describeError(error);
+  const text = `${code} ${message}`.toLowerCase();
+  if (text.includes("notadb") || text.includes("not a database") || text.includes("malformed") || text.includes("corrupt")) {
+    return `the SQLite database ${path} is corrupt or not a database file (${message}); move it aside or restore a backup`;
+  }
+  if (text.includes("busy") || text.includes("locked")) {
+    return `the SQLite database ${path} is locked by another process (${message})`;
+  }
+  if (text.includes("readonly") || text.includes("read-only")) {
+    return `the SQLite database ${path} is read-only (${message}); Renio needs to write to it`;
+  }
+  if (text.includes("cantopen") || text.includes("unable to open")) {
+    return `cannot open the SQLite database ${path} (${message}); check the path and permissions`;
+  }
+  return `cannot use the SQLite database ${path}: ${message}`;
+}

@@ -1,0 +1,37 @@
+import { sql, type Kysely } from "kysely";
+import type { Database } from "./store-schema.ts";
+import type { StoreDialect } from "./store-dialect.ts";
+
+/**
+ * Runs `work` in one write transaction on one connection (SQLite: BEGIN IMMEDIATE, so the
+ * write lock is taken up front; PostgreSQL: BEGIN, rows locked by the work itself).
+ */
+export async function inWriteTransaction<T>(
+  db: Kysely<Database>,
+  dialect: StoreDialect,
+  work: (trx: Kysely<Database>) => Promise<T>,
+): Promise<T> {
+  return await db.connection().execute(async (conn) => {
+    await sql.raw(dialect.beginWrite).execute(conn);
+    let result: T;
+    try {
+      result = await work(conn);
+    } catch (error) {
+      await sql.raw("rollback").execute(conn).catch(() => undefined);
+      throw error;
+    }
+    try {
+      await sql.raw("commit").execute(conn);
+    } catch (error) {
+      // SQLite leaves the transaction open when COMMIT fails (e.g. SQLITE_BUSY, I/O error).
+      await sql.raw("rollback").execute(conn).catch(() => undefined);
+      throw error;
+    }
+    return result;
+  });
+}
+
+/** Stable composite key of a budget row. */
+export function budgetKey(budgetId: string, period: string): string {
+  return `${budgetId}\u0000${period}`;
+}

@@ -1,0 +1,125 @@
+import type { Admission, BudgetCharge, JournalCompletion, JournalRefusal, JournalStart, Outcome } from "../journal/ledger.ts";
+
+/** How durable a commit is: "fsync" survives power loss, "process" survives a killed process. */
+export type Durability = "fsync" | "process";
+
+/** One call to admit: its journal entry and the charges to reserve. */
+export interface AdmitItem {
+  start: JournalStart;
+  charges: readonly BudgetCharge[];
+}
+
+/** A completion (settlement) or a pre-admission refusal, written in batches. */
+export type FinishItem =
+  | { kind: "complete"; id: string; completion: JournalCompletion; charges: readonly BudgetCharge[]; actualCost: number; finishedAt: number }
+  | { kind: "refuse"; refusal: JournalRefusal; finishedAt: number };
+
+/** A journal entry as read back. Times are epoch ms. */
+export interface JournalEntry {
+  id: string;
+  receivedAt: number;
+  keyId: string | null;
+  project: string | null;
+  route: string;
+  model: string | null;
+  provider: string | null;
+  upstreamModel: string | null;
+  stream: boolean;
+  requestBytes: number;
+  clientAddress: string;
+  requestBody: string | null;
+  finishedAt: number | null;
+  /** "started" while in flight. */
+  outcome: Outcome | "started";
+  status: number | null;
+  ttfbMs: number | null;
+  totalMs: number | null;
+  upstreamMs: number | null;
+  inputTokens: number | null;
+  cachedInputTokens: number | null;
+  outputTokens: number | null;
+  reservedCost: number | null;
+  cost: number | null;
+  errorCode: string | null;
+  responseBody: string | null;
+  reconcile: "pending" | "settled" | null;
+}
+
+/** Filters and page of {@link Store.listJournal}; newest first. */
+export interface JournalQuery {
+  /** Epoch ms, inclusive. */
+  since?: number;
+  /** Epoch ms, exclusive. */
+  until?: number;
+  keyId?: string;
+  outcome?: string;
+  limit: number;
+  /** `nextCursor` of the previous page. */
+  cursor?: string;
+}
+
+/** One page of journal entries. */
+export interface JournalPage {
+  entries: JournalEntry[];
+  /** Pass as `cursor` for the next page; null on the last page. */
+  nextCursor: string | null;
+}
+
+/** Usage of one budget in one period (currency amounts). */
+export interface BudgetUsage {
+  budgetId: string;
+  period: string;
+  limit: number;
+  spent: number;
+  reserved: number;
+  /** limit − spent − reserved (may be negative for observe budgets). */
+  remaining: number;
+}
+
+/** Outcome of {@link Store.reconcile}. */
+export interface ReconcileResult {
+  /** Entries settled. */
+  entries: number;
+  /** Total amount moved from reserved to spent. */
+  charged: number;
+  /** Total amount released from reserved. */
+  released: number;
+}
+
+/** Counters for tests and benchmarks. */
+export interface StoreStats {
+  /** Admission transactions committed. */
+  admitCommits: number;
+  /** Finish (completion/refusal) transactions committed. */
+  finishCommits: number;
+}
+
+/**
+ * Renio's storage: one implementation over Kysely; backends differ only in their Dialect
+ * and a few SQL fragments. Every write method is one transaction.
+ */
+export interface Store {
+  readonly backend: "sqlite" | "postgres";
+  readonly durability: Durability;
+  readonly stats: StoreStats;
+  /**
+   * Inserts every entry and reserves every charge in ONE transaction, deciding in order:
+   * a strict charge fits iff spent + reserved + amount ≤ limit; observe charges always fit.
+   * A refused item is recorded with outcome "refused" and reserves nothing.
+   */
+  admitBatch(items: readonly AdmitItem[]): Promise<Admission[]>;
+  /** Completes entries (settling their charges) and records refusals, in one transaction. */
+  finishBatch(items: readonly FinishItem[]): Promise<void>;
+  /** Marks entries left unfinished by a previous process `interrupted` (reconcile pending). Returns how many. */
+  recover(now: number): Promise<number>;
+  /** Settles entries pending reconciliation at their reserved cost, or at zero. */
+  reconcile(costAt: "reserved" | "zero", now: number): Promise<ReconcileResult>;
+  /** True when the store accepts a write right now. */
+  ping(): Promise<boolean>;
+  listJournal(query: JournalQuery): Promise<JournalPage>;
+  /** Stored budget usage rows (all, or only the given budget/period pairs). */
+  budgetUsage(keys?: ReadonlyArray<{ budgetId: string; period: string }>): Promise<BudgetUsage[]>;
+  /** Deletes up to `batchSize` finished entries received before `olderThan`; returns how many. */
+  pruneJournal(olderThan: Date, batchSize: number): Promise<number>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,99 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import pg from "pg";
+import type { StorageConfig } from "../../src/config/config-schema.ts";
+import { currentRuntime } from "../../src/runtime/current-runtime.ts";
+import type { SqliteDatabase } from "../../src/runtime/runtime.ts";
+import type { Durability, Store } from "../../src/storage/store.ts";
+import { createStore } from "../../src/storage/store-open.ts";
+import { testPostgresUrl } from "./postgres.ts";
+
+/** A fresh, empty database of one backend. */
+export interface StoreTarget {
+  readonly storage: StorageConfig;
+  /** Opens a Store on this database. */
+  open(durability?: Durability): Promise<Store>;
+  /** Runs SQL outside any Store (to tamper with the database). */
+  exec(statement: string): Promise<void>;
+}
+
+/** A backend the contract suite runs against. */
+export interface Backend {
+  readonly name: string;
+  target(): Promise<StoreTarget>;
+}
+
+const runtime = await currentRuntime();
+
+/** The runtime's SQLite driver, tracking every connection it opens (tests reach into them). */
+export const sqliteConnections: SqliteDatabase[] = [];
+export function openSqlite(path: string): SqliteDatabase {
+  const db = runtime.openSqlite(path);
+  sqliteConnections.push(db);
+  return db;
+}
+
+const dirs: string[] = [];
+process.on("exit", () => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+/** Temporary directory removed at exit. */
+export function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "renio-store-"));
+  dirs.push(dir);
+  return dir;
+}
+
+const sqlite: Backend = {
+  name: `sqlite (${runtime.name})`,
+  target: () => {
+    const storage: StorageConfig = { type: "sqlite", path: join(tempDir(), "renio.db") };
+    return Promise.resolve({
+      storage,
+      open: (durability: Durability = "fsync") => createStore(storage, { durability, openSqlite, busyTimeoutMs: 2000 }),
+      exec: (statement: string) => {
+        const db = runtime.openSqlite(storage.path);
+        try {
+          db.exec(statement);
+        } finally {
+          db.close();
+        }
+        return Promise.resolve();
+      },
+    });
+  },
+};
+
+let databases = 0;
+
+/** Runs one statement on PostgreSQL at `url`. */
+export async function pgExec(url: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+const postgres: Backend = {
+  name: "postgres",
+  target: async () => {
+    const base = testPostgresUrl();
+    const name = `renio_t${process.pid}_${++databases}`;
+    await pgExec(base, `create database ${name}`);
+    const url = new URL(base);
+    url.pathname = `/${name}`;
+    const storage: StorageConfig = { type: "postgres", url: url.toString(), poolSize: 10 };
+    return {
+      storage,
+      open: (durability: Durability = "fsync") => createStore(storage, { durability, openSqlite }),
+      exec: (statement: string) => pgExec(storage.url, statement),
+    };
+  },
+};
+
+/** Every backend available in this runtime. */
+export const backends: readonly Backend[] = [sqlite, postgres];

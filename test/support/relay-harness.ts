@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { validateConfig } from "../../src/config/config-load.ts";
 import type { Config } from "../../src/config/config-schema.ts";
 import { startRelayService, type RelayService } from "../../src/cli/relay-service.ts";
+import { mockServerFetch } from "../../src/providers/mock/mock-serve.ts";
 import { createMock, type Mock, type MockOptions } from "../../src/providers/mock/mock-server.ts";
 import { currentRuntime } from "../../src/runtime/current-runtime.ts";
 import type { Server } from "../../src/runtime/runtime.ts";
@@ -18,11 +19,11 @@ export interface MockServer {
   stop(): Promise<void>;
 }
 
-/** Starts the mock on a free loopback port. */
+/** Starts the mock on a free loopback port (served as `renio mock` serves it: `reset` drops the connection). */
 export async function startMockServer(options: Partial<MockOptions> = {}): Promise<MockServer> {
   const runtime = await currentRuntime();
   const mock = createMock({ latencyMs: 2, chunkIntervalMs: 1, chunks: 8, ...options });
-  const server: Server = await runtime.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => mock.fetch(request) });
+  const server: Server = await runtime.serve({ hostname: "127.0.0.1", port: 0, fetch: mockServerFetch(mock) });
   return { mock, url: `http://127.0.0.1:${server.port}`, stop: () => server.stop() };
 }
 

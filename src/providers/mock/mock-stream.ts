@@ -25,13 +25,17 @@ const encoder = new TextEncoder();
 
 /**
  * A byte stream of SSE frames, paced by `intervalMs`. Unpaced frames are sent in
- * the same write as the frame before them. Aborting the signal or cancelling the
+ * the same write as the frame before them. Paced frames are due on a fixed schedule
+ * from the first write, so a late timer shortens the next wait instead of adding drift. Aborting the signal or cancelling the
  * body stops it at once; no timer outlives the stream.
  */
 export function mockFrameStream(frames: readonly MockFrame[], options: MockStreamOptions): ReadableStream<Uint8Array> {
   const { intervalMs, signal, onEnd } = options;
   const cutAfter = options.cutAfter !== undefined && options.cutAfter < frames.length ? options.cutAfter : undefined;
   let index = 0;
+  /** When the first write went out; paced frame k is due at startedAt + k × intervalMs. */
+  let startedAt = 0;
+  let paced = 0;
   let ended = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let wake: (() => void) | undefined;
@@ -54,10 +58,10 @@ export function mockFrameStream(frames: readonly MockFrame[], options: MockStrea
       // already closed or errored
     }
   };
-  const pause = (): Promise<void> =>
+  const pause = (ms: number): Promise<void> =>
     new Promise((resolve) => {
       wake = resolve;
-      timer = setTimeout(resolve, intervalMs);
+      timer = setTimeout(resolve, ms);
     });
 
   return new ReadableStream<Uint8Array>({
@@ -73,11 +77,15 @@ export function mockFrameStream(frames: readonly MockFrame[], options: MockStrea
         c.error(mockCutError());
         return;
       }
-      if (index > 0 && intervalMs > 0 && frames[index]?.paced) {
-        await pause();
-        timer = undefined;
-        wake = undefined;
-        if (ended) return;
+      if (index === 0) startedAt = performance.now();
+      else if (intervalMs > 0 && frames[index]?.paced) {
+        const wait = startedAt + ++paced * intervalMs - performance.now();
+        if (wait > 0.25) {
+          await pause(wait);
+          timer = undefined;
+          wake = undefined;
+          if (ended) return;
+        }
       }
       const stop = cutAfter ?? frames.length;
       let text = frames[index++]?.text ?? "";

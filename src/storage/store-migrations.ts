@@ -90,13 +90,12 @@ export async function migrate(db: Kysely<Database>, dialect: StoreDialect): Prom
       const step = migrations[version];
       if (step) await step(conn);
     }
-    if (current !== latestSchemaVersion) {
-      await conn
-        .insertInto("renio_meta")
-        .values({ key: "schema_version", value: String(latestSchemaVersion) })
-        .onConflict((oc) => oc.column("key").doUpdateSet({ value: String(latestSchemaVersion) }))
-        .execute();
-    }
+    // Written every time: a database Renio cannot write to fails here, at startup.
+    await conn
+      .insertInto("renio_meta")
+      .values({ key: "schema_version", value: String(latestSchemaVersion) })
+      .onConflict((oc) => oc.column("key").doUpdateSet({ value: String(latestSchemaVersion) }))
+      .execute();
     return latestSchemaVersion;
   });
 }

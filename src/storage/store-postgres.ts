@@ -34,8 +34,10 @@ export function createPostgresDialect(options: PostgresStoreOptions): StoreDiale
         oid === int8 || oid === numeric ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
-  // Idle clients die when the server restarts; the next query reconnects. Never crash on it.
+  // Clients die when the server restarts: the failing query rejects (fail closed), the pool drops
+  // the client and the next query reconnects. Never let the 'error' event crash the process.
   pool.on("error", () => undefined);
+  pool.on("connect", (client) => client.on("error", () => undefined));
   const synchronousCommit = options.durability === "fsync" ? "on" : "off";
   return {
     backend: "postgres",

@@ -6,6 +6,8 @@ const FORWARDED_REQUEST_HEADERS = [
   "openai-beta",
   "user-agent",
   "x-stainless-helper-method",
+  // The built-in mock's per-request fault knob (tests, benchmarks); real providers ignore it.
+  "x-mock-fault",
 ];
 
 /** Upstream response headers never passed back to the client. */

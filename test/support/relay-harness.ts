@@ -6,7 +6,6 @@ import type { Config } from "../../src/config/config-schema.ts";
 import { startRelayService, type RelayService } from "../../src/cli/relay-service.ts";
 import { mockServerFetch } from "../../src/providers/mock/mock-serve.ts";
 import { createMock, type Mock, type MockOptions } from "../../src/providers/mock/mock-server.ts";
-import { mockServerFetch } from "../../src/providers/mock/mock-serve.ts";
 import { currentRuntime } from "../../src/runtime/current-runtime.ts";
 import type { Server } from "../../src/runtime/runtime.ts";
 

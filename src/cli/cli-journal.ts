@@ -1,0 +1,115 @@
+import type { JournalEntry, JournalQuery, Store } from "../storage/store.ts";
+
+const usage = "usage: renio journal list [--since ISO|2h|7d] [--until ISO|2h] [--key ID] [--outcome X] [--limit N] [--json]\n" +
+  "       renio journal export --format jsonl|csv [--since …] [--until …] [--key ID] [--outcome X]";
+
+/** Thrown for bad command-line input; the message is shown as is. */
+export class UsageError extends Error {}
+
+/**
+ * `renio journal list|export`. Writes lines through `out`; returns the exit code
+ * (0 ok, 2 bad arguments).
+ */
+export async function runJournalCommand(args: string[], store: Store, out: (line: string) => void): Promise<number> {
+  try {
+    const [sub, ...rest] = args;
+    const flags = parseFlags(rest, sub === "list" ? ["since", "until", "key", "outcome", "limit", "json"] : ["since", "until", "key", "outcome", "format"]);
+    const filters = toQuery(flags, Date.now());
+    if (sub === "list") {
+      const limit = flags.limit === undefined ? 50 : positiveInt(flags.limit, "--limit");
+      const page = await store.listJournal({ ...filters, limit });
+      if (flags.json !== undefined) out(JSON.stringify(page.entries, null, 2));
+      else printTable(page.entries, out);
+      return 0;
+    }
+    if (sub === "export") {
+      const format = flags.format;
+      if (format !== "jsonl" && format !== "csv") throw new UsageError("--format must be jsonl or csv");
+      if (format === "csv") out(columns.join(","));
+      let cursor: string | undefined;
+      do {
+        const page = await store.listJournal({ ...filters, limit: 1000, cursor });
+        for (const entry of page.entries) out(format === "jsonl" ? JSON.stringify(entry) : columns.map((c) => csvCell(entry[c])).join(","));
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+      return 0;
+    }
+    throw new UsageError(sub === undefined ? "missing subcommand" : `unknown subcommand "${sub}"`);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    out(`renio journal: ${error.message}`);
+    out(usage);
+    return 2;
+  }
+}
+
+/** `--name value` / `--name=value` / bare `--flag` (value ""), restricted to `allowed`. */
+export function parseFlags(args: readonly string[], allowed: readonly string[]): Record<string, string | undefined> {
+  const flags: Record<string, string | undefined> = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (!arg.startsWith("--")) throw new UsageError(`unexpected argument "${arg}"`);
+    const eq = arg.indexOf("=");
+    const name = eq > 0 ? arg.slice(2, eq) : arg.slice(2);
+    if (!allowed.includes(name)) throw new UsageError(`unknown option --${name}`);
+    if (name === "json") flags.json = "";
+    else if (eq > 0) flags[name] = arg.slice(eq + 1);
+    else if (i + 1 < args.length) flags[name] = args[++i];
+    else throw new UsageError(`--${name} needs a value`);
+  }
+  return flags;
+}
+
+/** An ISO time, or a duration back from `now` such as 30m, 2h, 7d. */
+export function parseTime(text: string, now: number, flag: string): number {
+  const relative = /^(\d+)(s|m|h|d)$/.exec(text);
+  if (relative) return now - Number(relative[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[relative[2] as "s" | "m" | "h" | "d"];
+  const time = Date.parse(text);
+  if (Number.isNaN(time)) throw new UsageError(`${flag} must be an ISO time or a duration like 2h or 7d`);
+  return time;
+}
+
+function toQuery(flags: Record<string, string | undefined>, now: number): Omit<JournalQuery, "limit"> {
+  return {
+    ...(flags.since !== undefined && { since: parseTime(flags.since, now, "--since") }),
+    ...(flags.until !== undefined && { until: parseTime(flags.until, now, "--until") }),
+    ...(flags.key !== undefined && { keyId: flags.key }),
+    ...(flags.outcome !== undefined && { outcome: flags.outcome }),
+  };
+}
+
+function positiveInt(text: string, flag: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag} must be a positive integer`);
+  return n;
+}
+
+const columns: readonly (keyof JournalEntry)[] = [
+  "id", "receivedAt", "finishedAt", "keyId", "project", "route", "model", "provider", "upstreamModel", "stream",
+  "requestBytes", "clientAddress", "outcome", "status", "ttfbMs", "totalMs", "upstreamMs", "inputTokens",
+  "cachedInputTokens", "outputTokens", "reservedCost", "cost", "errorCode", "reconcile", "requestBody", "responseBody",
+];
+
+function csvCell(value: unknown): string {
+  if (value === null || value === undefined) return "";
+  const text = String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+function printTable(entries: readonly JournalEntry[], out: (line: string) => void): void {
+  const header = ["TIME", "ID", "KEY", "MODEL", "OUTCOME", "STATUS", "TOTAL_MS", "TOKENS_IN/OUT", "COST"];
+  const rows = entries.map((e) => [
+    new Date(e.receivedAt).toISOString(),
+    e.id,
+    e.keyId ?? "-",
+    e.model ?? "-",
+    e.outcome,
+    e.status === null ? "-" : String(e.status),
+    e.totalMs === null ? "-" : String(Math.round(e.totalMs)),
+    e.inputTokens === null ? "-" : `${e.inputTokens + (e.cachedInputTokens ?? 0)}/${e.outputTokens ?? 0}`,
+    e.cost === null ? "-" : String(e.cost),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
+  for (const row of [header, ...rows]) out(row.map((cell, i) => cell.padEnd(widths[i] as number)).join("  ").trimEnd());
+  if (rows.length === 0) out("(no entries)");
+}

@@ -1,0 +1,109 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Runtime } from "../runtime/runtime.ts";
+import { BENCH_HELP, BenchUsageError, parseBenchArgs, type BenchOptions } from "./bench-args.ts";
+import { startChildServer, type ChildServer } from "./bench-child.ts";
+import { machineInfo } from "./bench-machine.ts";
+import { createProgress } from "./bench-progress.ts";
+import { benchRelayConfig, benchSecret, relaySettings } from "./bench-relay-config.ts";
+import { renderReport, type BenchReport } from "./bench-report.ts";
+import { runMeasurements, type MeasuredRelay } from "./bench-run.ts";
+import { clockTicksPerSecond, createProcessProbe } from "./process-usage.ts";
+
+/** The mock's timing, per the published methodology. */
+export const BENCH_MOCK = { latencyMs: 2, chunkIntervalMs: 1, chunks: 8 } as const;
+
+const CHAT_PATH = "/v1/chat/completions";
+
+/**
+ * `renio bench`: starts the mock, the relay (and the passthrough floor) as
+ * separate processes of this same program, measures, prints the report on
+ * stdout (progress on stderr). Returns the exit code.
+ */
+export async function runBenchCommand(args: string[], runtime: Runtime): Promise<number> {
+  if (args.includes("--help") || args.includes("-h")) {
+    process.stdout.write(`${BENCH_HELP}\n`);
+    return 0;
+  }
+  let options: BenchOptions;
+  try {
+    options = parseBenchArgs(args);
+  } catch (error) {
+    if (!(error instanceof BenchUsageError)) throw error;
+    process.stderr.write(`renio bench: ${error.message} (see renio bench --help)\n`);
+    return 2;
+  }
+  const progress = createProgress();
+  const started = Date.now();
+  const deadline = new AbortController();
+  const deadlineTimer = setTimeout(() => deadline.abort(), options.maxSeconds * 1000);
+  const self = runtime.selfCommand();
+  const dir = mkdtempSync(join(tmpdir(), "renio-bench-"));
+  const children: ChildServer[] = [];
+  try {
+    progress.update("starting the mock");
+    const mock = await startChildServer("mock", [
+      ...self, "mock", "--host", "127.0.0.1", "--port", String(options.mockPort),
+      "--latency-ms", String(BENCH_MOCK.latencyMs), "--chunk-interval-ms", String(BENCH_MOCK.chunkIntervalMs), "--chunks", String(BENCH_MOCK.chunks),
+    ]);
+    children.push(mock);
+    const relays: MeasuredRelay[] = [];
+    const ticks = clockTicksPerSecond();
+    let directHeaders: ReadonlyArray<readonly [string, string]> = options.headers;
+    if (options.target === undefined) {
+      const secret = benchSecret();
+      const configPath = join(dir, "renio.json");
+      writeFileSync(configPath, JSON.stringify(benchRelayConfig({ mockUrl: mock.url, model: options.model, dir, journal: options.journal, budget: options.budget, secret }), null, 2));
+      progress.update("starting Renio");
+      const relay = await startChildServer("relay", [...self, "serve", "--config", configPath]);
+      children.push(relay);
+      directHeaders = [["authorization", `Bearer ${secret}`]];
+      relays.push({ id: "renio", label: "Renio", url: relay.url + CHAT_PATH, headers: directHeaders, probe: createProcessProbe(relay.pid, ticks) });
+    } else {
+      relays.push({ id: "target", label: "target", url: options.target, headers: options.headers });
+    }
+    if (options.baseline === "passthrough") {
+      progress.update("starting the passthrough");
+      const passthrough = await startChildServer("passthrough", [...self, "passthrough", "--upstream", mock.url, "--port", "0"]);
+      children.push(passthrough);
+      relays.push({ id: "passthrough", label: "passthrough", url: passthrough.url + CHAT_PATH, headers: directHeaders, probe: createProcessProbe(passthrough.pid, ticks) });
+    }
+    const modes = await runMeasurements({ options, directUrl: mock.url + CHAT_PATH, directHeaders, relays, progress, signal: deadline.signal });
+    progress.done();
+    const report: BenchReport = {
+      renioVersion: versionOf(self),
+      startedAt: new Date(started).toISOString(),
+      durationSeconds: (Date.now() - started) / 1000,
+      method: { requests: options.requests, warmup: options.warmup, rounds: options.rounds, concurrency: options.concurrency, mock: BENCH_MOCK, model: options.model },
+      machine: machineInfo(),
+      runtime: `${runtime.name} ${runtime.version}`,
+      ...(options.target === undefined
+        ? { relay: relaySettings(options.journal, options.budget) }
+        : { target: { url: options.target, headerNames: options.headers.map(([name]) => name) } }),
+      ...(options.baseline ? { baseline: options.baseline } : {}),
+      modes,
+    };
+    const text = renderReport(report, options.format);
+    await new Promise<void>((resolve) => process.stdout.write(`${text}\n`, () => resolve()));
+    if (options.out !== undefined) writeFileSync(options.out, `${text}\n`);
+    const failed = modes.some((mode) => mode.points.some((point) => point.direct.errors > 0 || point.relays.some((relay) => relay.latency.errors > 0)));
+    return failed ? 1 : 0;
+  } finally {
+    clearTimeout(deadlineTimer);
+    progress.done();
+    await Promise.all(children.reverse().map((child) => child.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** `renio x.y.z`, as the program under test reports it. */
+function versionOf(self: readonly string[]): string {
+  try {
+    const line = execFileSync(self[0]!, [...self.slice(1), "--version"], { encoding: "utf8", timeout: 10_000 }).trim();
+    return /^renio (\S+)/.exec(line)?.[1] ?? line;
+  } catch {
+    return "unknown";
+  }
+}

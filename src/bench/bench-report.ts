@@ -1,0 +1,163 @@
+import type { BenchMode } from "./bench-args.ts";
+import type { MachineInfo } from "./bench-machine.ts";
+import type { RelaySettings } from "./bench-relay-config.ts";
+import type { LatencySummary, Overhead } from "./bench-stats.ts";
+import { formatMegabytes, formatMicros, formatMs, renderTable, type TableFormat } from "./bench-table.ts";
+
+/** One relay (Renio, a --target, or the passthrough floor) at one point. */
+export interface RelayPoint {
+  /** `renio`, `target` or `passthrough`. */
+  readonly id: string;
+  /** As shown in column titles (`Renio`, `target`, `passthrough`). */
+  readonly label: string;
+  readonly latency: LatencySummary;
+  readonly overhead: Overhead;
+  /** CPU seconds (user + sys) of the relay process per request served; absent when not measured. */
+  readonly cpuPerRequestSeconds?: number;
+  /** RSS before the point's load, in bytes. */
+  readonly rssIdleBytes?: number;
+  /** Peak RSS during the point, in bytes. */
+  readonly rssPeakBytes?: number;
+  /** First error message, when some requests failed. */
+  readonly firstError?: string;
+}
+
+/** One concurrency level of one mode. */
+export interface PointResult {
+  readonly concurrency: number;
+  readonly direct: LatencySummary;
+  /** The subject first (Renio or the target), then the baseline. */
+  readonly relays: readonly RelayPoint[];
+  readonly directFirstError?: string;
+}
+
+/** All points of one mode. */
+export interface ModeResult {
+  readonly mode: BenchMode;
+  readonly points: readonly PointResult[];
+}
+
+/** What was measured instead of Renio, when `--target` was given. */
+export interface TargetInfo {
+  readonly url: string;
+  /** Header names only; values may be secrets. */
+  readonly headerNames: readonly string[];
+}
+
+/** A whole `renio bench` run. */
+export interface BenchReport {
+  readonly renioVersion: string;
+  readonly startedAt: string;
+  readonly durationSeconds: number;
+  readonly method: {
+    readonly requests: number;
+    readonly warmup: number;
+    readonly rounds: number;
+    readonly concurrency: readonly number[];
+    readonly mock: { readonly latencyMs: number; readonly chunkIntervalMs: number; readonly chunks: number };
+    readonly model: string;
+  };
+  readonly machine: MachineInfo;
+  /** `bun 1.4.5` etc.: the load client, mock, relay and passthrough all run on it (except a --target). */
+  readonly runtime: string;
+  /** Settings of the Renio under test; absent with --target. */
+  readonly relay?: RelaySettings;
+  readonly target?: TargetInfo;
+  readonly baseline?: "passthrough";
+  readonly modes: readonly ModeResult[];
+}
+
+const TITLES: Record<BenchMode, string> = {
+  json: "Non-streaming: end-to-end latency of a complete request",
+  stream: "Streaming: time to first token (request sent to the first data: chunk)",
+};
+
+/** Renders the report as text tables, Markdown, or JSON. */
+export function renderReport(report: BenchReport, format: TableFormat | "json"): string {
+  if (format === "json") return JSON.stringify(report, null, 2);
+  const heading = (text: string) => (format === "markdown" ? `### ${text}` : text);
+  const blocks: string[] = [];
+  for (const mode of report.modes) {
+    blocks.push(heading(TITLES[mode.mode]), latencyTable(mode, format));
+    const resources = resourceTable(mode, format);
+    if (resources !== undefined) blocks.push(heading(`Relay process, ${mode.mode === "json" ? "non-streaming" : "streaming"}`), resources);
+    const errors = errorLines(mode);
+    if (errors.length > 0) blocks.push(errors.join("\n"));
+  }
+  blocks.push(heading("Setup"), setupLines(report, format).join("\n"));
+  return blocks.join("\n\n");
+}
+
+function latencyTable(mode: ModeResult, format: TableFormat): string {
+  const subject = mode.points[0]?.relays[0]?.label ?? "Renio";
+  const others = mode.points[0]?.relays.slice(1).map((relay) => relay.label) ?? [];
+  const header = [
+    "Concurrent requests",
+    "Direct (median)",
+    `Via ${subject} (median)`,
+    mode.mode === "stream" ? "First-token overhead" : "Median overhead",
+    "P95 overhead",
+    ...others.flatMap((label) => [`${capitalize(label)} median overhead`, `${capitalize(label)} P95 overhead`]),
+  ];
+  const rows = mode.points.map((point) => {
+    const [main, ...rest] = point.relays;
+    return [
+      String(point.concurrency),
+      formatMs(point.direct.median),
+      formatMs(main?.latency.median ?? Number.NaN),
+      formatMs(main?.overhead.median ?? Number.NaN),
+      formatMs(main?.overhead.p95 ?? Number.NaN),
+      ...rest.flatMap((relay) => [formatMs(relay.overhead.median), formatMs(relay.overhead.p95)]),
+    ];
+  });
+  return renderTable(header, rows, format);
+}
+
+function resourceTable(mode: ModeResult, format: TableFormat): string | undefined {
+  const measured = mode.points[0]?.relays.filter((relay) => relay.cpuPerRequestSeconds !== undefined || relay.rssPeakBytes !== undefined) ?? [];
+  if (measured.length === 0) return undefined;
+  const ids = measured.map((relay) => relay.id);
+  const header = ["Concurrent requests", ...measured.flatMap((relay) => [`${capitalize(relay.label)} CPU per request`, `${capitalize(relay.label)} RSS idle`, `${capitalize(relay.label)} RSS peak`])];
+  const rows = mode.points.map((point) => [
+    String(point.concurrency),
+    ...ids.flatMap((id) => {
+      const relay = point.relays.find((candidate) => candidate.id === id);
+      return [formatMicros(relay?.cpuPerRequestSeconds), formatMegabytes(relay?.rssIdleBytes), formatMegabytes(relay?.rssPeakBytes)];
+    }),
+  ]);
+  return renderTable(header, rows, format);
+}
+
+function errorLines(mode: ModeResult): string[] {
+  const lines: string[] = [];
+  for (const point of mode.points) {
+    if (point.direct.errors > 0) lines.push(`errors at ${point.concurrency}: direct ${point.direct.errors} (${point.directFirstError ?? "?"})`);
+    for (const relay of point.relays) {
+      if (relay.latency.errors > 0) lines.push(`errors at ${point.concurrency}: ${relay.label} ${relay.latency.errors} (${relay.firstError ?? "?"})`);
+    }
+  }
+  return lines;
+}
+
+function setupLines(report: BenchReport, format: TableFormat): string[] {
+  const { method, machine } = report;
+  const bullet = format === "markdown" ? "- " : "";
+  const subject = report.target
+    ? `target: ${report.target.url}${report.target.headerNames.length > 0 ? ` (headers: ${report.target.headerNames.join(", ")})` : ""}`
+    : `relay: Renio ${report.renioVersion}, journal ${report.relay?.journal === "off" ? "off" : `on (durability ${report.relay?.journal})`}, ` +
+      `budget ${report.relay?.budget === "off" ? "off" : `${report.relay?.budget} (one total budget, large limit)`}, storage ${report.relay?.storage}`;
+  return [
+    `${bullet}machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.os}`,
+    `${bullet}runtime: ${report.runtime} (load client, mock${report.target ? "" : ", relay"}${report.baseline ? ", passthrough" : ""})`,
+    `${bullet}${subject}`,
+    ...(report.baseline ? [`${bullet}baseline: bare fetch passthrough to the mock (renio passthrough), measured in the same rounds`] : []),
+    `${bullet}method: ${method.requests} measured requests per point and target after ${method.warmup} warm-up; direct and relays in ${method.rounds} alternating rounds; ` +
+      `closed loop, keep-alive; mock answers after ${method.mock.latencyMs} ms, ${method.mock.chunkIntervalMs} ms between ${method.mock.chunks} stream chunks; ` +
+      `overhead = via − direct for the median and for the P95; CPU = user + sys of the relay process over its measured rounds / requests`,
+    `${bullet}run: ${report.startedAt}, ${Math.round(report.durationSeconds)} s`,
+  ];
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

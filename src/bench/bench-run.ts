@@ -1,0 +1,160 @@
+import type { BenchMode, BenchOptions } from "./bench-args.ts";
+import type { Progress } from "./bench-progress.ts";
+import type { ModeResult, PointResult, RelayPoint } from "./bench-report.ts";
+import { overheadOf, summarize } from "./bench-stats.ts";
+import { benchRequestBody, createLoadTarget, runRound, type LoadTarget, type RoundResult } from "./load-client.ts";
+import type { ProcessProbe } from "./process-usage.ts";
+
+/** A relay to measure against direct: Renio, a --target, or the passthrough floor. */
+export interface MeasuredRelay {
+  readonly id: string;
+  readonly label: string;
+  /** Full chat completions URL. */
+  readonly url: string;
+  readonly headers: ReadonlyArray<readonly [string, string]>;
+  /** CPU and memory of its process, when it runs here. */
+  readonly probe?: ProcessProbe;
+}
+
+/** What {@link runMeasurements} measures. */
+export interface MeasurementPlan {
+  readonly options: Pick<BenchOptions, "concurrency" | "requests" | "warmup" | "rounds" | "modes" | "model">;
+  /** The mock's chat completions URL (direct). */
+  readonly directUrl: string;
+  readonly directHeaders: ReadonlyArray<readonly [string, string]>;
+  /** Subject first, then baseline. */
+  readonly relays: readonly MeasuredRelay[];
+  readonly progress: Progress;
+  /** The overall deadline. */
+  readonly signal: AbortSignal;
+}
+
+interface Accumulator {
+  readonly target: LoadTarget;
+  readonly relay: MeasuredRelay | undefined;
+  readonly samples: Float64Array[];
+  errors: number;
+  served: number;
+  cpuStart: number | undefined;
+  cpuSeconds: number | undefined;
+  firstError: string | undefined;
+  rssIdle: number | undefined;
+  rssPeak: number | undefined;
+}
+
+/**
+ * For each mode and point: warm every target up, then run `rounds` rounds in
+ * which direct and every relay each take their turn (the order rotates each
+ * round, so drift on a shared machine cancels), and summarize.
+ */
+export async function runMeasurements(plan: MeasurementPlan): Promise<ModeResult[]> {
+  const results: ModeResult[] = [];
+  for (const mode of plan.options.modes) {
+    const points: PointResult[] = [];
+    for (const concurrency of plan.options.concurrency) points.push(await measurePoint(plan, mode, concurrency));
+    results.push({ mode, points });
+  }
+  return results;
+}
+
+async function measurePoint(plan: MeasurementPlan, mode: BenchMode, concurrency: number): Promise<PointResult> {
+  const { options, progress, signal } = plan;
+  const stream = mode === "stream";
+  const body = benchRequestBody(options.model, stream);
+  const accumulators: Accumulator[] = [
+    accumulator(createLoadTarget("direct", plan.directUrl, body, plan.directHeaders), undefined),
+    ...plan.relays.map((relay) => accumulator(createLoadTarget(relay.id, relay.url, body, relay.headers), relay)),
+  ];
+  const tag = `${mode} c=${concurrency}`;
+  for (const acc of accumulators) {
+    acc.relay?.probe?.resetPeak();
+    acc.rssIdle = acc.relay?.probe?.rss();
+    acc.rssPeak = acc.rssIdle;
+  }
+  for (const acc of accumulators) {
+    if (options.warmup === 0) break;
+    progress.update(`${tag}: warm-up ${acc.target.name}`);
+    const warm = await runRound(acc.target, { concurrency, count: options.warmup, stream, signal });
+    checkDeadline(signal);
+    if (warm.errors === options.warmup) throw new Error(`${acc.target.name} (${acc.target.url}): every warm-up request failed: ${warm.firstError}`);
+  }
+  // CPU is taken over the whole measured span (not per round), so work a relay defers
+  // past a round (batched settlement) is still counted; it serves nothing else meanwhile.
+  for (const acc of accumulators) acc.cpuStart = acc.relay?.probe?.cpuSeconds();
+  for (let round = 0; round < options.rounds; round++) {
+    const count = share(options.requests, options.rounds, round);
+    for (let turn = 0; turn < accumulators.length; turn++) {
+      const acc = accumulators[(round + turn) % accumulators.length]!;
+      progress.update(`${tag}: round ${round + 1}/${options.rounds} ${acc.target.name}`);
+      const result = await runRound(acc.target, { concurrency, count, stream, signal });
+      checkDeadline(signal);
+      record(acc, result);
+    }
+  }
+  for (const acc of accumulators) {
+    const end = acc.relay?.probe?.cpuSeconds();
+    acc.cpuSeconds = acc.cpuStart === undefined || end === undefined ? undefined : end - acc.cpuStart;
+  }
+  const [direct, ...relays] = accumulators.map((acc) => ({ acc, summary: summarize(concat(acc.samples), acc.errors) }));
+  const point: PointResult = {
+    concurrency,
+    direct: direct!.summary,
+    ...(direct!.acc.firstError ? { directFirstError: direct!.acc.firstError } : {}),
+    relays: relays.map(({ acc, summary }): RelayPoint => {
+      const peak = maxDefined(acc.rssPeak, acc.relay!.probe?.peakRss());
+      return {
+        id: acc.relay!.id,
+        label: acc.relay!.label,
+        latency: summary,
+        overhead: overheadOf(direct!.summary, summary),
+        ...(acc.cpuSeconds !== undefined && acc.served > 0 ? { cpuPerRequestSeconds: acc.cpuSeconds / acc.served } : {}),
+        ...(acc.rssIdle !== undefined ? { rssIdleBytes: acc.rssIdle } : {}),
+        ...(peak !== undefined ? { rssPeakBytes: peak } : {}),
+        ...(acc.firstError ? { firstError: acc.firstError } : {}),
+      };
+    }),
+  };
+  progress.note(pointLine(tag, point));
+  return point;
+}
+
+function accumulator(target: LoadTarget, relay: MeasuredRelay | undefined): Accumulator {
+  return { target, relay, samples: [], errors: 0, served: 0, cpuStart: undefined, cpuSeconds: undefined, firstError: undefined, rssIdle: undefined, rssPeak: undefined };
+}
+
+function record(acc: Accumulator, result: RoundResult): void {
+  acc.samples.push(result.latencies);
+  acc.errors += result.errors;
+  acc.served += result.latencies.length + result.errors;
+  acc.firstError ??= result.firstError;
+  acc.rssPeak = maxDefined(acc.rssPeak, acc.relay?.probe?.rss());
+}
+
+function maxDefined(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.max(a, b);
+}
+
+/** Round `round`'s share of `total` requests over `rounds` rounds (they sum to `total`). */
+export function share(total: number, rounds: number, round: number): number {
+  return Math.floor((total * (round + 1)) / rounds) - Math.floor((total * round) / rounds);
+}
+
+function concat(parts: readonly Float64Array[]): Float64Array {
+  const all = new Float64Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    all.set(part, offset);
+    offset += part.length;
+  }
+  return all;
+}
+
+function checkDeadline(signal: AbortSignal): void {
+  if (signal.aborted) throw new Error("the overall deadline (--max-seconds) was reached");
+}
+
+function pointLine(tag: string, point: PointResult): string {
+  const signed = (ms: number) => `${ms < 0 ? "" : "+"}${ms.toFixed(2)}`;
+  const relays = point.relays.map((relay) => `${relay.label} ${signed(relay.overhead.median)} ms (p95 ${signed(relay.overhead.p95)})`);
+  return `${tag}: direct ${point.direct.median.toFixed(2)} ms; ${relays.join("; ")}`;
+}

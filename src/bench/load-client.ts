@@ -1,0 +1,123 @@
+/**
+ * The closed-loop load client: `concurrency` workers, each sending its next
+ * request as soon as the previous one is done, over keep-alive connections
+ * (the runtime's fetch pools them). Direct and relay targets run through this
+ * same code, with the body pre-encoded and the headers built once.
+ */
+
+/** Where to send the benchmark request, prepared once. */
+export interface LoadTarget {
+  readonly name: string;
+  readonly url: string;
+  readonly headers: Headers;
+  readonly body: Uint8Array<ArrayBuffer>;
+}
+
+/** Latencies (ms) of one round, in completion order, and how many requests failed. */
+export interface RoundResult {
+  readonly latencies: Float64Array;
+  readonly errors: number;
+  /** First failure, for the report. */
+  readonly firstError: string | undefined;
+}
+
+/** One round of requests against a target. */
+export interface RoundSpec {
+  readonly concurrency: number;
+  readonly count: number;
+  /** Streaming: latency ends at the first chunk holding `data:`; else at the end of the body. */
+  readonly stream: boolean;
+  /** Aborts every request in flight (the deadline). */
+  readonly signal: AbortSignal;
+}
+
+/** Builds a target: pre-encodes the body and freezes the headers. */
+export function createLoadTarget(name: string, url: string, body: string, headers: ReadonlyArray<readonly [string, string]>): LoadTarget {
+  const all = new Headers({ "content-type": "application/json" });
+  for (const [key, value] of headers) all.set(key, value);
+  return { name, url, headers: all, body: new TextEncoder().encode(body) };
+}
+
+/** The OpenAI chat completion the benchmark sends: a ~200-byte message, 16 output tokens at most. */
+export function benchRequestBody(model: string, stream: boolean): string {
+  const content =
+    "Renio benchmark request. Reply with a short greeting. This sentence pads the message so that it is about " +
+    "two hundred bytes long, like a small but realistic chat turn sent by an application.";
+  return JSON.stringify({ model, messages: [{ role: "user", content }], max_tokens: 16, stream });
+}
+
+/** Runs `count` requests with `concurrency` workers; resolves when all are done or the signal aborts. */
+export async function runRound(target: LoadTarget, spec: RoundSpec): Promise<RoundResult> {
+  const latencies = new Float64Array(spec.count);
+  let next = 0;
+  let done = 0;
+  let errors = 0;
+  let firstError: string | undefined;
+  const send = spec.stream ? timeToFirstData : timeToFullBody;
+  const worker = async (): Promise<void> => {
+    while (next < spec.count && !spec.signal.aborted) {
+      next++;
+      try {
+        const elapsed = await send(target, spec.signal);
+        latencies[done++] = elapsed;
+      } catch (error) {
+        errors++;
+        firstError ??= spec.signal.aborted ? "deadline reached" : error instanceof Error ? error.message : String(error);
+      }
+    }
+  };
+  const workers: Promise<void>[] = [];
+  for (let i = 0; i < Math.min(spec.concurrency, spec.count); i++) workers.push(worker());
+  await Promise.all(workers);
+  return { latencies: latencies.subarray(0, done), errors, firstError };
+}
+
+async function timeToFullBody(target: LoadTarget, signal: AbortSignal): Promise<number> {
+  const start = performance.now();
+  const response = await fetch(target.url, { method: "POST", headers: target.headers, body: target.body, signal });
+  const body = await response.arrayBuffer();
+  const elapsed = performance.now() - start;
+  if (!response.ok) throw new Error(`HTTP ${response.status}: ${snippet(new Uint8Array(body))}`);
+  return elapsed;
+}
+
+async function timeToFirstData(target: LoadTarget, signal: AbortSignal): Promise<number> {
+  const start = performance.now();
+  const response = await fetch(target.url, { method: "POST", headers: target.headers, body: target.body, signal });
+  if (!response.ok || response.body === null) {
+    const body = new Uint8Array(await response.arrayBuffer());
+    throw new Error(`HTTP ${response.status}: ${snippet(body)}`);
+  }
+  const reader = response.body.getReader();
+  const scanner = createDataScanner();
+  let first = -1;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (first < 0 && scanner(value)) first = performance.now() - start;
+  }
+  if (first < 0) throw new Error("stream ended without a data: chunk");
+  return first;
+}
+
+const PATTERN = [0x64, 0x61, 0x74, 0x61, 0x3a]; // "data:"
+
+/** A stateful scanner for the bytes `data:`, across chunk boundaries; true once seen. */
+export function createDataScanner(): (chunk: Uint8Array) => boolean {
+  let matched = 0;
+  return (chunk) => {
+    for (let i = 0; i < chunk.length; i++) {
+      const byte = chunk[i]!;
+      if (byte === PATTERN[matched]) {
+        if (++matched === PATTERN.length) return true;
+      } else {
+        matched = byte === PATTERN[0] ? 1 : 0;
+      }
+    }
+    return false;
+  };
+}
+
+function snippet(body: Uint8Array): string {
+  return new TextDecoder().decode(body.subarray(0, 200)).replace(/\s+/g, " ");
+}

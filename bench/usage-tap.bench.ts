@@ -1,0 +1,87 @@
+/** Micro-benchmark of the SSE usage tap: `node_modules/.bin/bun bench/usage-tap.bench.ts`. */
+import { Bench } from "tinybench";
+import { createUsageTap } from "../src/sse/usage-tap.ts";
+
+const enc = new TextEncoder();
+
+function chat(delta: string, finish: string): string {
+  return `data: {"id":"chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT","object":"chat.completion.chunk","created":1741570283,"model":"gpt-4o-2024-08-06","service_tier":"default","system_fingerprint":"fp_fc9f1d7035","choices":[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${finish}}],"usage":null}\n\n`;
+}
+
+/** 8 chunks as OpenAI sends them with include_usage: role, 4 deltas, stop, usage-only, [DONE]. */
+const OPENAI = [
+  chat('{"role":"assistant","content":"","refusal":null}', "null"),
+  chat('{"content":"The"}', "null"),
+  chat('{"content":" quick brown"}', "null"),
+  chat('{"content":" fox jumps over"}', "null"),
+  chat('{"content":" the lazy dog."}', "null"),
+  chat("{}", '"stop"'),
+  'data: {"id":"chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT","object":"chat.completion.chunk","created":1741570283,"model":"gpt-4o-2024-08-06","service_tier":"default","system_fingerprint":"fp_fc9f1d7035","choices":[],"usage":{"prompt_tokens":19,"completion_tokens":10,"total_tokens":29,"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":0,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}}}\n\n',
+  "data: [DONE]\n\n",
+].map((s) => enc.encode(s));
+
+const ANTHROPIC = [
+  'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1nZdL29xx5MUA1yADyHTEsnR8uuvGzszyY","type":"message","role":"assistant","content":[],"model":"claude-sonnet-4-5-20250929","stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":25,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}\n\n',
+  'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n',
+  'event: ping\ndata: {"type": "ping"}\n\n',
+  'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"The quick brown"}}\n\n',
+  'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":" fox jumps over the lazy dog."}}\n\n',
+  'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n',
+  'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":15}}\n\n',
+  'event: message_stop\ndata: {"type":"message_stop"}\n\n',
+].map((s) => enc.encode(s));
+
+/** ~1 MiB of content chunks (with `"usage":null`) in 64 KiB pieces cut mid-event, then usage. */
+const BULK = (() => {
+  const body = enc.encode(OPENAI.slice(1, 5).map((c) => new TextDecoder().decode(c)).join("").repeat(1100));
+  const pieces: Uint8Array[] = [];
+  for (let i = 0; i < body.length; i += 65_536) pieces.push(body.subarray(i, i + 65_536));
+  return [...pieces, OPENAI[6]!, OPENAI[7]!];
+})();
+const BULK_BYTES = BULK.reduce((sum, c) => sum + c.length, 0);
+
+async function pump(chunks: readonly Uint8Array[], stream: TransformStream<Uint8Array, Uint8Array>): Promise<number> {
+  let i = 0;
+  const source = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (i < chunks.length) controller.enqueue(chunks[i++]!);
+      else controller.close();
+    },
+  });
+  let bytes = 0;
+  const reader = source.pipeThrough(stream).getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return bytes;
+    bytes += value.length;
+  }
+}
+
+async function tapped(chunks: readonly Uint8Array[], format: "openai" | "anthropic", dropUsageChunk: boolean): Promise<void> {
+  const tap = createUsageTap(format, { dropUsageChunk });
+  await pump(chunks, tap.stream);
+  if (tap.usage() === null) throw new Error("no usage recorded");
+}
+
+const bench = new Bench({ name: "usage tap (8-chunk streams)", time: 1000 });
+bench
+  .add("baseline: identity TransformStream, OpenAI 8 chunks", async () => {
+    await pump(OPENAI, new TransformStream<Uint8Array, Uint8Array>());
+  })
+  .add("tap OpenAI 8 chunks, keep usage chunk", () => tapped(OPENAI, "openai", false))
+  .add("tap OpenAI 8 chunks, drop usage chunk", () => tapped(OPENAI, "openai", true))
+  .add("tap Anthropic 8 events", () => tapped(ANTHROPIC, "anthropic", false));
+
+const bulk = new Bench({ name: `usage tap, bulk: ${(BULK_BYTES / 1_048_576).toFixed(2)} MiB in ${BULK.length} chunks`, time: 1000 });
+bulk
+  .add("baseline: identity TransformStream, bulk", async () => {
+    await pump(BULK, new TransformStream<Uint8Array, Uint8Array>());
+  })
+  .add("tap OpenAI bulk, keep usage chunk", () => tapped(BULK, "openai", false))
+  .add("tap OpenAI bulk, drop usage chunk", () => tapped(BULK, "openai", true));
+
+for (const b of [bench, bulk]) {
+  await b.run();
+  console.log(b.name);
+  console.table(b.table());
+}

@@ -20,6 +20,7 @@ const ANTHROPIC_TYPES: Record<number, string> = {
   413: "request_too_large",
   429: "rate_limit_error",
   503: "overloaded_error",
+  504: "timeout_error",
   529: "overloaded_error",
 };
 

@@ -29,7 +29,9 @@ export function describeUpstreamFailure(error: unknown, cause: AbortCause | unde
     };
   }
   const code = String((error as { code?: unknown })?.code ?? "");
-  const refused = /ConnectionRefused|ECONNREFUSED|ENOTFOUND|FailedToOpenSocket|EHOSTUNREACH|ENETUNREACH/i.test(code + " " + messageOf(error));
+  // Bun reports a code; Deno says "fetch failed" with the detail in `cause`.
+  const detail = `${code} ${messageOf(error)} ${messageOf((error as { cause?: unknown })?.cause)}`;
+  const refused = /ConnectionRefused|Connection refused|tcp connect error|dns error|ECONNREFUSED|ENOTFOUND|FailedToOpenSocket|EHOSTUNREACH|ENETUNREACH/i.test(detail);
   return refused
     ? {
         error: new RelayError(502, "upstream_unreachable", `Provider \`${providerId}\` is unreachable`),

@@ -1,0 +1,68 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { BenchUsageError, parseBenchArgs, targetUrl } from "./bench-args.ts";
+
+describe("parseBenchArgs", () => {
+  it("defaults to the published methodology with journal and strict budget on", () => {
+    const options = parseBenchArgs([]);
+    assert.deepEqual(options.concurrency, [1, 16, 64]);
+    assert.equal(options.requests, 3000);
+    assert.equal(options.warmup, 300);
+    assert.equal(options.rounds, 10);
+    assert.deepEqual(options.modes, ["json", "stream"]);
+    assert.equal(options.journal, "fsync");
+    assert.equal(options.budget, "strict");
+    assert.equal(options.format, "text");
+    assert.equal(options.target, undefined);
+    assert.equal(options.baseline, undefined);
+    assert.equal(options.model, "mock-gpt");
+  });
+
+  it("reads every option", () => {
+    const options = parseBenchArgs([
+      "--concurrency", "2, 8", "--requests", "40", "--warmup", "0", "--rounds", "4", "--mode", "stream",
+      "--journal", "process", "--budget", "observe", "--markdown", "--out", "r.md", "--baseline", "passthrough", "--max-seconds", "60",
+    ]);
+    assert.deepEqual(options.concurrency, [2, 8]);
+    assert.deepEqual([options.requests, options.warmup, options.rounds, options.maxSeconds], [40, 0, 4, 60]);
+    assert.deepEqual(options.modes, ["stream"]);
+    assert.deepEqual([options.journal, options.budget, options.format, options.out, options.baseline], ["process", "observe", "markdown", "r.md", "passthrough"]);
+  });
+
+  it("caps rounds at the request count", () => {
+    assert.equal(parseBenchArgs(["--requests", "3"]).rounds, 3);
+  });
+
+  it("turns the budget off with the journal", () => {
+    const options = parseBenchArgs(["--journal", "off"]);
+    assert.deepEqual([options.journal, options.budget], ["off", "off"]);
+    assert.throws(() => parseBenchArgs(["--journal", "off", "--budget", "strict"]), /budgets need the journal/);
+  });
+
+  it("takes a target with repeatable headers, and refuses relay settings with it", () => {
+    const options = parseBenchArgs(["--target", "http://127.0.0.1:4000", "--header", "Authorization: Bearer x:y", "--header", "x-team:a"]);
+    assert.equal(options.target, "http://127.0.0.1:4000/v1/chat/completions");
+    assert.deepEqual(options.headers, [["Authorization", "Bearer x:y"], ["x-team", "a"]]);
+    assert.throws(() => parseBenchArgs(["--target", "http://127.0.0.1:4000", "--budget", "off"]), BenchUsageError);
+    assert.throws(() => parseBenchArgs(["--header", "a: b"]), /--target only/);
+  });
+
+  it("rejects bad values with a usage error", () => {
+    for (const args of [
+      ["--concurrency", "0"], ["--concurrency", "1,x"], ["--concurrency", "4,4"], ["--requests", "1.5"], ["--warmup", "-1"],
+      ["--mode", "sse"], ["--journal", "batch"], ["--budget", "hard"], ["--json", "--markdown"], ["--baseline", "nginx"],
+      ["--target", "ftp://x"], ["--target", "http://x", "--header", "no colon"], ["--unknown"], ["positional"],
+    ]) {
+      assert.throws(() => parseBenchArgs(args), BenchUsageError, args.join(" "));
+    }
+  });
+});
+
+describe("targetUrl", () => {
+  it("completes a base URL to the chat completions path", () => {
+    assert.equal(targetUrl("http://h:1"), "http://h:1/v1/chat/completions");
+    assert.equal(targetUrl("http://h:1/v1/"), "http://h:1/v1/chat/completions");
+    assert.equal(targetUrl("https://h/openai/v1"), "https://h/openai/v1/chat/completions");
+    assert.equal(targetUrl("http://h:1/api/v1/chat/completions"), "http://h:1/api/v1/chat/completions");
+  });
+});

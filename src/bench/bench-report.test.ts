@@ -1,0 +1,67 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { renderReport, type BenchReport, type PointResult } from "./bench-report.ts";
+import { summarize } from "./bench-stats.ts";
+
+const point = (concurrency: number, withProbe: boolean): PointResult => ({
+  concurrency,
+  direct: summarize([2, 2.1, 2.2]),
+  relays: [
+    {
+      id: "renio",
+      label: "Renio",
+      latency: summarize([2.5, 2.6, 2.7]),
+      overhead: { median: 0.5, p95: 0.5 },
+      ...(withProbe ? { cpuPerRequestSeconds: 0.00009, rssIdleBytes: 40 * 2 ** 20, rssPeakBytes: 60 * 2 ** 20 } : {}),
+    },
+    { id: "passthrough", label: "passthrough", latency: summarize([2.3, 2.4, 2.5]), overhead: { median: 0.3, p95: 0.31 } },
+  ],
+});
+
+const report = (withProbe: boolean): BenchReport => ({
+  renioVersion: "0.1.0",
+  startedAt: "2026-01-01T00:00:00.000Z",
+  durationSeconds: 12,
+  method: { requests: 3, warmup: 1, rounds: 1, concurrency: [1, 16], mock: { latencyMs: 2, chunkIntervalMs: 1, chunks: 8 }, model: "mock-gpt" },
+  machine: { cpuModel: "Test CPU", cores: 2, memoryGiB: 4, os: "Linux" },
+  runtime: "bun 1.4.5",
+  relay: { journal: "fsync", budget: "strict", storage: "sqlite" },
+  baseline: "passthrough",
+  modes: [
+    { mode: "json", points: [point(1, withProbe), point(16, withProbe)] },
+    { mode: "stream", points: [point(1, withProbe)] },
+  ],
+});
+
+describe("renderReport", () => {
+  it("prints both tables with the published columns, the passthrough next to Renio, and the setup", () => {
+    const text = renderReport(report(true), "text");
+    assert.match(text, /^Non-streaming: end-to-end latency of a complete request\n\nConcurrent requests  Direct \(median\)  Via Renio \(median\)  Median overhead  P95 overhead  Passthrough median overhead  Passthrough P95 overhead\n/);
+    assert.match(text, /Streaming: time to first token[^\n]*\n\nConcurrent requests  Direct \(median\)  Via Renio \(median\)  First-token overhead  P95 overhead/);
+    assert.match(text, /\n16 +2\.10 ms +2\.60 ms +0\.50 ms +0\.50 ms +0\.30 ms +0\.31 ms\n/);
+    assert.match(text, /Renio CPU per request +Renio RSS idle +Renio RSS peak\n[- ]+\n1 +90 µs +40\.0 MB +60\.0 MB/);
+    assert.match(text, /machine: Test CPU, 2 cores/);
+    assert.match(text, /runtime: bun 1\.4\.5/);
+    assert.match(text, /journal on \(durability fsync\), budget strict/);
+  });
+
+  it("leaves the resource table out when nothing was probed (a --target)", () => {
+    assert.doesNotMatch(renderReport(report(false), "text"), /CPU per request/);
+  });
+
+  it("renders Markdown headings and pipe tables, and JSON that parses back", () => {
+    const markdown = renderReport(report(true), "markdown");
+    assert.match(markdown, /^### Non-streaming/);
+    assert.match(markdown, /\n\| Concurrent requests \| Direct \(median\) \| Via Renio \(median\) \|/);
+    const parsed = JSON.parse(renderReport(report(true), "json")) as BenchReport;
+    assert.equal(parsed.modes[0]!.points[1]!.relays[0]!.cpuPerRequestSeconds, 0.00009);
+  });
+
+  it("lists failed requests", () => {
+    const failing = report(false);
+    const first = failing.modes[0]!.points[0]!;
+    const broken: PointResult = { ...first, relays: [{ ...first.relays[0]!, latency: summarize([2], 3), firstError: "HTTP 502: bad" }] };
+    const text = renderReport({ ...failing, modes: [{ mode: "json", points: [broken] }] }, "text");
+    assert.match(text, /errors at 1: Renio 3 \(HTTP 502: bad\)/);
+  });
+});

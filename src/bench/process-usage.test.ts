@@ -1,0 +1,46 @@
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { describe, it } from "node:test";
+import { clockTicksPerSecond, cpuTicksFromStat, createProcessProbe, statusBytes } from "./process-usage.ts";
+
+describe("cpuTicksFromStat", () => {
+  it("adds utime and stime, even when the command name holds spaces and parentheses", () => {
+    const stat = "4242 (bun (x) y) S 1 4242 4242 0 -1 4194304 1200 0 0 0 731 269 0 0 20 0 9 0 100 200000000 10000 18446744073709551615";
+    assert.equal(cpuTicksFromStat(stat), 1000);
+  });
+
+  it("refuses text that is not a stat line", () => {
+    assert.throws(() => cpuTicksFromStat("garbage"), /format/);
+  });
+});
+
+describe("statusBytes", () => {
+  it("reads kB fields as bytes", () => {
+    const status = "Name:\tbun\nVmHWM:\t   51200 kB\nVmRSS:\t   40960 kB\n";
+    assert.equal(statusBytes(status, "VmRSS"), 40960 * 1024);
+    assert.equal(statusBytes(status, "VmHWM"), 51200 * 1024);
+    assert.equal(statusBytes(status, "VmSwap"), undefined);
+  });
+});
+
+describe("createProcessProbe", { skip: !existsSync("/proc/self/stat") }, () => {
+  it("reads this process's CPU time and memory", () => {
+    assert.ok(clockTicksPerSecond() > 0);
+    const probe = createProcessProbe(process.pid);
+    const before = probe.cpuSeconds()!;
+    let x = 0;
+    const until = Date.now() + 30;
+    while (Date.now() < until) x += Math.sqrt(x + 1);
+    assert.ok(x > 0);
+    assert.ok(probe.cpuSeconds()! >= before);
+    assert.ok(probe.rss()! > 1024 * 1024);
+    assert.ok(probe.peakRss()! >= probe.rss()! / 2);
+  });
+
+  it("answers undefined for a process that does not exist", () => {
+    const probe = createProcessProbe(2 ** 30);
+    assert.equal(probe.cpuSeconds(), undefined);
+    assert.equal(probe.rss(), undefined);
+    assert.equal(probe.resetPeak(), false);
+  });
+});

@@ -84,7 +84,8 @@ export function rewriteRequestBody(bytes: Uint8Array, change: BodyChange): Uint8
   for (const member of top.members) {
     if (member.key === "model" && change.model !== undefined) {
       hasModel = true;
-      if (valueOf(bytes, member) !== change.model) splices.push({ ...member, text: JSON.stringify(change.model) });
+      const text = JSON.stringify(change.model);
+      if (!sameBytes(bytes, member, text) && valueOf(bytes, member) !== change.model) splices.push({ ...member, text });
     } else if (member.key === "stream_options" && change.addIncludeUsage === true) {
       hasOptions = true;
       const current = valueOf(bytes, member);
@@ -119,6 +120,13 @@ interface Splice {
 
 function valueOf(bytes: Uint8Array, member: Member): unknown {
   return JSON.parse(decoder.decode(bytes.subarray(member.start, member.end)));
+}
+
+/** Whether the member's value is exactly the ASCII `text`. */
+function sameBytes(bytes: Uint8Array, member: Member, text: string): boolean {
+  if (member.end - member.start !== text.length) return false;
+  for (let i = 0; i < text.length; i++) if (bytes[member.start + i] !== text.charCodeAt(i)) return false;
+  return true;
 }
 
 function applySplices(bytes: Uint8Array, splices: readonly Splice[]): Uint8Array {
@@ -162,14 +170,23 @@ function skipSpace(b: Uint8Array, i: number): number {
   return i;
 }
 
-/** From an opening quote, returns the index after the closing one. */
+/** From an opening quote, returns the index after the closing one (native search for quotes). */
 function skipString(b: Uint8Array, i: number): number {
-  for (i++; i < b.length; i++) {
-    const c = b[i];
-    if (c === QUOTE) return i + 1;
-    if (c === BACKSLASH) i++;
+  // Short strings (keys, roles): a byte loop beats a native call.
+  const stop = Math.min(b.length, i + 24);
+  for (let j = i + 1; j < stop; j++) {
+    const c = b[j];
+    if (c === QUOTE) return j + 1;
+    if (c === BACKSLASH) j++;
   }
-  throw malformed();
+  let j = stop - 1; // the backslash count below decides whether a quote found from here is escaped
+  for (;;) {
+    j = b.indexOf(QUOTE, j + 1);
+    if (j === -1) throw malformed();
+    let k = j - 1;
+    while (b[k] === BACKSLASH) k--;
+    if ((j - 1 - k) % 2 === 0) return j + 1; // an even run of backslashes: the quote is not escaped
+  }
 }
 
 /** From the first byte of a value, returns the index after it. */

@@ -5,6 +5,7 @@ import { createJournalWriter } from "../src/journal/journal-writer.ts";
 import { pruneOlderThan } from "../src/journal/journal-retention.ts";
 import { SchemaTooNewError, StoreOpenError } from "../src/storage/store-errors.ts";
 import { latestSchemaVersion } from "../src/storage/store-migrations.ts";
+import { StoreUnavailableError } from "../src/shared/relay-error.ts";
 import { backends } from "./support/store-targets.ts";
 
 let seq = 0;
@@ -141,6 +142,22 @@ for (const backend of backends) {
       const [row] = await store.budgetUsage();
       assert.ok(Math.abs(row!.spent - 0.4) < close && Math.abs(row!.reserved - 0.3) < close, JSON.stringify(row));
       await ledger.close();
+    });
+
+    it("flushes batched completions on close, after admissions in flight", async () => {
+      const target = await backend.target();
+      const ledger = createJournalWriter(await target.open(), { finishDelayMs: 60_000 });
+      const s = start();
+      assert.ok((await ledger.admit(s, [charge(0.4)])).admitted);
+      ledger.complete(s.id, done, [charge(0.4)], 0.1);
+      const inFlight = ledger.admit(start(), []);
+      await ledger.close();
+      assert.ok((await inFlight).admitted, "an admission in flight at close still commits");
+      await assert.rejects(ledger.admit(start(), []), StoreUnavailableError);
+      const store = await target.open();
+      assert.deepEqual((await store.listJournal({ limit: 2 })).entries.map((e) => e.outcome).sort(), ["ok", "started"]);
+      assert.deepEqual((await store.budgetUsage()).map((u) => [u.spent, u.reserved]), [[0.1, 0]]);
+      await store.close();
     });
 
     it("recovers entries a dead process left unfinished, keeping their reservations", async () => {

@@ -46,6 +46,7 @@ export function createJournalWriter(store: Store, options: JournalWriterOptions 
 
   let admitQueue: Pending[] = [];
   let admitting = false;
+  let admitsDrained: (() => void) | undefined;
   let admitScheduled = false;
   let finishQueue: FinishItem[] = [];
   let finishing: Promise<void> | undefined;
@@ -64,6 +65,7 @@ export function createJournalWriter(store: Store, options: JournalWriterOptions 
     ).finally(() => {
       admitting = false;
       scheduleAdmit();
+      if (!admitting && admitQueue.length === 0) admitsDrained?.();
     });
   };
 
@@ -136,7 +138,7 @@ export function createJournalWriter(store: Store, options: JournalWriterOptions 
     recover: (at?: number) => store.recover(at ?? now()),
     close: () => {
       closing ??= (async () => {
-        while (admitting || admitQueue.length > 0) await new Promise<void>((r) => setTimeout(r, 1));
+        if (admitting || admitQueue.length > 0) await new Promise<void>((resolve) => (admitsDrained = resolve));
         try {
           await flush();
         } finally {

@@ -76,7 +76,7 @@ export function createRelay(deps: RelayDeps): Relay {
         const body = await readBody(request, config.server.maxBodyBytes);
         start.requestBytes = body.byteLength;
         const inspected = inspectRequestBody(body);
-        if (!inspected.ok) throw new RelayError(400, inspected.problem.includes("JSON") ? "invalid_json" : "invalid_request", inspected.problem);
+        if (!inspected.ok) throw new RelayError(400, inspected.problem.includes("not valid JSON") ? "invalid_json" : "invalid_request", inspected.problem);
         const fields = inspected.fields;
         if (fields.model === undefined) throw new RelayError(400, "missing_model", "The request body must name a `model`");
         start.model = fields.model;

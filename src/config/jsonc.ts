@@ -1,3 +1,5 @@
+import { jsonSyntaxErrorOffset } from "./json-syntax-position.ts";
+
 /**
  * Parses JSON with comments (`//`, `/* *\/`) and trailing commas, as editors write it.
  * Throws SyntaxError naming line and column.
@@ -45,7 +47,7 @@ function stripJsonc(text: string): string {
 
 function describeSyntaxError(json: string, error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  const position = /position (\d+)/.exec(message)?.[1];
+  const position = /position (\d+)/.exec(message)?.[1] ?? jsonSyntaxErrorOffset(json);
   if (position === undefined) return `invalid JSON: ${message}`;
   const before = json.slice(0, Number(position));
   const line = before.split("\n").length;

@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
@@ -34,6 +34,10 @@ export function startPostgresCluster(): PostgresCluster {
     execFileSync("bash", [`${scripts}pg-stop.sh`, url], { stdio: "ignore" });
   };
   process.on("exit", destroy);
+  // Test runners do not always emit "exit" (and a killed process never does): a detached
+  // watchdog removes the cluster once this process is gone.
+  const watchdog = `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; exec bash '${scripts}pg-stop.sh' '${url}'`;
+  spawn("bash", ["-c", watchdog], { detached: true, stdio: "ignore" }).unref();
   return {
     url,
     pause: () => pgCtl("-D", `${base}/data`, "-m", "immediate", "-w", "-s", "stop"),

@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, it } from "node:test";
+import type { BenchReport } from "./bench-report.ts";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const BUN = `${ROOT}node_modules/.bin/bun`;
+
+/** Runs the real CLI from source on Bun; resolves with exit code, stdout and stderr. */
+function renio(args: string[], timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(BUN, ["src/main-bun.ts", ...args], { cwd: ROOT, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe("renio bench (end to end, real processes on loopback)", () => {
+  it("measures direct and via-Renio at each point and reports JSON with CPU and memory", { timeout: 90_000 }, async () => {
+    const { code, stdout, stderr } = await renio(["bench", "--requests", "40", "--warmup", "5", "--concurrency", "1,4", "--json"], 80_000);
+    assert.equal(code, 0, stderr);
+    const report = JSON.parse(stdout) as BenchReport;
+    assert.deepEqual(report.modes.map((mode) => mode.mode), ["json", "stream"]);
+    assert.deepEqual(report.relay, { journal: "fsync", budget: "strict", storage: "sqlite (temporary directory)" });
+    assert.equal(report.method.requests, 40);
+    assert.ok(report.machine.cores >= 1);
+    for (const mode of report.modes) {
+      assert.deepEqual(mode.points.map((point) => point.concurrency), [1, 4]);
+      for (const point of mode.points) {
+        assert.equal(point.direct.samples, 40);
+        assert.equal(point.direct.errors, 0);
+        assert.ok(point.direct.median > 0);
+        const [renio] = point.relays;
+        assert.equal(renio?.id, "renio");
+        assert.equal(renio.latency.samples, 40);
+        assert.equal(renio.latency.errors, 0);
+        assert.ok(renio.latency.median > 0);
+        assert.ok(Number.isFinite(renio.overhead.median) && Number.isFinite(renio.overhead.p95));
+        if (process.platform === "linux") {
+          assert.ok(renio.cpuPerRequestSeconds !== undefined && renio.cpuPerRequestSeconds >= 0);
+          assert.ok(renio.rssIdleBytes! > 0 && renio.rssPeakBytes! >= renio.rssIdleBytes! / 2);
+        }
+      }
+    }
+  });
+
+  it("refuses bad arguments with exit code 2 and one line", { timeout: 30_000 }, async () => {
+    const { code, stdout, stderr } = await renio(["bench", "--mode", "sse"], 20_000);
+    assert.equal(code, 2);
+    assert.equal(stdout, "");
+    assert.match(stderr, /^renio bench: --mode must be one of json, stream, both/);
+  });
+});

@@ -1,4 +1,4 @@
-import { Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import type { AdmitItem, Durability, FinishItem, Store, StoreStats } from "./store.ts";
 import type { Database } from "./store-schema.ts";
 import type { StoreDialect } from "./store-dialect.ts";
@@ -14,6 +14,7 @@ import { inWriteTransaction } from "./store-transaction.ts";
 export function createKyselyStore(db: Kysely<Database>, dialect: StoreDialect, durability: Durability, release: () => Promise<void>): Store {
   const stats: StoreStats = { admitCommits: 0, finishCommits: 0 };
   let closed: Promise<void> | undefined;
+  let pings = 0;
   const write = <T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> => inWriteTransaction(db, dialect, work);
   return {
     backend: dialect.backend,
@@ -34,7 +35,12 @@ export function createKyselyStore(db: Kysely<Database>, dialect: StoreDialect, d
     reconcile: (costAt, now) => write((trx) => reconcileInTransaction(trx, costAt, dialect.lockRows, now)),
     ping: async () => {
       try {
-        await write((trx) => sql`update renio_meta set value = value where key = 'schema_version'`.execute(trx));
+        // The value must change: SQLite skips writing a row rewritten with identical content,
+        // so a no-op update would report ready while the WAL cannot be written.
+        const value = `${Date.now()}.${++pings}`;
+        await write((trx) =>
+          trx.insertInto("renio_meta").values({ key: "ping", value }).onConflict((oc) => oc.column("key").doUpdateSet({ value })).execute(),
+        );
         return true;
       } catch {
         return false;

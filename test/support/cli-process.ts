@@ -88,7 +88,9 @@ export function startCommand(command: readonly string[], options: CliOptions = {
       });
     },
     async stop(timeoutMs = 10_000) {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      // process.kill, not child.kill: Deno's child.kill makes a child that handles SIGTERM and
+      // exits 0 look killed by the signal (code null, signal SIGTERM).
+      if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, "SIGTERM");
       const killer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
       try {
         const result = await exited;

@@ -24,6 +24,8 @@ export async function runServeCommand(args: string[], runtime: Runtime, out: (li
   };
   if (values.host !== undefined) validateConfig(config);
 
+  // Listen for signals before announcing the port: a SIGTERM right after "listening on" must shut down gracefully.
+  const signalled = waitForSignal();
   const service = await startRelayService(config, runtime);
   out(`renio ${runtime.name} ${runtime.version}: listening on ${service.url}`);
   out(`storage: ${config.storage.type === "sqlite" ? `sqlite ${config.storage.path}` : "postgres"}, journal durability: ${config.journal.durability}`);
@@ -35,7 +37,7 @@ export async function runServeCommand(args: string[], runtime: Runtime, out: (li
         `-d '{"model":"mock-gpt","messages":[{"role":"user","content":"Hello"}]}'`,
     );
   }
-  await waitForSignal();
+  await signalled;
   out("renio: shutting down (finishing in-flight calls, flushing the journal)");
   await service.shutdown();
   out("renio: stopped");

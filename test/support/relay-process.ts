@@ -102,7 +102,8 @@ export async function startRenio(args: readonly string[]): Promise<RenioProcess>
     output,
     exited,
     stop(signal = "SIGTERM") {
-      child.kill(signal);
+      // process.kill, not child.kill: Deno's ChildProcess reports any child it signalled as killed by that signal, even when it exits 0.
+      process.kill(child.pid!, signal);
       return bounded(exited, START_TIMEOUT_MS, () => `renio did not exit after ${signal}:\n${output()}`);
     },
   };

@@ -114,6 +114,37 @@ describe("streaming is incremental", () => {
   });
 });
 
+describe("an upstream stream cut mid-way", () => {
+  test("reaches the client as an error, never as a clean end", async () => {
+    const client = new OpenAI({ apiKey: TEST_KEY, baseURL: `${relay.url}/v1`, maxRetries: 0, timeout: 5_000 });
+    const stream = await client.chat.completions.create(
+      { model: "mock-gpt", messages: [{ role: "user", content: "hi" }], max_tokens: 8, stream: true },
+      { headers: { "x-mock-fault": "cut=3" } },
+    );
+    let chunks = 0;
+    await assert.rejects(async () => {
+      for await (const _chunk of stream) chunks++;
+    });
+    assert.ok(chunks >= 1 && chunks <= 3, `read ${chunks} chunks before the cut`);
+  });
+
+  test("raw bytes: the events before the cut, then a failed read", async () => {
+    const response = await post("relay", "/v1/messages", STREAMS[3]![1], { "x-mock-fault": "cut=2" });
+    assert.equal(response.status, 200);
+    const reader = response.body!.getReader();
+    let text = "";
+    await assert.rejects(async () => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        text += new TextDecoder().decode(value);
+      }
+    });
+    assert.ok(text.startsWith("event: message_start\n"));
+    assert.ok(!text.includes("message_stop"));
+  });
+});
+
 describe("a client disconnect aborts the upstream call", () => {
   test("OpenAI SDK stream aborted after the first chunk", async () => {
     const before = await stats();

@@ -33,7 +33,7 @@ const quote = pricing.quote(quoteInput);
 const usage = { inputTokens: 52, cachedInputTokens: 0, outputTokens: 16 };
 if (quote.charges.length !== 3) throw new Error(`benchmark setup: expected 3 charges, got ${quote.charges.length}`);
 
-const bench = new Bench({ name: "pricing (3 budgets: total strict, project month, key day observe)", time: 1000 });
+const bench = new Bench({ name: "pricing (3 budgets: total strict, project month, key day observe)", time: 250, warmupTime: 50 });
 bench
   .add("priceBook.priceOf, config model", () => {
     if (prices.priceOf("mock-gpt") === undefined) throw new Error("price");

@@ -1,4 +1,5 @@
-import { sql, type Insertable, type Kysely } from "kysely";
+import type { Insertable, Kysely } from "kysely";
+import type { HotStatements } from "./hot-statements.ts";
 import type { Admission, BudgetCharge, JournalStart } from "../journal/ledger.ts";
 import type { AdmitItem } from "./store.ts";
 import { fromNanos, toNanos, type Database, type JournalEntryTable } from "./store-schema.ts";
@@ -21,53 +22,69 @@ interface RowState {
 export async function admitInTransaction(
   trx: Kysely<Database>,
   items: readonly AdmitItem[],
-  lockRows: boolean,
+  hot: HotStatements,
+  knownRows: ReadonlySet<string>,
   now: number,
 ): Promise<Admission[]> {
-  const rows = await loadRows(trx, items, lockRows, now);
+  const rows = await loadRows(trx, items, hot, knownRows, now);
   const admissions = items.map((item) => decide(item.charges, rows));
   for (const row of [...rows.values()].sort(compareRows)) {
     if (!row.dirty) continue;
-    await trx
-      .updateTable("budget_usage")
-      .set({ reserved_nanos: row.reserved, limit_nanos: row.limit, updated_at: now })
-      .where("budget_id", "=", row.budgetId)
-      .where("period", "=", row.period)
-      .execute();
+    await trx.executeQuery(hot.setBudgetReserved({ budgetId: row.budgetId, period: row.period, reserved: row.reserved, limit: row.limit, now }));
   }
   const values = items.map((item, index) => entryValues(item, admissions[index] as Admission, now));
-  await trx.insertInto("journal_entry").values(values).execute();
+  await trx.executeQuery(hot.insertEntries(values, false));
   return admissions;
 }
 
-async function loadRows(trx: Kysely<Database>, items: readonly AdmitItem[], lockRows: boolean, now: number): Promise<Map<string, RowState>> {
+/** The budget rows a batch touches (`budgetKey`s), for the caller to remember once committed. */
+export function touchedRows(items: readonly AdmitItem[]): string[] {
+  return items.flatMap((item) => item.charges.map((charge) => budgetKey(charge.budgetId, charge.period)));
+}
+
+async function loadRows(
+  trx: Kysely<Database>,
+  items: readonly AdmitItem[],
+  hot: HotStatements,
+  knownRows: ReadonlySet<string>,
+  now: number,
+): Promise<Map<string, RowState>> {
   const wanted = new Map<string, BudgetCharge>();
   for (const item of items) for (const charge of item.charges) wanted.set(budgetKey(charge.budgetId, charge.period), charge);
   const rows = new Map<string, RowState>();
   if (wanted.size === 0) return rows;
-  const keys = [...wanted.values()].sort((a, b) => compareRows(a, b));
-  await trx
-    .insertInto("budget_usage")
-    .values(keys.map((c) => ({ budget_id: c.budgetId, period: c.period, limit_nanos: toNanos(c.limit), spent_nanos: 0, reserved_nanos: 0, updated_at: now })))
-    .onConflict((oc) => oc.columns(["budget_id", "period"]).doNothing())
-    .execute();
-  let query = trx
-    .selectFrom("budget_usage")
-    .select(["budget_id", "period", "limit_nanos", "spent_nanos", "reserved_nanos"])
-    .where((eb) => eb.or(keys.map((c) => eb.and([eb("budget_id", "=", c.budgetId), eb("period", "=", c.period)]))));
   // Lock in byte order, the order every other writer touches these rows in (no deadlocks).
-  if (lockRows) query = query.orderBy(sql`budget_id collate "C"`).orderBy(sql`period collate "C"`).forUpdate();
-  for (const row of await query.execute()) {
-    rows.set(budgetKey(row.budget_id, row.period), {
-      budgetId: row.budget_id,
-      period: row.period,
-      limit: Number(row.limit_nanos),
-      spent: Number(row.spent_nanos),
-      reserved: Number(row.reserved_nanos),
-      dirty: false,
-    });
+  const keys = [...wanted.values()].sort((a, b) => compareRows(a, b));
+  const missing = keys.filter((c) => !knownRows.has(budgetKey(c.budgetId, c.period)));
+  if (missing.length > 0) {
+    await trx
+      .insertInto("budget_usage")
+      .values(missing.map((c) => ({ budget_id: c.budgetId, period: c.period, limit_nanos: toNanos(c.limit), spent_nanos: 0, reserved_nanos: 0, updated_at: now })))
+      .onConflict((oc) => oc.columns(["budget_id", "period"]).doNothing())
+      .execute();
+  }
+  for (const charge of keys) {
+    const result = await trx.executeQuery<BudgetRow>(hot.selectBudgetRow({ budgetId: charge.budgetId, period: charge.period }));
+    for (const row of result.rows) {
+      rows.set(budgetKey(row.budget_id, row.period), {
+        budgetId: row.budget_id,
+        period: row.period,
+        limit: Number(row.limit_nanos),
+        spent: Number(row.spent_nanos),
+        reserved: Number(row.reserved_nanos),
+        dirty: false,
+      });
+    }
   }
   return rows;
+}
+
+interface BudgetRow {
+  budget_id: string;
+  period: string;
+  limit_nanos: number | string;
+  spent_nanos: number | string;
+  reserved_nanos: number | string;
 }
 
 /** Decides one call against the in-memory rows, reserving on success. */

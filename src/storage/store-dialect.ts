@@ -6,6 +6,14 @@ export interface StoreDialect {
   readonly kysely: Dialect;
   /** Starts a write transaction that takes the write lock up front. */
   readonly beginWrite: string;
+  /** Runs before each admission transaction (e.g. SQLite: fsync this commit). */
+  readonly admitPrelude?: string;
+  /**
+   * Runs before each completion transaction. Completions need not be fsynced: they survive a
+   * killed process, and after power loss recovery marks the entry interrupted and keeps its
+   * reservation charged, so spend is never under-counted.
+   */
+  readonly finishPrelude?: string;
   /** Whether to lock read rows with `FOR UPDATE` (row locking backends). */
   readonly lockRows: boolean;
   /** Statement that serializes concurrent migrations inside a transaction, if needed. */

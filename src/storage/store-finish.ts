@@ -2,6 +2,7 @@ import { sql, type Kysely } from "kysely";
 import type { FinishItem, ReconcileResult } from "./store.ts";
 import { fromNanos, toNanos, type Database } from "./store-schema.ts";
 import { startValues } from "./store-admit.ts";
+import type { HotStatements } from "./hot-statements.ts";
 import { budgetKey } from "./store-transaction.ts";
 
 interface Delta {
@@ -17,44 +18,37 @@ type Deltas = Map<string, Delta>;
  * The body of one finish transaction: completes entries (only those still open or pending
  * reconciliation, so nothing is settled twice), settles their charges and records refusals.
  */
-export async function finishInTransaction(trx: Kysely<Database>, items: readonly FinishItem[]): Promise<void> {
+export async function finishInTransaction(trx: Kysely<Database>, items: readonly FinishItem[], hot: HotStatements): Promise<void> {
   const deltas: Deltas = new Map();
   const completes = items.filter((i) => i.kind === "complete").sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   for (const item of completes) {
     const { completion: c } = item;
-    const updated = await trx
-      .updateTable("journal_entry")
-      .set({
-        finished_at: item.finishedAt,
+    const updated = await trx.executeQuery(
+      hot.completeEntry({
+        id: item.id,
+        finishedAt: item.finishedAt,
         outcome: c.outcome,
         status: c.status,
-        ttfb_ms: c.ttfbMs,
-        total_ms: c.totalMs,
-        upstream_ms: c.upstreamMs,
-        input_tokens: c.usage?.inputTokens ?? null,
-        cached_input_tokens: c.usage?.cachedInputTokens ?? null,
-        output_tokens: c.usage?.outputTokens ?? null,
+        ttfbMs: c.ttfbMs,
+        totalMs: c.totalMs,
+        upstreamMs: c.upstreamMs,
+        inputTokens: c.usage?.inputTokens ?? null,
+        cachedInputTokens: c.usage?.cachedInputTokens ?? null,
+        outputTokens: c.usage?.outputTokens ?? null,
         cost: c.cost,
-        error_code: c.errorCode,
-        response_body: c.responseBody,
-        reconcile: null,
-      })
-      .where("id", "=", item.id)
-      .where((eb) => eb.or([eb("finished_at", "is", null), eb("reconcile", "=", "pending")]))
-      .returning("id")
-      .execute();
-    if (updated.length === 0) continue;
+        errorCode: c.errorCode,
+        responseBody: c.responseBody,
+      }),
+    );
+    if (updated.rows.length === 0) continue;
     const spent = toNanos(item.actualCost);
     for (const charge of item.charges) addDelta(deltas, charge.budgetId, charge.period, -toNanos(charge.amount), spent);
   }
-  await applyDeltas(trx, deltas, items[0]?.finishedAt ?? Date.now());
+  await applyDeltas(trx, deltas, items[0]?.finishedAt ?? Date.now(), hot);
   const refusals = items.flatMap((i) => (i.kind === "refuse" ? [i] : []));
   if (refusals.length > 0) {
-    await trx
-      .insertInto("journal_entry")
-      .values(refusals.map((r) => ({ ...startValues(r.refusal.start), outcome: "refused", status: r.refusal.status, error_code: r.refusal.errorCode, finished_at: r.finishedAt })))
-      .onConflict((oc) => oc.column("id").doNothing())
-      .execute();
+    const rows = refusals.map((r) => ({ ...startValues(r.refusal.start), outcome: "refused", status: r.refusal.status, error_code: r.refusal.errorCode, finished_at: r.finishedAt }));
+    await trx.executeQuery(hot.insertEntries(rows, true));
   }
 }
 
@@ -78,6 +72,7 @@ export async function reconcileInTransaction(
   costAt: "reserved" | "zero",
   lockRows: boolean,
   now: number,
+  hot: HotStatements,
 ): Promise<ReconcileResult> {
   let query = trx.selectFrom("journal_entry").select(["id", "reserved_charges"]).where("reconcile", "=", "pending").orderBy("id");
   if (lockRows) query = query.forUpdate();
@@ -96,7 +91,7 @@ export async function reconcileInTransaction(
     await trx.updateTable("journal_entry").set({ reconcile: "settled", cost: fromNanos(cost) }).where("id", "=", entry.id).execute();
     result.entries++;
   }
-  await applyDeltas(trx, deltas, now);
+  await applyDeltas(trx, deltas, now, hot);
   return result;
 }
 
@@ -116,18 +111,9 @@ function addDelta(deltas: Deltas, budgetId: string, period: string, reserved: nu
 }
 
 /** One relative update per touched budget row, in key order (no deadlocks with admissions). */
-async function applyDeltas(trx: Kysely<Database>, deltas: Deltas, now: number): Promise<void> {
+async function applyDeltas(trx: Kysely<Database>, deltas: Deltas, now: number, hot: HotStatements): Promise<void> {
   const ordered = [...deltas.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   for (const [, d] of ordered) {
-    await trx
-      .updateTable("budget_usage")
-      .set((eb) => ({
-        reserved_nanos: eb("reserved_nanos", "+", d.reserved),
-        spent_nanos: eb("spent_nanos", "+", d.spent),
-        updated_at: now,
-      }))
-      .where("budget_id", "=", d.budgetId)
-      .where("period", "=", d.period)
-      .execute();
+    await trx.executeQuery(hot.addToBudgetRow({ budgetId: d.budgetId, period: d.period, reserved: d.reserved, spent: d.spent, now }));
   }
 }

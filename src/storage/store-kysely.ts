@@ -2,7 +2,8 @@ import type { Kysely } from "kysely";
 import type { AdmitItem, Durability, FinishItem, Store, StoreStats } from "./store.ts";
 import type { Database } from "./store-schema.ts";
 import type { StoreDialect } from "./store-dialect.ts";
-import { admitInTransaction } from "./store-admit.ts";
+import { admitInTransaction, touchedRows } from "./store-admit.ts";
+import { createHotStatements } from "./hot-statements.ts";
 import { finishInTransaction, reconcileInTransaction, recoverInTransaction } from "./store-finish.ts";
 import { budgetUsage, listJournal, pruneJournal } from "./store-query.ts";
 import { inWriteTransaction } from "./store-transaction.ts";
@@ -15,24 +16,28 @@ export function createKyselyStore(db: Kysely<Database>, dialect: StoreDialect, d
   const stats: StoreStats = { admitCommits: 0, finishCommits: 0 };
   let closed: Promise<void> | undefined;
   let pings = 0;
-  const write = <T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> => inWriteTransaction(db, dialect, work);
+  const write = <T>(work: (trx: Kysely<Database>) => Promise<T>, prelude?: string): Promise<T> => inWriteTransaction(db, dialect, work, prelude);
+  const hot = createHotStatements(db, dialect.lockRows);
+  /** Budget rows known to exist (rows are never deleted), so admissions skip creating them. */
+  const knownRows = new Set<string>();
   return {
     backend: dialect.backend,
     durability,
     stats,
     admitBatch: async (items: readonly AdmitItem[]) => {
       if (items.length === 0) return [];
-      const admissions = await write((trx) => admitInTransaction(trx, items, dialect.lockRows, Date.now()));
+      const admissions = await write((trx) => admitInTransaction(trx, items, hot, knownRows, Date.now()), dialect.admitPrelude);
       stats.admitCommits++;
+      for (const key of touchedRows(items)) knownRows.add(key);
       return admissions;
     },
     finishBatch: async (items: readonly FinishItem[]) => {
       if (items.length === 0) return;
-      await write((trx) => finishInTransaction(trx, items));
+      await write((trx) => finishInTransaction(trx, items, hot), dialect.finishPrelude);
       stats.finishCommits++;
     },
     recover: (now) => write((trx) => recoverInTransaction(trx, now)),
-    reconcile: (costAt, now) => write((trx) => reconcileInTransaction(trx, costAt, dialect.lockRows, now)),
+    reconcile: (costAt, now) => write((trx) => reconcileInTransaction(trx, costAt, dialect.lockRows, now, hot)),
     ping: async () => {
       try {
         // The value must change: SQLite skips writing a row rewritten with identical content,

@@ -44,6 +44,7 @@ export function createSqliteDialect(options: SqliteStoreOptions): StoreDialect {
     backend: "sqlite",
     kysely: new SqliteDialect({ database }),
     beginWrite: "begin immediate",
+    ...(options.durability === "fsync" ? { admitPrelude: "pragma synchronous = full", finishPrelude: "pragma synchronous = normal" } : {}),
     lockRows: false,
     migrationLock: null,
     explainOpenError: (error) => explainSqliteError(error, path),

@@ -1,0 +1,108 @@
+import type { Insertable, Kysely } from "kysely";
+import { precompile, type Precompiled } from "./precompiled-query.ts";
+import type { Database, JournalEntryTable } from "./store-schema.ts";
+
+/** Every column an entry row is inserted with (absent values are bound as null). */
+const ENTRY_COLUMNS = [
+  "id", "received_at", "key_id", "project", "route", "model", "provider", "upstream_model", "stream",
+  "request_bytes", "client_address", "request_body", "outcome", "status", "error_code", "finished_at",
+  "reserved_cost", "reserved_charges",
+] as const satisfies ReadonlyArray<keyof JournalEntryTable>;
+
+type EntryColumn = (typeof ENTRY_COLUMNS)[number];
+type EntryRow = Insertable<JournalEntryTable>;
+
+/**
+ * The statements on the request path, compiled once per store with Kysely and re-bound per
+ * call: no query building or compiling per request, one prepared statement each on SQLite.
+ */
+export interface HotStatements {
+  /** Inserts `rows` in one statement (compiled once per row count). */
+  insertEntries(rows: readonly EntryRow[], ignoreExisting: boolean): ReturnType<Precompiled<string>>;
+  readonly selectBudgetRow: Precompiled<"budgetId" | "period">;
+  readonly setBudgetReserved: Precompiled<"budgetId" | "period" | "reserved" | "limit" | "now">;
+  readonly addToBudgetRow: Precompiled<"budgetId" | "period" | "reserved" | "spent" | "now">;
+  readonly completeEntry: Precompiled<CompleteParam>;
+}
+
+type CompleteParam =
+  | "id" | "finishedAt" | "outcome" | "status" | "ttfbMs" | "totalMs" | "upstreamMs" | "inputTokens"
+  | "cachedInputTokens" | "outputTokens" | "cost" | "errorCode" | "responseBody";
+
+/** Compiles the hot statements for `db`'s dialect; `lockRows` adds FOR UPDATE to the budget read. */
+export function createHotStatements(db: Kysely<Database>, lockRows: boolean): HotStatements {
+  const inserts = new Map<string, Precompiled<string>>();
+  const insertFor = (count: number, ignoreExisting: boolean): Precompiled<string> => {
+    const cacheKey = `${count}:${ignoreExisting}`;
+    let statement = inserts.get(cacheKey);
+    if (statement === undefined) {
+      statement = precompile<string>((param) => {
+        const rows = Array.from({ length: count }, (_, row) =>
+          Object.fromEntries(ENTRY_COLUMNS.map((column) => [column, param(`${row}:${column}`)])) as EntryRow,
+        );
+        const insert = db.insertInto("journal_entry").values(rows);
+        return ignoreExisting ? insert.onConflict((oc) => oc.column("id").doNothing()) : insert;
+      });
+      inserts.set(cacheKey, statement);
+    }
+    return statement;
+  };
+
+  return {
+    insertEntries(rows, ignoreExisting) {
+      const values: Record<string, unknown> = {};
+      rows.forEach((row, index) => {
+        for (const column of ENTRY_COLUMNS) values[`${index}:${column}`] = row[column as EntryColumn] ?? null;
+      });
+      return insertFor(rows.length, ignoreExisting)(values);
+    },
+    selectBudgetRow: precompile((param) => {
+      const select = db
+        .selectFrom("budget_usage")
+        .select(["budget_id", "period", "limit_nanos", "spent_nanos", "reserved_nanos"])
+        .where("budget_id", "=", param("budgetId"))
+        .where("period", "=", param("period"));
+      return lockRows ? select.forUpdate() : select;
+    }),
+    setBudgetReserved: precompile((param) =>
+      db
+        .updateTable("budget_usage")
+        .set({ reserved_nanos: param("reserved"), limit_nanos: param("limit"), updated_at: param("now") })
+        .where("budget_id", "=", param("budgetId"))
+        .where("period", "=", param("period")),
+    ),
+    addToBudgetRow: precompile((param) =>
+      db
+        .updateTable("budget_usage")
+        .set((eb) => ({
+          reserved_nanos: eb("reserved_nanos", "+", param("reserved")),
+          spent_nanos: eb("spent_nanos", "+", param("spent")),
+          updated_at: param("now"),
+        }))
+        .where("budget_id", "=", param("budgetId"))
+        .where("period", "=", param("period")),
+    ),
+    completeEntry: precompile((param) =>
+      db
+        .updateTable("journal_entry")
+        .set({
+          finished_at: param("finishedAt"),
+          outcome: param("outcome"),
+          status: param("status"),
+          ttfb_ms: param("ttfbMs"),
+          total_ms: param("totalMs"),
+          upstream_ms: param("upstreamMs"),
+          input_tokens: param("inputTokens"),
+          cached_input_tokens: param("cachedInputTokens"),
+          output_tokens: param("outputTokens"),
+          cost: param("cost"),
+          error_code: param("errorCode"),
+          response_body: param("responseBody"),
+          reconcile: null,
+        })
+        .where("id", "=", param("id"))
+        .where((eb) => eb.or([eb("finished_at", "is", null), eb("reconcile", "=", "pending")]))
+        .returning("id"),
+    ),
+  };
+}

@@ -119,7 +119,7 @@ describe("an upstream stream cut mid-way", () => {
     const client = new OpenAI({ apiKey: TEST_KEY, baseURL: `${relay.url}/v1`, maxRetries: 0, timeout: 5_000 });
     const stream = await client.chat.completions.create(
       { model: "mock-gpt", messages: [{ role: "user", content: "hi" }], max_tokens: 8, stream: true },
-      { headers: { "x-mock-fault": "cut=3" } },
+      { headers: { "x-mock-fault": "slow=50; cut=3" } },
     );
     let chunks = 0;
     await assert.rejects(async () => {
@@ -129,7 +129,7 @@ describe("an upstream stream cut mid-way", () => {
   });
 
   test("raw bytes: the events before the cut, then a failed read", async () => {
-    const response = await post("relay", "/v1/messages", STREAMS[3]![1], { "x-mock-fault": "cut=2" });
+    const response = await post("relay", "/v1/messages", STREAMS[3]![1], { "x-mock-fault": "slow=50; cut=5" });
     assert.equal(response.status, 200);
     const reader = response.body!.getReader();
     let text = "";

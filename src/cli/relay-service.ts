@@ -56,10 +56,16 @@ export async function startRelayService(config: Config, runtime: Runtime): Promi
     async shutdown() {
       accepting = false;
       retention.abort();
+      const deadline = performance.now() + config.server.shutdownGraceMs;
       const stopped = server.stop();
       await relay.drained(config.server.shutdownGraceMs);
       await ledger.close();
-      await Promise.race([stopped, Promise.resolve()]);
+      // A call has ended once its upstream has; its last bytes may still be on their way to the
+      // client. The server's graceful stop waits for them (bounded by what is left of the grace period),
+      // so the process does not exit under a response it is still writing.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([stopped, new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - performance.now()))))]);
+      clearTimeout(timer);
     },
   };
 }

@@ -14,6 +14,8 @@ export interface RelayPoint {
   readonly overhead: Overhead;
   /** CPU seconds (user + sys) of the relay process per request served; absent when not measured. */
   readonly cpuPerRequestSeconds?: number;
+  /** The same, split by thread name (`bun` is the JavaScript thread), largest first; Linux only. */
+  readonly cpuPerRequestByThread?: Readonly<Record<string, number>>;
   /** RSS before the point's load, in bytes. */
   readonly rssIdleBytes?: number;
   /** Peak RSS during the point, in bytes. */
@@ -81,6 +83,8 @@ export function renderReport(report: BenchReport, format: TableFormat | "json"):
     blocks.push(heading(TITLES[mode.mode]), latencyTable(mode, format));
     const resources = resourceTable(mode, format);
     if (resources !== undefined) blocks.push(heading(`Relay process, ${mode.mode === "json" ? "non-streaming" : "streaming"}`), resources);
+    const threads = threadLines(mode);
+    if (threads.length > 0) blocks.push(threads.join("\n"));
     const errors = errorLines(mode);
     if (errors.length > 0) blocks.push(errors.join("\n"));
   }
@@ -126,6 +130,19 @@ function resourceTable(mode: ModeResult, format: TableFormat): string | undefine
     }),
   ]);
   return renderTable(header, rows, format);
+}
+
+function threadLines(mode: ModeResult): string[] {
+  const lines: string[] = [];
+  for (const point of mode.points) {
+    for (const relay of point.relays) {
+      const threads = relay.cpuPerRequestByThread;
+      if (threads === undefined) continue;
+      const parts = Object.entries(threads).map(([name, seconds]) => `${name} ${formatMicros(seconds)}`);
+      lines.push(`${capitalize(relay.label)} CPU per request by thread at ${point.concurrency}: ${parts.join(", ")}`);
+    }
+  }
+  return lines;
 }
 
 function errorLines(mode: ModeResult): string[] {

@@ -34,6 +34,7 @@ describe("runMeasurements", () => {
       rss: () => 40 * 1024 * 1024,
       peakRss: () => 50 * 1024 * 1024,
       resetPeak: () => true,
+      threadCpuSeconds: () => new Map([["bun", cpu], ["Worker", cpu / 2]]),
     };
     const modes = await runMeasurements({
       options: { concurrency: [1, 3], requests: 12, warmup: 2, rounds: 3, modes: ["json", "stream"], model: "m" },
@@ -52,6 +53,7 @@ describe("runMeasurements", () => {
         assert.equal(renio.latency.samples, 12);
         assert.ok(Math.abs(renio.overhead.median - (renio.latency.median - point.direct.median)) < 1e-9);
         assert.ok(renio.cpuPerRequestSeconds! > 0);
+        assert.deepEqual(Object.keys(renio.cpuPerRequestByThread ?? {}), ["bun", "Worker"]);
         assert.equal(renio.rssIdleBytes, 40 * 1024 * 1024);
         assert.equal(renio.rssPeakBytes, 50 * 1024 * 1024);
       }

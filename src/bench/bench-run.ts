@@ -37,6 +37,8 @@ interface Accumulator {
   served: number;
   cpuStart: number | undefined;
   cpuSeconds: number | undefined;
+  threadStart: Map<string, number> | undefined;
+  threadSeconds: Map<string, number> | undefined;
   firstError: string | undefined;
   rssIdle: number | undefined;
   rssPeak: number | undefined;
@@ -80,7 +82,10 @@ async function measurePoint(plan: MeasurementPlan, mode: BenchMode, concurrency:
   }
   // CPU is taken over the whole measured span (not per round), so work a relay defers
   // past a round (batched settlement) is still counted; it serves nothing else meanwhile.
-  for (const acc of accumulators) acc.cpuStart = acc.relay?.probe?.cpuSeconds();
+  for (const acc of accumulators) {
+    acc.cpuStart = acc.relay?.probe?.cpuSeconds();
+    acc.threadStart = acc.relay?.probe?.threadCpuSeconds();
+  }
   for (let round = 0; round < options.rounds; round++) {
     const count = share(options.requests, options.rounds, round);
     for (let turn = 0; turn < accumulators.length; turn++) {
@@ -94,6 +99,7 @@ async function measurePoint(plan: MeasurementPlan, mode: BenchMode, concurrency:
   for (const acc of accumulators) {
     const end = acc.relay?.probe?.cpuSeconds();
     acc.cpuSeconds = acc.cpuStart === undefined || end === undefined ? undefined : end - acc.cpuStart;
+    acc.threadSeconds = threadDelta(acc.threadStart, acc.relay?.probe?.threadCpuSeconds());
   }
   const [direct, ...relays] = accumulators.map((acc) => ({ acc, summary: summarize(concat(acc.samples), acc.errors) }));
   const point: PointResult = {
@@ -108,6 +114,7 @@ async function measurePoint(plan: MeasurementPlan, mode: BenchMode, concurrency:
         latency: summary,
         overhead: overheadOf(direct!.summary, summary),
         ...(acc.cpuSeconds !== undefined && acc.served > 0 ? { cpuPerRequestSeconds: acc.cpuSeconds / acc.served } : {}),
+        ...(acc.threadSeconds !== undefined && acc.served > 0 ? { cpuPerRequestByThread: perRequest(acc.threadSeconds, acc.served) } : {}),
         ...(acc.rssIdle !== undefined ? { rssIdleBytes: acc.rssIdle } : {}),
         ...(peak !== undefined ? { rssPeakBytes: peak } : {}),
         ...(acc.firstError ? { firstError: acc.firstError } : {}),
@@ -119,7 +126,7 @@ async function measurePoint(plan: MeasurementPlan, mode: BenchMode, concurrency:
 }
 
 function accumulator(target: LoadTarget, relay: MeasuredRelay | undefined): Accumulator {
-  return { target, relay, samples: [], errors: 0, served: 0, cpuStart: undefined, cpuSeconds: undefined, firstError: undefined, rssIdle: undefined, rssPeak: undefined };
+  return { target, relay, samples: [], errors: 0, served: 0, cpuStart: undefined, cpuSeconds: undefined, threadStart: undefined, threadSeconds: undefined, firstError: undefined, rssIdle: undefined, rssPeak: undefined };
 }
 
 function record(acc: Accumulator, result: RoundResult): void {
@@ -128,6 +135,19 @@ function record(acc: Accumulator, result: RoundResult): void {
   acc.served += result.latencies.length + result.errors;
   acc.firstError ??= result.firstError;
   acc.rssPeak = maxDefined(acc.rssPeak, acc.relay?.probe?.rss());
+}
+
+/** CPU seconds per thread name between two snapshots (threads that exited meanwhile are lost). */
+function threadDelta(start: Map<string, number> | undefined, end: Map<string, number> | undefined): Map<string, number> | undefined {
+  if (start === undefined || end === undefined) return undefined;
+  const delta = new Map<string, number>();
+  for (const [name, seconds] of end) delta.set(name, Math.max(0, seconds - (start.get(name) ?? 0)));
+  return delta;
+}
+
+function perRequest(seconds: Map<string, number>, served: number): Record<string, number> {
+  const entries = [...seconds].filter(([, value]) => value > 0).sort((a, b) => b[1] - a[1]);
+  return Object.fromEntries(entries.map(([name, value]) => [name, value / served]));
 }
 
 function maxDefined(a: number | undefined, b: number | undefined): number | undefined {

@@ -33,6 +33,9 @@ describe("createProcessProbe", { skip: !existsSync("/proc/self/stat") }, () => {
     while (Date.now() < until) x += Math.sqrt(x + 1);
     assert.ok(x > 0);
     assert.ok(probe.cpuSeconds()! >= before);
+    const threads = probe.threadCpuSeconds()!;
+    assert.ok(threads.size >= 1);
+    assert.ok([...threads.values()].every((seconds) => seconds >= 0));
     assert.ok(probe.rss()! > 1024 * 1024);
     assert.ok(probe.peakRss()! >= probe.rss()! / 2);
   });
@@ -41,6 +44,7 @@ describe("createProcessProbe", { skip: !existsSync("/proc/self/stat") }, () => {
     const probe = createProcessProbe(2 ** 30);
     assert.equal(probe.cpuSeconds(), undefined);
     assert.equal(probe.rss(), undefined);
+    assert.equal(probe.threadCpuSeconds(), undefined);
     assert.equal(probe.resetPeak(), false);
   });
 });

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 
 /** Kernel clock ticks per second (`getconf CLK_TCK`, else 100). */
 export function clockTicksPerSecond(): number {
@@ -38,6 +38,8 @@ export interface ProcessProbe {
   rss(): number | undefined;
   /** Peak resident set size (VmHWM) since start or the last {@link resetPeak}, in bytes. */
   peakRss(): number | undefined;
+  /** User + system CPU seconds so far of each live thread, summed by thread name (`comm`). */
+  threadCpuSeconds(): Map<string, number> | undefined;
   /** Resets the peak to the current RSS (writes 5 to /proc/<pid>/clear_refs); false when not possible. */
   resetPeak(): boolean;
 }
@@ -55,6 +57,22 @@ export function createProcessProbe(pid: number, ticksPerSecond = clockTicksPerSe
     cpuSeconds() {
       const stat = read("stat");
       return stat === undefined ? undefined : cpuTicksFromStat(stat) / ticksPerSecond;
+    },
+    threadCpuSeconds() {
+      let tids: string[];
+      try {
+        tids = readdirSync(`/proc/${pid}/task`);
+      } catch {
+        return undefined;
+      }
+      const byName = new Map<string, number>();
+      for (const tid of tids) {
+        const stat = read(`task/${tid}/stat`);
+        const name = read(`task/${tid}/comm`)?.trim();
+        if (stat === undefined || name === undefined) continue;
+        byName.set(name, (byName.get(name) ?? 0) + cpuTicksFromStat(stat) / ticksPerSecond);
+      }
+      return byName;
     },
     rss() {
       const status = read("status");

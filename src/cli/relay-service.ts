@@ -11,6 +11,7 @@ import { createModelRouter } from "../relay/model-router.ts";
 import { createRelay } from "../relay/relay.ts";
 import type { Runtime, Server } from "../runtime/runtime.ts";
 import { createStore } from "../storage/store-open.ts";
+import { createThreadStore } from "../storage/store-thread.ts";
 
 /** A running relay. */
 export interface RelayService {
@@ -25,7 +26,9 @@ export interface RelayService {
 /** Wires config into a listening relay: store, journal, providers, routing, pricing, HTTP. */
 export async function startRelayService(config: Config, runtime: Runtime): Promise<RelayService> {
   const store = config.journal.enabled
-    ? await createStore(config.storage, { durability: config.journal.durability, openSqlite: runtime.openSqlite })
+    ? config.storage.type === "sqlite"
+      ? await createThreadStore(runtime.storeWorker(), config.storage, { durability: config.journal.durability })
+      : await createStore(config.storage, { durability: config.journal.durability, openSqlite: runtime.openSqlite })
     : undefined;
   const recovered = store ? await store.recover(Date.now()) : 0;
   const ledger = store ? createJournalWriter(store) : createLedgerOff();

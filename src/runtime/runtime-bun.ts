@@ -20,6 +20,7 @@ export const bunRuntime: Runtime = {
     });
   },
   openSqlite: openBunSqlite,
+  storeWorker: () => new Worker(new URL("./store-worker-bun.ts", import.meta.url).href),
   selfCommand: () => (isCompiled() ? [process.execPath] : [process.execPath, Bun.main]),
 };
 

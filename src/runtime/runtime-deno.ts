@@ -19,6 +19,7 @@ export const denoRuntime: Runtime = {
       resolve({ hostname: addr.hostname, port: addr.port, stop: () => server.shutdown() });
     }),
   openSqlite: openDenoSqlite,
+  storeWorker: () => new Worker(new URL("./store-worker-deno.ts", import.meta.url).href, { type: "module" }),
   selfCommand: () => [Deno.execPath(), "run", "-A", new URL(Deno.mainModule).pathname],
 };
 

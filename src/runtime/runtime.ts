@@ -55,6 +55,8 @@ export interface Runtime {
   serve(options: ServeOptions): Promise<Server>;
   /** Opens (creating if needed) an SQLite database file. */
   openSqlite(path: string): SqliteDatabase;
+  /** Starts a worker thread serving an SQLite store (see storage/store-thread.ts). */
+  storeWorker(): Worker;
   /** argv prefix that starts this same program again (the executable, or runtime + script). */
   selfCommand(): string[];
 }

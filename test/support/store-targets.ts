@@ -8,6 +8,7 @@ import { currentRuntime } from "../../src/runtime/current-runtime.ts";
 import type { SqliteDatabase } from "../../src/runtime/runtime.ts";
 import type { Durability, Store } from "../../src/storage/store.ts";
 import { createStore } from "../../src/storage/store-open.ts";
+import { createThreadStore } from "../../src/storage/store-thread.ts";
 import { testPostgresUrl } from "./postgres.ts";
 
 /** A fresh, empty database of one backend. */
@@ -65,6 +66,19 @@ const sqlite: Backend = {
   },
 };
 
+/** SQLite on a worker thread, as `renio serve` runs it (every call crosses the thread boundary). */
+const sqliteThread: Backend = {
+  name: `sqlite on a worker thread (${runtime.name})`,
+  target: async () => {
+    const target = await sqlite.target();
+    return {
+      ...target,
+      open: (durability: Durability = "fsync") =>
+        createThreadStore(runtime.storeWorker(), target.storage, { durability, busyTimeoutMs: 2000 }),
+    };
+  },
+};
+
 let databases = 0;
 
 /** Runs one statement on PostgreSQL at `url`. */
@@ -96,4 +110,4 @@ const postgres: Backend = {
 };
 
 /** Every backend available in this runtime. */
-export const backends: readonly Backend[] = [sqlite, postgres];
+export const backends: readonly Backend[] = [sqlite, sqliteThread, postgres];

@@ -14,7 +14,7 @@ export interface RelayPoint {
   readonly overhead: Overhead;
   /** CPU seconds (user + sys) of the relay process per request served; absent when not measured. */
   readonly cpuPerRequestSeconds?: number;
-  /** The same, split by thread name (`bun` is the JavaScript thread), largest first; Linux only. */
+  /** The same, split by thread name (the main JavaScript thread carries the process name, e.g. `bun.exe`), largest first; Linux only. */
   readonly cpuPerRequestByThread?: Readonly<Record<string, number>>;
   /** RSS before the point's load, in bytes. */
   readonly rssIdleBytes?: number;

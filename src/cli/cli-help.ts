@@ -11,8 +11,10 @@ commands:
         run the built-in mock provider (OpenAI and Anthropic wire formats)
   bench [--concurrency 1,16,64] [--requests 3000] [--warmup 300] [--mode json|stream|both]
         [--journal fsync|process|off] [--budget strict|observe|off] [--target URL --header 'N: v']
-        [--json | --markdown] [--out FILE]
-        measure the relay's overhead against the mock, direct vs via Renio
+        [--baseline passthrough] [--rounds 10] [--max-seconds 1800] [--json | --markdown] [--out FILE]
+        measure the relay's overhead against the mock, direct vs via Renio (see renio bench --help)
+  passthrough --upstream URL [--port N]
+        a bare fetch passthrough, the floor renio bench compares against
   config check FILE     validate a config file; prints every problem as path: message (exit 2)
   config schema         print the config's JSON Schema (for editor completion)
   journal list [--config FILE] [--since 2h|7d|ISO] [--key ID] [--outcome X] [--limit N] [--json]

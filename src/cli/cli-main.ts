@@ -2,6 +2,7 @@ import { ConfigError, formatProblem } from "../config/config-error.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { StoreOpenError } from "../storage/store-errors.ts";
 import { runBenchCommand } from "../bench/bench-command.ts";
+import { runPassthroughCommand } from "../bench/passthrough.ts";
 import { runConfigCommand } from "./cli-config.ts";
 import { HELP } from "./cli-help.ts";
 import { runMockCommand } from "./cli-mock.ts";
@@ -25,6 +26,8 @@ export async function runCli(args: string[], runtime: Runtime): Promise<number> 
         return await runMockCommand(rest, runtime);
       case "bench":
         return await runBenchCommand(rest, runtime);
+      case "passthrough":
+        return await runPassthroughCommand(rest, runtime);
       case "config":
         return await runConfigCommand(rest, out, err);
       case "journal":

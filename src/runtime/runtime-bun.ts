@@ -1,3 +1,4 @@
+import { dirname } from "node:path";
 import type { Runtime, Server, ServeOptions } from "./runtime.ts";
 import { openBunSqlite } from "./sqlite-bun.ts";
 
@@ -20,7 +21,9 @@ export const bunRuntime: Runtime = {
     });
   },
   openSqlite: openBunSqlite,
-  storeWorker: () => new Worker(new URL("./store-worker-bun.ts", import.meta.url).href),
+  // Compiled, the worker is embedded beside the entry point (scripts/build.sh adds it to the build).
+  storeWorker: () =>
+    new Worker(isCompiled() ? `${dirname(Bun.main)}/runtime/store-worker-bun.ts` : new URL("./store-worker-bun.ts", import.meta.url).href),
   selfCommand: () => (isCompiled() ? [process.execPath] : [process.execPath, Bun.main]),
 };
 

@@ -52,8 +52,16 @@ export async function createThreadStore(worker: Worker, storage: StorageConfig, 
     if (reply.ok) waiter.resolve(reply.value);
     else waiter.reject(reviveError(reply.error));
   };
+  let failed: Error | undefined;
+  worker.onerror = (event: ErrorEvent) => {
+    event.preventDefault();
+    failed = new StoreOpenError(`the storage thread failed: ${event.message}`);
+    for (const waiter of pending.values()) waiter.reject(failed);
+    pending.clear();
+  };
   const call = <T>(method: Call["method"], args: unknown[]): Promise<T> =>
     new Promise<T>((resolve, reject) => {
+      if (failed) return reject(failed);
       const id = nextId++;
       pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
       worker.postMessage({ id, method, args } satisfies Call);

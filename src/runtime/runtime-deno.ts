@@ -20,7 +20,7 @@ export const denoRuntime: Runtime = {
     }),
   openSqlite: openDenoSqlite,
   storeWorker: () => new Worker(new URL("./store-worker-deno.ts", import.meta.url).href, { type: "module" }),
-  selfCommand: () => [Deno.execPath(), "run", "-A", new URL(Deno.mainModule).pathname],
+  selfCommand: () => [Deno.execPath(), "run", "-A", "--unstable-no-legacy-abort", new URL(Deno.mainModule).pathname],
 };
 
 function remoteHost(addr: Deno.Addr): string {

@@ -3,7 +3,7 @@ import type { HotStatements } from "./hot-statements.ts";
 import type { Admission, BudgetCharge, JournalStart } from "../journal/ledger.ts";
 import type { AdmitItem } from "./store.ts";
 import { fromNanos, toNanos, type Database, type JournalEntryTable } from "./store-schema.ts";
-import { budgetKey } from "./store-transaction.ts";
+import { budgetKey, type RunQuery } from "./store-transaction.ts";
 
 interface RowState {
   budgetId: string;
@@ -21,19 +21,20 @@ interface RowState {
  */
 export async function admitInTransaction(
   trx: Kysely<Database>,
+  run: RunQuery,
   items: readonly AdmitItem[],
   hot: HotStatements,
   knownRows: ReadonlySet<string>,
   now: number,
 ): Promise<Admission[]> {
-  const rows = await loadRows(trx, items, hot, knownRows, now);
+  const rows = await loadRows(trx, run, items, hot, knownRows, now);
   const admissions = items.map((item) => decide(item.charges, rows));
   for (const row of [...rows.values()].sort(compareRows)) {
     if (!row.dirty) continue;
-    await trx.executeQuery(hot.setBudgetReserved({ budgetId: row.budgetId, period: row.period, reserved: row.reserved, limit: row.limit, now }));
+    await run(hot.setBudgetReserved({ budgetId: row.budgetId, period: row.period, reserved: row.reserved, limit: row.limit, now }));
   }
   const values = items.map((item, index) => entryValues(item, admissions[index] as Admission, now));
-  await trx.executeQuery(hot.insertEntries(values, false));
+  await run(hot.insertEntries(values, false));
   return admissions;
 }
 
@@ -44,6 +45,7 @@ export function touchedRows(items: readonly AdmitItem[]): string[] {
 
 async function loadRows(
   trx: Kysely<Database>,
+  run: RunQuery,
   items: readonly AdmitItem[],
   hot: HotStatements,
   knownRows: ReadonlySet<string>,
@@ -64,7 +66,7 @@ async function loadRows(
       .execute();
   }
   for (const charge of keys) {
-    const result = await trx.executeQuery<BudgetRow>(hot.selectBudgetRow({ budgetId: charge.budgetId, period: charge.period }));
+    const result = await run<BudgetRow>(hot.selectBudgetRow({ budgetId: charge.budgetId, period: charge.period }));
     for (const row of result.rows) {
       rows.set(budgetKey(row.budget_id, row.period), {
         budgetId: row.budget_id,

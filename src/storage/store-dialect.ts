@@ -1,19 +1,21 @@
-import type { Dialect } from "kysely";
+import type { CompiledQuery, Dialect, QueryResult } from "kysely";
 
 /** What differs between backends: the Kysely Dialect and a few SQL fragments. */
 export interface StoreDialect {
   readonly backend: "sqlite" | "postgres";
   readonly kysely: Dialect;
   /** Starts a write transaction that takes the write lock up front. */
-  readonly beginWrite: string;
+  readonly beginWrite: CompiledQuery;
+  /** Synchronous drivers only: runs a compiled statement directly on the connection. */
+  readonly runDirect?: <R>(query: CompiledQuery<R>) => QueryResult<R>;
   /** Runs before each admission transaction (e.g. SQLite: fsync this commit). */
-  readonly admitPrelude?: string;
+  readonly admitPrelude?: CompiledQuery;
   /**
    * Runs before each completion transaction. Completions need not be fsynced: they survive a
    * killed process, and after power loss recovery marks the entry interrupted and keeps its
    * reservation charged, so spend is never under-counted.
    */
-  readonly finishPrelude?: string;
+  readonly finishPrelude?: CompiledQuery;
   /** Whether to lock read rows with `FOR UPDATE` (row locking backends). */
   readonly lockRows: boolean;
   /** Statement that serializes concurrent migrations inside a transaction, if needed. */

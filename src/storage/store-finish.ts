@@ -3,7 +3,7 @@ import type { FinishItem, ReconcileResult } from "./store.ts";
 import { fromNanos, toNanos, type Database } from "./store-schema.ts";
 import { startValues } from "./store-admit.ts";
 import type { HotStatements } from "./hot-statements.ts";
-import { budgetKey } from "./store-transaction.ts";
+import { budgetKey, type RunQuery } from "./store-transaction.ts";
 
 interface Delta {
   budgetId: string;
@@ -18,12 +18,12 @@ type Deltas = Map<string, Delta>;
  * The body of one finish transaction: completes entries (only those still open or pending
  * reconciliation, so nothing is settled twice), settles their charges and records refusals.
  */
-export async function finishInTransaction(trx: Kysely<Database>, items: readonly FinishItem[], hot: HotStatements): Promise<void> {
+export async function finishInTransaction(run: RunQuery, items: readonly FinishItem[], hot: HotStatements): Promise<void> {
   const deltas: Deltas = new Map();
   const completes = items.filter((i) => i.kind === "complete").sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   for (const item of completes) {
     const { completion: c } = item;
-    const updated = await trx.executeQuery(
+    const updated = await run(
       hot.completeEntry({
         id: item.id,
         finishedAt: item.finishedAt,
@@ -44,11 +44,11 @@ export async function finishInTransaction(trx: Kysely<Database>, items: readonly
     const spent = toNanos(item.actualCost);
     for (const charge of item.charges) addDelta(deltas, charge.budgetId, charge.period, -toNanos(charge.amount), spent);
   }
-  await applyDeltas(trx, deltas, items[0]?.finishedAt ?? Date.now(), hot);
+  await applyDeltas(run, deltas, items[0]?.finishedAt ?? Date.now(), hot);
   const refusals = items.flatMap((i) => (i.kind === "refuse" ? [i] : []));
   if (refusals.length > 0) {
     const rows = refusals.map((r) => ({ ...startValues(r.refusal.start), outcome: "refused", status: r.refusal.status, error_code: r.refusal.errorCode, finished_at: r.finishedAt }));
-    await trx.executeQuery(hot.insertEntries(rows, true));
+    await run(hot.insertEntries(rows, true));
   }
 }
 
@@ -69,6 +69,7 @@ export async function recoverInTransaction(trx: Kysely<Database>, now: number): 
 /** Settles entries pending reconciliation at their reserved cost or at zero. */
 export async function reconcileInTransaction(
   trx: Kysely<Database>,
+  run: RunQuery,
   costAt: "reserved" | "zero",
   lockRows: boolean,
   now: number,
@@ -91,7 +92,7 @@ export async function reconcileInTransaction(
     await trx.updateTable("journal_entry").set({ reconcile: "settled", cost: fromNanos(cost) }).where("id", "=", entry.id).execute();
     result.entries++;
   }
-  await applyDeltas(trx, deltas, now, hot);
+  await applyDeltas(run, deltas, now, hot);
   return result;
 }
 
@@ -111,9 +112,9 @@ function addDelta(deltas: Deltas, budgetId: string, period: string, reserved: nu
 }
 
 /** One relative update per touched budget row, in key order (no deadlocks with admissions). */
-async function applyDeltas(trx: Kysely<Database>, deltas: Deltas, now: number, hot: HotStatements): Promise<void> {
+async function applyDeltas(run: RunQuery, deltas: Deltas, now: number, hot: HotStatements): Promise<void> {
   const ordered = [...deltas.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   for (const [, d] of ordered) {
-    await trx.executeQuery(hot.addToBudgetRow({ budgetId: d.budgetId, period: d.period, reserved: d.reserved, spent: d.spent, now }));
+    await run(hot.addToBudgetRow({ budgetId: d.budgetId, period: d.period, reserved: d.reserved, spent: d.spent, now }));
   }
 }

@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import type { CompiledQuery, Kysely } from "kysely";
 import type { AdmitItem, Durability, FinishItem, Store, StoreStats } from "./store.ts";
 import type { Database } from "./store-schema.ts";
 import type { StoreDialect } from "./store-dialect.ts";
@@ -6,7 +6,7 @@ import { admitInTransaction, touchedRows } from "./store-admit.ts";
 import { createHotStatements } from "./hot-statements.ts";
 import { finishInTransaction, reconcileInTransaction, recoverInTransaction } from "./store-finish.ts";
 import { budgetUsage, listJournal, pruneJournal } from "./store-query.ts";
-import { inWriteTransaction } from "./store-transaction.ts";
+import { inWriteTransaction, type RunQuery } from "./store-transaction.ts";
 
 /**
  * The one Store implementation: Kysely over the given dialect (migrations already applied).
@@ -16,7 +16,8 @@ export function createKyselyStore(db: Kysely<Database>, dialect: StoreDialect, d
   const stats: StoreStats = { admitCommits: 0, finishCommits: 0 };
   let closed: Promise<void> | undefined;
   let pings = 0;
-  const write = <T>(work: (trx: Kysely<Database>) => Promise<T>, prelude?: string): Promise<T> => inWriteTransaction(db, dialect, work, prelude);
+  const write = <T>(work: (trx: Kysely<Database>, run: RunQuery) => Promise<T>, prelude?: CompiledQuery): Promise<T> =>
+    inWriteTransaction(db, dialect, work, prelude);
   const hot = createHotStatements(db, dialect.lockRows);
   /** Budget rows known to exist (rows are never deleted), so admissions skip creating them. */
   const knownRows = new Set<string>();
@@ -26,18 +27,18 @@ export function createKyselyStore(db: Kysely<Database>, dialect: StoreDialect, d
     stats,
     admitBatch: async (items: readonly AdmitItem[]) => {
       if (items.length === 0) return [];
-      const admissions = await write((trx) => admitInTransaction(trx, items, hot, knownRows, Date.now()), dialect.admitPrelude);
+      const admissions = await write((trx, run) => admitInTransaction(trx, run, items, hot, knownRows, Date.now()), dialect.admitPrelude);
       stats.admitCommits++;
       for (const key of touchedRows(items)) knownRows.add(key);
       return admissions;
     },
     finishBatch: async (items: readonly FinishItem[]) => {
       if (items.length === 0) return;
-      await write((trx) => finishInTransaction(trx, items, hot), dialect.finishPrelude);
+      await write((_trx, run) => finishInTransaction(run, items, hot), dialect.finishPrelude);
       stats.finishCommits++;
     },
     recover: (now) => write((trx) => recoverInTransaction(trx, now)),
-    reconcile: (costAt, now) => write((trx) => reconcileInTransaction(trx, costAt, dialect.lockRows, now, hot)),
+    reconcile: (costAt, now) => write((trx, run) => reconcileInTransaction(trx, run, costAt, dialect.lockRows, now, hot)),
     ping: async () => {
       try {
         // The value must change: SQLite skips writing a row rewritten with identical content,

@@ -47,7 +47,7 @@ export function createPostgresDialect(options: PostgresStoreOptions): StoreDiale
         await connection.executeQuery(CompiledQuery.raw(`set synchronous_commit = ${synchronousCommit}`));
       },
     }),
-    beginWrite: "begin",
+    beginWrite: CompiledQuery.raw("begin"),
     lockRows: true,
     migrationLock: `select pg_advisory_xact_lock(${migrationLockKey})`,
     explainOpenError: (error) => explainPostgresError(error, where),

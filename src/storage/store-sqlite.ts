@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { SqliteDialect } from "kysely";
+import { CompiledQuery, SqliteDialect, type QueryResult } from "kysely";
 import type { SqliteDatabase } from "../runtime/runtime.ts";
 import type { Durability } from "./store.ts";
 import type { StoreDialect } from "./store-dialect.ts";
@@ -43,8 +43,16 @@ export function createSqliteDialect(options: SqliteStoreOptions): StoreDialect {
   return {
     backend: "sqlite",
     kysely: new SqliteDialect({ database }),
-    beginWrite: "begin immediate",
-    ...(options.durability === "fsync" ? { admitPrelude: "pragma synchronous = full", finishPrelude: "pragma synchronous = normal" } : {}),
+    beginWrite: CompiledQuery.raw("begin immediate"),
+    runDirect: <R>(query: CompiledQuery<R>): QueryResult<R> => {
+      const statement = database.prepare(query.sql);
+      if (statement.reader) return { rows: statement.all(query.parameters) as R[] };
+      const { changes } = statement.run(query.parameters);
+      return { rows: [], numAffectedRows: BigInt(changes) };
+    },
+    ...(options.durability === "fsync"
+      ? { admitPrelude: CompiledQuery.raw("pragma synchronous = full"), finishPrelude: CompiledQuery.raw("pragma synchronous = normal") }
+      : {}),
     lockRows: false,
     migrationLock: null,
     explainOpenError: (error) => explainSqliteError(error, path),

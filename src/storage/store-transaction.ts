@@ -1,35 +1,43 @@
-import { CompiledQuery, sql, type Kysely } from "kysely";
-
-const COMMIT = CompiledQuery.raw("commit");
+import { CompiledQuery, type Kysely, type QueryResult } from "kysely";
 import type { Database } from "./store-schema.ts";
 import type { StoreDialect } from "./store-dialect.ts";
+
+const COMMIT = CompiledQuery.raw("commit");
+const ROLLBACK = CompiledQuery.raw("rollback");
+
+/** Runs one compiled statement inside the current transaction. */
+export type RunQuery = <R>(query: CompiledQuery<R>) => Promise<QueryResult<R>>;
 
 /**
  * Runs `work` in one write transaction on one connection (SQLite: BEGIN IMMEDIATE, so the
  * write lock is taken up front; PostgreSQL: BEGIN, rows locked by the work itself).
  * `prelude` runs first, outside the transaction (e.g. SQLite's per-commit sync level).
+ * `work` gets the transaction's Kysely handle and `run`, which executes compiled statements
+ * directly on synchronous drivers (SQLite), skipping Kysely's async executor per statement.
  */
 export async function inWriteTransaction<T>(
   db: Kysely<Database>,
   dialect: StoreDialect,
-  work: (trx: Kysely<Database>) => Promise<T>,
-  prelude?: string,
+  work: (trx: Kysely<Database>, run: RunQuery) => Promise<T>,
+  prelude?: CompiledQuery,
 ): Promise<T> {
   return await db.connection().execute(async (conn) => {
-    if (prelude) await conn.executeQuery(CompiledQuery.raw(prelude));
-    await conn.executeQuery(CompiledQuery.raw(dialect.beginWrite));
+    const direct = dialect.runDirect;
+    const run: RunQuery = direct ? (query) => Promise.resolve(direct(query)) : (query) => conn.executeQuery(query);
+    if (prelude) await run(prelude);
+    await run(dialect.beginWrite);
     let result: T;
     try {
-      result = await work(conn);
+      result = await work(conn, run);
     } catch (error) {
-      await sql.raw("rollback").execute(conn).catch(() => undefined);
+      await run(ROLLBACK).catch(() => undefined);
       throw error;
     }
     try {
-      await conn.executeQuery(COMMIT);
+      await run(COMMIT);
     } catch (error) {
       // SQLite leaves the transaction open when COMMIT fails (e.g. SQLITE_BUSY, I/O error).
-      await sql.raw("rollback").execute(conn).catch(() => undefined);
+      await run(ROLLBACK).catch(() => undefined);
       throw error;
     }
     return result;

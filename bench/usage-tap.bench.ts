@@ -1,5 +1,11 @@
-/** Micro-benchmark of the SSE usage tap: `node_modules/.bin/bun bench/usage-tap.bench.ts`. */
+/**
+ * Micro-benchmark of the SSE usage tap and the synchronous usage scanner under it:
+ * `node_modules/.bin/bun bench/usage-tap.bench.ts`. The "relay shape" rows compare the relay's
+ * body today (upstream piped through the tap, re-wrapped in a pull stream) with one pull stream
+ * that runs the scanner per chunk.
+ */
 import { Bench } from "tinybench";
+import { createUsageScanner } from "../src/sse/usage-scanner.ts";
 import { createUsageTap } from "../src/sse/usage-tap.ts";
 
 const enc = new TextEncoder();
@@ -63,6 +69,90 @@ async function tapped(chunks: readonly Uint8Array[], format: "openai" | "anthrop
   if (tap.usage() === null) throw new Error("no usage recorded");
 }
 
+/** Runs the scanner over the chunks with no stream at all: the pure per-chunk cost. */
+function scanned(chunks: readonly Uint8Array[], format: "openai" | "anthropic", dropUsageChunk: boolean): number {
+  const scanner = createUsageScanner(format, { dropUsageChunk });
+  let bytes = 0;
+  for (const chunk of chunks) bytes += scanner.push(chunk).length;
+  bytes += scanner.end().length;
+  if (scanner.usage() === null) throw new Error("no usage recorded");
+  return bytes;
+}
+
+function upstream(chunks: readonly Uint8Array[]): ReadableStream<Uint8Array> {
+  let i = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (i < chunks.length) controller.enqueue(chunks[i++]!);
+      else controller.close();
+    },
+  });
+}
+
+async function drain(body: ReadableStream<Uint8Array>): Promise<void> {
+  const reader = body.getReader();
+  while (!(await reader.read()).done);
+}
+
+/** The relay body today: upstream.pipeThrough(tap.stream), re-wrapped in a pull-based stream. */
+async function relayToday(chunks: readonly Uint8Array[], dropUsageChunk: boolean): Promise<void> {
+  const tap = createUsageTap("openai", { dropUsageChunk });
+  const reader = upstream(chunks).pipeThrough(tap.stream).getReader();
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(stream) {
+        const { done, value } = await reader.read();
+        if (done) stream.close();
+        else stream.enqueue(value);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  await drain(body);
+  if (tap.usage() === null) throw new Error("no usage recorded");
+}
+
+/** The planned relay body: one pull-based stream reading upstream and scanning synchronously. */
+async function relayScanner(chunks: readonly Uint8Array[], dropUsageChunk: boolean): Promise<void> {
+  const scanner = createUsageScanner("openai", { dropUsageChunk });
+  const reader = upstream(chunks).getReader();
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(stream) {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) {
+            const rest = scanner.end();
+            if (rest.length > 0) stream.enqueue(rest);
+            stream.close();
+            return;
+          }
+          const out = scanner.push(value);
+          if (out.length > 0) return stream.enqueue(out);
+        }
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  await drain(body);
+  if (scanner.usage() === null) throw new Error("no usage recorded");
+}
+
+const direct = new Bench({ name: "usage scanner, direct (no streams), 8-chunk streams", time: 1000 });
+direct
+  .add("scanner OpenAI 8 chunks, keep usage chunk", () => void scanned(OPENAI, "openai", false))
+  .add("scanner OpenAI 8 chunks, drop usage chunk", () => void scanned(OPENAI, "openai", true))
+  .add("scanner Anthropic 8 events", () => void scanned(ANTHROPIC, "anthropic", false))
+  .add("scanner OpenAI bulk, keep usage chunk", () => void scanned(BULK, "openai", false))
+  .add("scanner OpenAI bulk, drop usage chunk", () => void scanned(BULK, "openai", true));
+
+const relay = new Bench({ name: "relay shape, OpenAI 8 chunks", time: 1000 });
+relay
+  .add("today: pipeThrough(tap) + pull wrapper, keep", () => relayToday(OPENAI, false))
+  .add("planned: one pull stream + scanner, keep", () => relayScanner(OPENAI, false))
+  .add("today: pipeThrough(tap) + pull wrapper, drop", () => relayToday(OPENAI, true))
+  .add("planned: one pull stream + scanner, drop", () => relayScanner(OPENAI, true));
+
 const bench = new Bench({ name: "usage tap (8-chunk streams)", time: 1000 });
 bench
   .add("baseline: identity TransformStream, OpenAI 8 chunks", async () => {
@@ -80,7 +170,7 @@ bulk
   .add("tap OpenAI bulk, keep usage chunk", () => tapped(BULK, "openai", false))
   .add("tap OpenAI bulk, drop usage chunk", () => tapped(BULK, "openai", true));
 
-for (const b of [bench, bulk]) {
+for (const b of [direct, relay, bench, bulk]) {
   await b.run();
   console.log(b.name);
   console.table(b.table());

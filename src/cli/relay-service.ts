@@ -32,7 +32,7 @@ export async function startRelayService(config: Config, runtime: Runtime): Promi
     : undefined;
   const recovered = store ? await store.recover(Date.now()) : 0;
   const ledger = store ? createJournalWriter(store) : createLedgerOff();
-  const providers = createProviders(config, (request) => fetch(request));
+  const providers = createProviders(config, (url, init) => fetch(url, init));
   const router = createModelRouter(config, providers);
   const relay = createRelay({ config, keyring: createKeyring(config.keys), router, pricing: createCallPricing(config), ledger });
   const retention = new AbortController();

@@ -6,6 +6,7 @@ import { ROUTES, type RouteSpec } from "../relay/route-spec.ts";
 import type { ConnectionInfo, FetchHandler } from "../runtime/runtime.ts";
 import { newEntryId } from "../shared/entry-id.ts";
 import { RelayError } from "../shared/relay-error.ts";
+import type { WireFormat } from "../shared/usage.ts";
 import { errorResponse, wireOf } from "./error-envelope.ts";
 import { modelList } from "./model-list.ts";
 import { requestIdFor } from "./request-id.ts";
@@ -24,61 +25,80 @@ export interface AppDeps {
 /** Per-request values handed to Hono handlers. */
 export interface HttpEnv {
   Bindings: ConnectionInfo;
-  Variables: { id: string; requestId: string; receivedAt: number; startedAt: number };
 }
 
-/** Builds the Hono app and returns its fetch handler. */
+/**
+ * Builds the Hono app and returns its fetch handler. Model calls take the shortest path
+ * (no middleware); every response carries `x-request-id`.
+ */
 export function createHttpHandler(deps: AppDeps): FetchHandler {
   const app = new Hono<HttpEnv>();
 
-  app.use(async (c, next) => {
+  const relayCall = async (c: Context<HttpEnv>, route: RouteSpec): Promise<Response> => {
     const startedAt = performance.now();
     const receivedAt = Date.now();
     const id = newEntryId(receivedAt);
-    c.set("id", id);
-    c.set("startedAt", startedAt);
-    c.set("receivedAt", receivedAt);
-    c.set("requestId", requestIdFor(c.req.raw.headers, id));
-    await next();
-    c.res.headers.set("x-request-id", c.get("requestId"));
-  });
+    const request = c.req.raw;
+    const requestId = requestIdFor(request.headers, id);
+    try {
+      if (!deps.accepting()) throw new RelayError(503, "shutting_down", "Renio is shutting down; retry on another instance");
+      return await deps.relay.call({ route, request, clientAddress: c.env.remoteAddress, id, requestId, startedAt, receivedAt });
+    } catch (error) {
+      return failure(error, route.wire, requestId, c.req.path);
+    }
+  };
 
   for (const route of ROUTES.values()) {
     app.post(route.path, (c) => relayCall(c, route));
-    app.all(route.path, (c) => fail(c, new RelayError(405, "method_not_allowed", `Method ${c.req.method} is not allowed on ${route.path}; use POST`)));
+    app.all(route.path, (c) => respond(c, () => {
+      throw new RelayError(405, "method_not_allowed", `Method ${c.req.method} is not allowed on ${route.path}; use POST`);
+    }));
   }
 
-  app.get("/v1/models", (c) => {
-    const key = deps.relay.authenticate(c.req.raw);
-    return c.json(modelList(deps.router.modelsFor(key), wireOf(c.req.path, c.req.raw.headers)));
-  });
-  app.get("/healthz", (c) => c.json({ status: "ok" }));
-  app.get("/readyz", async (c) => {
-    const ready = deps.accepting() && (await deps.ledger.ready());
-    return c.json({ status: ready ? "ready" : "unready", storage: ready ? "ok" : "unavailable" }, ready ? 200 : 503);
-  });
+  app.get("/v1/models", (c) =>
+    respond(c, () => {
+      const key = deps.relay.authenticate(c.req.raw);
+      return c.json(modelList(deps.router.modelsFor(key), wireOf(c.req.path, c.req.raw.headers)));
+    }),
+  );
+  app.get("/healthz", (c) => respond(c, () => c.json({ status: "ok" })));
+  app.get("/readyz", (c) =>
+    respond(c, async () => {
+      const ready = deps.accepting() && (await deps.ledger.ready());
+      return c.json({ status: ready ? "ready" : "unready", storage: ready ? "ok" : "unavailable" }, ready ? 200 : 503);
+    }),
+  );
+  if (deps.admin) app.use("/admin/*", (c, next) => respond(c, async () => (await next(), c.res)));
   if (deps.admin) app.route("/admin", deps.admin);
 
-  app.notFound((c) => fail(c, new RelayError(404, "route_not_found", `No route for ${c.req.method} ${c.req.path}`)));
-  app.onError((error, c) => {
-    if (error instanceof RelayError) return fail(c, error);
-    console.error(`renio: internal error on ${c.req.method} ${c.req.path}: ${error instanceof Error ? error.message : String(error)}`);
-    return fail(c, new RelayError(500, "internal_error", "Renio hit an internal error; the request was not completed"));
-  });
-
-  const relayCall = (c: Context<HttpEnv>, route: RouteSpec) => {
-    if (!deps.accepting()) throw new RelayError(503, "shutting_down", "Renio is shutting down; retry on another instance");
-    return deps.relay.call({
-      route,
-      request: c.req.raw,
-      clientAddress: c.env.remoteAddress,
-      id: c.get("id"),
-      startedAt: c.get("startedAt"),
-      receivedAt: c.get("receivedAt"),
-    });
-  };
-  const fail = (c: Context<HttpEnv>, error: RelayError) =>
-    errorResponse(error, ROUTES.get(c.req.path)?.wire ?? wireOf(c.req.path, c.req.raw.headers), c.get("requestId") ?? "");
+  app.notFound((c) => respond(c, () => {
+    throw new RelayError(404, "route_not_found", `No route for ${c.req.method} ${c.req.path}`);
+  }));
+  app.onError((error, c) => failure(error, wireOf(c.req.path, c.req.raw.headers), requestIdOf(c), c.req.path));
 
   return (request, info) => app.fetch(request, info);
+}
+
+/** Runs a non-call handler, mapping errors and adding `x-request-id`. */
+async function respond(c: Context<HttpEnv>, handle: () => Response | Promise<Response>): Promise<Response> {
+  const requestId = requestIdOf(c);
+  let response: Response;
+  try {
+    response = await handle();
+  } catch (error) {
+    return failure(error, ROUTES.get(c.req.path)?.wire ?? wireOf(c.req.path, c.req.raw.headers), requestId, c.req.path);
+  }
+  response.headers.set("x-request-id", requestId);
+  return response;
+}
+
+function requestIdOf(c: Context<HttpEnv>): string {
+  return requestIdFor(c.req.raw.headers, newEntryId());
+}
+
+/** The one place an error becomes a response; unexpected errors are logged without a stack. */
+function failure(error: unknown, wire: WireFormat, requestId: string, path: string): Response {
+  if (error instanceof RelayError) return errorResponse(error, wire, requestId);
+  console.error(`renio: internal error on ${path}: ${error instanceof Error ? error.message : String(error)}`);
+  return errorResponse(new RelayError(500, "internal_error", "Renio hit an internal error; the request was not completed"), wire, requestId);
 }

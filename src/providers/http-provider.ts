@@ -39,13 +39,7 @@ export function createHttpProvider(spec: HttpProviderSpec): Provider {
       for (const [name, value] of fixed) headers.set(name, value);
       headers.set("content-type", "application/json");
       headers.set("x-request-id", call.requestId);
-      const request = new Request(urlFor(call.route.path), {
-        method: "POST",
-        headers,
-        body: call.body,
-        signal: call.signal,
-      });
-      return spec.fetch(request);
+      return spec.fetch(urlFor(call.route.path), { method: "POST", headers, body: call.body, signal: call.signal });
     },
   };
 }

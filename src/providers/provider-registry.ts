@@ -43,6 +43,6 @@ function createMockProvider(id: string, config: MockConfig, fetch: Fetch): Provi
     firstByteTimeoutMs: config.firstByteTimeoutMs,
     urlFor: (path) => joinUrl(baseUrl ?? "http://mock.renio.internal", path),
     fixedHeaders: {},
-    fetch: mock ? (request) => mock.fetch(request) : fetch,
+    fetch: mock ? (url, init) => mock.fetch(new Request(url, init)) : fetch,
   });
 }

@@ -1,8 +1,8 @@
 import type { RouteSpec } from "../relay/route-spec.ts";
 import type { WireFormat } from "../shared/usage.ts";
 
-/** A `fetch`-shaped function; injected so tests and the in-process mock need no network. */
-export type Fetch = (request: Request) => Promise<Response>;
+/** The global `fetch`'s shape; injected so tests and the in-process mock need no network. */
+export type Fetch = (url: string, init: RequestInit) => Promise<Response>;
 
 /** One call to forward, already authenticated, routed, journaled and charged. */
 export interface UpstreamCall {

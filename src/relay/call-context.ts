@@ -8,6 +8,8 @@ export interface CallInput {
   readonly clientAddress: string;
   /** The journal entry id, also sent upstream as x-request-id. */
   readonly id: string;
+  /** The caller's x-request-id (or `id`), returned on the response. */
+  readonly requestId: string;
   /** performance.now() when the request arrived. */
   readonly startedAt: number;
   /** Epoch ms when the request arrived. */

@@ -110,7 +110,7 @@ export function createRelay(deps: RelayDeps): Relay {
           provider: target.provider,
           body: upstreamBody,
           dropUsageChunk,
-          headers: budgetHeaders(admission),
+          headers: { "x-request-id": input.requestId, ...budgetHeaders(admission) },
           onEnd: (end) => settle(start, quote, input, end),
         });
       } catch (error) {

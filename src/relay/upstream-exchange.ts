@@ -1,6 +1,6 @@
 import { clientResponseHeaders, forwardableRequestHeaders } from "../providers/upstream-headers.ts";
 import type { Provider } from "../providers/provider.ts";
-import { createUsageTap } from "../sse/usage-tap.ts";
+import { createUsageScanner } from "../sse/usage-scanner.ts";
 import { usageFromJson } from "../sse/usage-json.ts";
 import type { Outcome } from "../journal/ledger.ts";
 import type { Usage } from "../shared/usage.ts";
@@ -98,26 +98,35 @@ export async function exchange(call: Exchange): Promise<Response> {
     return new Response(bytes, { status, headers });
   }
 
-  const tap = createUsageTap(input.route.wire, { dropUsageChunk: call.dropUsageChunk });
-  const reader = upstream.body!.pipeThrough(tap.stream).getReader();
+  const scanner = createUsageScanner(input.route.wire, { dropUsageChunk: call.dropUsageChunk });
+  const reader = upstream.body!.getReader();
   let firstByteAt: number | null = null;
   const finish = (outcome: Outcome, code: string | null) =>
-    end({ outcome, status, usage: tap.usage(), mayHaveBeenBilled: true, errorCode: code, firstByteAt, responseBody: null }, true);
+    end({ outcome, status, usage: scanner.usage(), mayHaveBeenBilled: true, errorCode: code, firstByteAt, responseBody: null }, true);
+  // One pull-based stream: each upstream chunk is scanned for usage and forwarded as it comes.
   const body = new ReadableStream<Uint8Array>(
     {
       async pull(stream) {
         try {
-          const { done, value } = await reader.read();
-          if (done) {
-            stream.close();
-            finish(upstreamOutcome, errorCode);
-            return;
+          for (;;) {
+            const { done, value } = await reader.read();
+            const out = done ? scanner.end() : scanner.push(value);
+            if (out.byteLength > 0) {
+              firstByteAt ??= performance.now();
+              stream.enqueue(out);
+            }
+            if (done) {
+              stream.close();
+              finish(upstreamOutcome, errorCode);
+              return;
+            }
+            if (out.byteLength > 0) return;
           }
-          firstByteAt ??= performance.now();
-          stream.enqueue(value);
-        } catch (error) {
-          finish(cause === "client" ? "client_aborted" : "upstream_error", cause === "client" ? "client_aborted" : "upstream_stream_cut");
-          stream.error(error);
+        } catch {
+          const aborted = cause === "client";
+          finish(aborted ? "client_aborted" : "upstream_error", aborted ? "client_aborted" : "upstream_stream_cut");
+          // Ends the response abruptly so the client sees the cut (a plain string: no stack in logs).
+          stream.error("upstream stream cut");
         }
       },
       cancel(reason) {

@@ -56,6 +56,7 @@ const sqlite: Backend = {
       exec: (statement: string) => {
         const db = runtime.openSqlite(storage.path);
         try {
+          db.exec("pragma busy_timeout = 2000");
           db.exec(statement);
         } finally {
           db.close();

@@ -23,7 +23,7 @@ export function describeUpstreamFailure(error: unknown, cause: AbortCause | unde
   }
   if (cause === "client") {
     return {
-      error: new RelayError(499, "upstream_reset", "The client closed the request"),
+      error: new RelayError(499, "client_aborted", "The client closed the request before the provider answered"),
       outcome: "client_aborted",
       mayHaveBeenBilled: true,
     };

@@ -17,6 +17,7 @@ export type RelayErrorCode =
   | "upstream_unreachable"
   | "upstream_reset"
   | "upstream_timeout"
+  | "client_aborted"
   | "store_unavailable"
   | "shutting_down"
   | "unauthorized"

@@ -1,9 +1,10 @@
 import type { BudgetConfig } from "../config/config-schema.ts";
 import { periodOf } from "../budget/budget-plan.ts";
 import type { Store } from "../storage/store.ts";
-import { parseFlags, UsageError } from "./cli-journal.ts";
+import { parseFlags, usageLine, UsageError, wantsHelp } from "./cli-journal.ts";
 
-const usage = "usage: renio budget status [--json]\n       renio budget reconcile [--cost-at reserved|zero] [--json]";
+/** `renio budget --help`. */
+export const BUDGET_USAGE = "usage: renio budget status [--config FILE] [--json]\n       renio budget reconcile [--config FILE] [--cost-at reserved|zero] [--json]";
 
 /** One configured budget in its current period. */
 export interface BudgetStatusRow {
@@ -17,34 +18,70 @@ export interface BudgetStatusRow {
   remaining: number;
 }
 
+/** A validated `renio budget` command line. */
+export type BudgetCommand =
+  | { readonly sub: "help" }
+  | { readonly sub: "status"; readonly json: boolean }
+  | { readonly sub: "reconcile"; readonly costAt: "reserved" | "zero"; readonly json: boolean };
+
+/** Validates `renio budget …` arguments (without `--config`); throws {@link UsageError}. Touches no store. */
+export function parseBudgetArgs(args: readonly string[]): BudgetCommand {
+  if (wantsHelp(args)) return { sub: "help" };
+  const [sub, ...rest] = args;
+  if (sub === "status") return { sub, json: parseFlags(rest, ["json"]).json !== undefined };
+  if (sub === "reconcile") {
+    const flags = parseFlags(rest, ["cost-at", "json"]);
+    const costAt = flags["cost-at"] ?? "reserved";
+    if (costAt !== "reserved" && costAt !== "zero") throw new UsageError("--cost-at must be reserved or zero");
+    return { sub, costAt, json: flags.json !== undefined };
+  }
+  throw new UsageError(sub === undefined ? "missing subcommand" : `unknown subcommand "${sub}"`);
+}
+
+/** What `renio budget` reads besides the store. */
+export interface BudgetSettings {
+  readonly budgets: readonly BudgetConfig[];
+}
+
+/** Runs a parsed `renio budget` command against an open store; writes lines through `out`. */
+export async function executeBudgetCommand(command: BudgetCommand, store: Store, settings: BudgetSettings, out: (line: string) => void): Promise<void> {
+  if (command.sub === "help") {
+    out(BUDGET_USAGE);
+    return;
+  }
+  if (command.sub === "status") {
+    const rows = await budgetStatus(store, settings.budgets, new Date());
+    if (command.json) out(JSON.stringify(rows, null, 2));
+    else printStatus(rows, out);
+    return;
+  }
+  const result = await store.reconcile(command.costAt, Date.now());
+  if (command.json) out(JSON.stringify(result));
+  else out(`reconciled ${result.entries} interrupted call(s): ${round(result.charged)} charged, ${round(result.released)} released`);
+}
+
 /**
- * `renio budget status|reconcile`. Writes lines through `out`; returns the exit code
+ * `renio budget status|reconcile` against an open store. Output goes to `out`, a usage
+ * error as one line to `options.err` (default `out`). Returns the exit code
  * (0 ok, 2 bad arguments).
  */
-export async function runBudgetCommand(args: string[], store: Store, budgets: BudgetConfig[], out: (line: string) => void): Promise<number> {
-  const [sub, ...rest] = args;
+export async function runBudgetCommand(
+  args: string[],
+  store: Store,
+  budgets: readonly BudgetConfig[],
+  out: (line: string) => void,
+  options: { readonly err?: (line: string) => void } = {},
+): Promise<number> {
+  let command: BudgetCommand;
   try {
-    if (sub === "status") {
-      const flags = parseFlags(rest, ["json"]);
-      const rows = await budgetStatus(store, budgets, new Date());
-      if (flags.json !== undefined) out(JSON.stringify(rows, null, 2));
-      else printStatus(rows, out);
-      return 0;
-    }
-    if (sub === "reconcile") {
-      const flags = parseFlags(rest, ["cost-at", "json"]);
-      const costAt = flags["cost-at"] ?? "reserved";
-      if (costAt !== "reserved" && costAt !== "zero") return fail("--cost-at must be reserved or zero", out);
-      const result = await store.reconcile(costAt, Date.now());
-      if (flags.json !== undefined) out(JSON.stringify(result));
-      else out(`reconciled ${result.entries} interrupted call(s): ${round(result.charged)} charged, ${round(result.released)} released`);
-      return 0;
-    }
-    return fail(sub === undefined ? "missing subcommand" : `unknown subcommand "${sub}"`, out);
+    command = parseBudgetArgs(args);
   } catch (error) {
-    if (error instanceof UsageError) return fail(error.message, out);
-    throw error;
+    if (!(error instanceof UsageError)) throw error;
+    (options.err ?? out)(usageLine("budget", error));
+    return 2;
   }
+  await executeBudgetCommand(command, store, { budgets }, out);
+  return 0;
 }
 
 /** Every configured budget in the period `now` falls in, with its stored usage (zero if none yet). */
@@ -76,10 +113,4 @@ function printStatus(rows: readonly BudgetStatusRow[], out: (line: string) => vo
   const cells = rows.map((r) => [r.budgetId, r.scope, r.period, r.mode, round(r.limit), round(r.spent), round(r.reserved), round(r.remaining)]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] as string).length)));
   for (const row of [header, ...cells]) out(row.map((c, i) => c.padEnd(widths[i] as number)).join("  ").trimEnd());
-}
-
-function fail(message: string, out: (line: string) => void): number {
-  out(`renio budget: ${message}`);
-  out(usage);
-  return 2;
 }

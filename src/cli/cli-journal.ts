@@ -1,46 +1,84 @@
 import type { JournalEntry, JournalQuery, Store } from "../storage/store.ts";
 
-const usage = "usage: renio journal list [--since ISO|2h|7d] [--until ISO|2h] [--key ID] [--outcome X] [--limit N] [--json]\n" +
-  "       renio journal export --format jsonl|csv [--since …] [--until …] [--key ID] [--outcome X]";
+/** `renio journal --help`. */
+export const JOURNAL_USAGE =
+  "usage: renio journal list [--config FILE] [--since ISO|2h|7d] [--until ISO|2h] [--key ID] [--outcome X] [--limit N] [--json]\n" +
+  "       renio journal export [--config FILE] --format jsonl|csv [--since …] [--until …] [--key ID] [--outcome X]";
 
 /** Thrown for bad command-line input; the message is shown as is. */
 export class UsageError extends Error {}
 
+/** A validated `renio journal` command line. */
+export type JournalCommand =
+  | { readonly sub: "help" }
+  | { readonly sub: "list"; readonly query: Omit<JournalQuery, "limit">; readonly limit: number; readonly json: boolean }
+  | { readonly sub: "export"; readonly query: Omit<JournalQuery, "limit">; readonly format: "jsonl" | "csv" };
+
+/** True when the arguments ask for help (`help`, `--help`, `-h`). */
+export function wantsHelp(args: readonly string[]): boolean {
+  return args[0] === "help" || args.includes("--help") || args.includes("-h");
+}
+
+/** Validates `renio journal …` arguments (without `--config`); throws {@link UsageError}. Touches no store. */
+export function parseJournalArgs(args: readonly string[], now: number): JournalCommand {
+  if (wantsHelp(args)) return { sub: "help" };
+  const [sub, ...rest] = args;
+  if (sub === "list") {
+    const flags = parseFlags(rest, ["since", "until", "key", "outcome", "limit", "json"]);
+    const limit = flags.limit === undefined ? 50 : positiveInt(flags.limit, "--limit");
+    return { sub, query: toQuery(flags, now), limit, json: flags.json !== undefined };
+  }
+  if (sub === "export") {
+    const flags = parseFlags(rest, ["since", "until", "key", "outcome", "format"]);
+    const format = flags.format;
+    if (format !== "jsonl" && format !== "csv") throw new UsageError("--format must be jsonl or csv");
+    return { sub, query: toQuery(flags, now), format };
+  }
+  throw new UsageError(sub === undefined ? "missing subcommand" : `unknown subcommand "${sub}"`);
+}
+
+/** Runs a parsed `renio journal` command against an open store; writes lines through `out`. */
+export async function executeJournalCommand(command: JournalCommand, store: Store, out: (line: string) => void): Promise<void> {
+  if (command.sub === "help") {
+    out(JOURNAL_USAGE);
+    return;
+  }
+  if (command.sub === "list") {
+    const page = await store.listJournal({ ...command.query, limit: command.limit });
+    if (command.json) out(JSON.stringify(page.entries, null, 2));
+    else printTable(page.entries, out);
+    return;
+  }
+  const { format, query } = command;
+  if (format === "csv") out(columns.join(","));
+  let cursor: string | undefined;
+  do {
+    const page = await store.listJournal({ ...query, limit: 1000, cursor });
+    for (const entry of page.entries) out(format === "jsonl" ? JSON.stringify(entry) : columns.map((c) => csvCell(entry[c])).join(","));
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+}
+
 /**
- * `renio journal list|export`. Writes lines through `out`; returns the exit code
- * (0 ok, 2 bad arguments).
+ * `renio journal list|export` against an open store. Output goes to `out`, a usage
+ * error as one line to `err` (default `out`); returns the exit code (0 ok, 2 bad arguments).
  */
-export async function runJournalCommand(args: string[], store: Store, out: (line: string) => void): Promise<number> {
+export async function runJournalCommand(args: string[], store: Store, out: (line: string) => void, err: (line: string) => void = out): Promise<number> {
+  let command: JournalCommand;
   try {
-    const [sub, ...rest] = args;
-    const flags = parseFlags(rest, sub === "list" ? ["since", "until", "key", "outcome", "limit", "json"] : ["since", "until", "key", "outcome", "format"]);
-    const filters = toQuery(flags, Date.now());
-    if (sub === "list") {
-      const limit = flags.limit === undefined ? 50 : positiveInt(flags.limit, "--limit");
-      const page = await store.listJournal({ ...filters, limit });
-      if (flags.json !== undefined) out(JSON.stringify(page.entries, null, 2));
-      else printTable(page.entries, out);
-      return 0;
-    }
-    if (sub === "export") {
-      const format = flags.format;
-      if (format !== "jsonl" && format !== "csv") throw new UsageError("--format must be jsonl or csv");
-      if (format === "csv") out(columns.join(","));
-      let cursor: string | undefined;
-      do {
-        const page = await store.listJournal({ ...filters, limit: 1000, cursor });
-        for (const entry of page.entries) out(format === "jsonl" ? JSON.stringify(entry) : columns.map((c) => csvCell(entry[c])).join(","));
-        cursor = page.nextCursor ?? undefined;
-      } while (cursor);
-      return 0;
-    }
-    throw new UsageError(sub === undefined ? "missing subcommand" : `unknown subcommand "${sub}"`);
+    command = parseJournalArgs(args, Date.now());
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    out(`renio journal: ${error.message}`);
-    out(usage);
+    err(usageLine("journal", error));
     return 2;
   }
+  await executeJournalCommand(command, store, out);
+  return 0;
+}
+
+/** The one line shown for a usage error of `renio <command>`. */
+export function usageLine(command: string, error: Error): string {
+  return `renio ${command}: ${error.message} (see renio ${command} --help)`;
 }
 
 /** `--name value` / `--name=value` / bare `--flag` (value ""), restricted to `allowed`. */

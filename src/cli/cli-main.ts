@@ -32,7 +32,7 @@ export async function runCli(args: string[], runtime: Runtime): Promise<number> 
         return await runConfigCommand(rest, out, err);
       case "journal":
       case "budget":
-        return await runStoreCommand(command, rest, runtime, out);
+        return await runStoreCommand(command, rest, runtime, out, err);
       case undefined:
       case "help":
       case "--help":

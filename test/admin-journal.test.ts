@@ -99,7 +99,7 @@ describe("GET /admin/journal and /admin/budgets", () => {
   });
 
   test("bad query values are 400 invalid_request", async () => {
-    for (const query of ["limit=0", "limit=5000", "limit=abc", "since=yesterday-ish"]) {
+    for (const query of ["limit=0", "limit=5000", "limit=abc", "since=yesterday-ish", "cursor=garbage", "cursor=12345"]) {
       const response = await admin(`/admin/journal?${query}`);
       assert.equal(response.status, 400, query);
       assert.equal((await errorOf(response)).code, "invalid_request");

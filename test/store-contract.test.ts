@@ -5,7 +5,7 @@ import { createJournalWriter } from "../src/journal/journal-writer.ts";
 import { pruneOlderThan } from "../src/journal/journal-retention.ts";
 import { SchemaTooNewError, StoreOpenError } from "../src/storage/store-errors.ts";
 import { latestSchemaVersion } from "../src/storage/store-migrations.ts";
-import { StoreUnavailableError } from "../src/shared/relay-error.ts";
+import { RelayError, StoreUnavailableError } from "../src/shared/relay-error.ts";
 import { backends } from "./support/store-targets.ts";
 
 let seq = 0;
@@ -214,6 +214,14 @@ for (const backend of backends) {
       assert.equal((await store.listJournal({ limit: 100, outcome: "ok" })).entries.length, 5);
       assert.equal((await store.listJournal({ limit: 100, outcome: "refused" })).entries[0]?.errorCode, "invalid_api_key");
       assert.equal((await store.listJournal({ limit: 100, since: t0 + 10, until: t0 + 12 })).entries.length, 4);
+      for (const bad of ["garbage", "", ".x", "12.", "-1.x", "1e3.x", "99999999999999999.x"]) {
+        await assert.rejects(store.listJournal({ limit: 10, cursor: bad }), (error: unknown) => {
+          assert.ok(error instanceof RelayError, `cursor ${JSON.stringify(bad)}`);
+          assert.deepEqual([error.status, error.code], [400, "invalid_request"]);
+          assert.match(error.message, /cursor/);
+          return true;
+        });
+      }
       await ledger.close();
     });
 

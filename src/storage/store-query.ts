@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from "kysely";
+import { RelayError } from "../shared/relay-error.ts";
 import type { BudgetUsage, JournalEntry, JournalPage, JournalQuery } from "./store.ts";
 import { fromNanos, type Database, type JournalEntryTable } from "./store-schema.ts";
 
@@ -10,7 +11,7 @@ export async function listJournal(db: Kysely<Database>, query: JournalQuery): Pr
   if (query.until !== undefined) q = q.where("received_at", "<", query.until);
   if (query.keyId !== undefined) q = q.where("key_id", "=", query.keyId);
   if (query.outcome !== undefined) q = q.where("outcome", "=", query.outcome);
-  const cursor = query.cursor ? decodeCursor(query.cursor) : null;
+  const cursor = query.cursor === undefined ? null : decodeCursor(query.cursor);
   if (cursor) {
     q = q.where((eb) =>
       eb.or([eb("received_at", "<", cursor.receivedAt), eb.and([eb("received_at", "=", cursor.receivedAt), eb("id", "<", cursor.id)])]),
@@ -55,10 +56,14 @@ function encodeCursor(receivedAt: number, id: string): string {
   return `${receivedAt}.${id}`;
 }
 
-function decodeCursor(cursor: string): { receivedAt: number; id: string } | null {
-  const dot = cursor.indexOf(".");
-  const receivedAt = Number(cursor.slice(0, dot));
-  return dot > 0 && Number.isFinite(receivedAt) ? { receivedAt, id: cursor.slice(dot + 1) } : null;
+/** Parses a cursor made by encodeCursor; anything else is the caller's error (400), never the first page. */
+function decodeCursor(cursor: string): { receivedAt: number; id: string } {
+  const match = /^(\d{1,16})\.(.+)$/s.exec(cursor);
+  const receivedAt = Number(match?.[1]);
+  if (match === null || !Number.isSafeInteger(receivedAt)) {
+    throw new RelayError(400, "invalid_request", "`cursor` is not valid: pass the `next_cursor` of the previous page unchanged");
+  }
+  return { receivedAt, id: match[2]! };
 }
 
 const num = (v: number | null): number | null => (v === null ? null : Number(v));

@@ -1,5 +1,6 @@
 import type { StorageConfig } from "../config/config-schema.ts";
 import type { SqliteDatabase } from "../runtime/runtime.ts";
+import { RelayError, StoreUnavailableError, type RelayErrorCode } from "../shared/relay-error.ts";
 import type { Store, StoreStats } from "./store.ts";
 import { SchemaTooNewError, StoreOpenError } from "./store-errors.ts";
 import { createStore } from "./store-open.ts";
@@ -27,6 +28,9 @@ interface ThreadError {
   /** SchemaTooNewError's versions. */
   found?: number;
   supported?: number;
+  /** RelayError's status and code (e.g. a 400 for a bad query value). */
+  status?: number;
+  code?: RelayErrorCode;
 }
 
 interface OpenOptions {
@@ -127,6 +131,7 @@ export function serveThreadStore(port: Port, openSqlite: (path: string) => Sqlit
 function flattenError(error: unknown): ThreadError {
   if (error instanceof SchemaTooNewError) return { name: "SchemaTooNewError", message: error.message, found: error.found, supported: error.supported };
   if (error instanceof StoreOpenError) return { name: "StoreOpenError", message: error.message };
+  if (error instanceof RelayError) return { name: error.name, message: error.message, status: error.status, code: error.code };
   if (error instanceof Error) return { name: error.name, message: error.message };
   return { name: "Error", message: String(error) };
 }
@@ -134,5 +139,7 @@ function flattenError(error: unknown): ThreadError {
 function reviveError(error: ThreadError): Error {
   if (error.name === "SchemaTooNewError") return new SchemaTooNewError(error.found ?? 0, error.supported ?? 0);
   if (error.name === "StoreOpenError") return new StoreOpenError(error.message);
+  if (error.name === "StoreUnavailableError") return new StoreUnavailableError(error.message);
+  if (error.status !== undefined && error.code !== undefined) return new RelayError(error.status, error.code, error.message);
   return Object.assign(new Error(error.message), { name: error.name });
 }

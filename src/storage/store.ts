@@ -54,7 +54,7 @@ export interface JournalQuery {
   keyId?: string;
   outcome?: string;
   limit: number;
-  /** `nextCursor` of the previous page. */
+  /** `nextCursor` of the previous page; anything else rejects with RelayError 400 `invalid_request`. */
   cursor?: string;
 }
 

@@ -1,10 +1,8 @@
 import type { BudgetConfig } from "../config/config-schema.ts";
 import { periodOf } from "../budget/budget-plan.ts";
 import type { Store } from "../storage/store.ts";
-import { parseFlags, usageLine, UsageError, wantsHelp } from "./cli-journal.ts";
-
-/** `renio budget --help`. */
-export const BUDGET_USAGE = "usage: renio budget status [--config FILE] [--json]\n       renio budget reconcile [--config FILE] [--cost-at reserved|zero] [--json]";
+import { BUDGET_USAGE, wantsHelp } from "./cli-help.ts";
+import { parseFlags, usageLine, UsageError } from "./cli-journal.ts";
 
 /** One configured budget in its current period. */
 export interface BudgetStatusRow {

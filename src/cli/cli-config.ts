@@ -2,9 +2,14 @@ import { z } from "zod";
 import { ConfigError, formatProblem } from "../config/config-error.ts";
 import { loadConfigFile } from "../config/config-load.ts";
 import { configSchema } from "../config/config-schema.ts";
+import { CONFIG_USAGE, wantsHelp } from "./cli-help.ts";
 
-/** `renio config check FILE` and `renio config schema`. */
+/** `renio config check FILE` and `renio config schema` (`--help`: usage, exit 0). */
 export async function runConfigCommand(args: string[], out: (line: string) => void, err: (line: string) => void): Promise<number> {
+  if (wantsHelp(args)) {
+    out(CONFIG_USAGE);
+    return 0;
+  }
   const [sub, file, ...rest] = args;
   if (sub === "schema" && file === undefined) {
     out(JSON.stringify(z.toJSONSchema(configSchema, { io: "input", unrepresentable: "any" }), null, 2));
@@ -21,6 +26,6 @@ export async function runConfigCommand(args: string[], out: (line: string) => vo
       return 2;
     }
   }
-  err("usage: renio config check FILE | renio config schema");
+  err("renio config: expected check FILE or schema (see renio config --help)");
   return 2;
 }

@@ -1,27 +1,93 @@
+/** What `renio <command> --help` and the main `renio --help` say about one command. */
+interface CommandHelp {
+  /** Usage lines, each after `renio `; a `\n` continues a line (indented under its options). */
+  readonly synopsis: readonly string[];
+  /** What it does, one line. */
+  readonly summary: string;
+}
+
+const SERVE: CommandHelp = {
+  synopsis: ["serve [--config FILE] [--host H] [--port N]"],
+  summary: "run the relay (without --config: embedded default on 127.0.0.1:8080 with the mock provider)",
+};
+const MOCK: CommandHelp = {
+  synopsis: [
+    "mock [--port N] [--host H] [--latency-ms 2] [--chunk-interval-ms 1] [--chunks 8]\n" +
+      "[--fault-status N] [--fault-delay-ms N] [--fault-cut N] [--fault-slow-ms N] [--fault-reset]",
+  ],
+  summary: "run the built-in mock provider (OpenAI and Anthropic wire formats)",
+};
+const BENCH: CommandHelp = {
+  synopsis: [
+    "bench [--concurrency 1,16,64] [--requests 3000] [--warmup 300] [--mode json|stream|both]\n" +
+      "[--journal fsync|process|off] [--budget strict|observe|off] [--target URL --header 'N: v']\n" +
+      "[--baseline passthrough] [--rounds 10] [--max-seconds 1800] [--json | --markdown] [--out FILE]",
+  ],
+  summary: "measure the relay's overhead against the mock, direct vs via Renio (see renio bench --help)",
+};
+const PASSTHROUGH: CommandHelp = {
+  synopsis: ["passthrough --upstream URL [--host H] [--port N]"],
+  summary: "a bare fetch passthrough, the floor renio bench compares against",
+};
+const CONFIG: CommandHelp = {
+  synopsis: ["config check FILE", "config schema"],
+  summary: "check: validate a config file (every problem as path: message, exit 2); schema: print its JSON Schema",
+};
+const JOURNAL: CommandHelp = {
+  synopsis: [
+    "journal list [--config FILE] [--since ISO|2h|7d] [--until ISO|2h] [--key ID] [--outcome X] [--limit N] [--json]",
+    "journal export [--config FILE] --format jsonl|csv [--since …] [--until …] [--key ID] [--outcome X]",
+  ],
+  summary: "read the journal of the configured store (default config: ./.renio/renio.db)",
+};
+const BUDGET: CommandHelp = {
+  synopsis: ["budget status [--config FILE] [--json]", "budget reconcile [--config FILE] [--cost-at reserved|zero] [--json]"],
+  summary: "status: every configured budget in its current period; reconcile: settle calls a crash left interrupted",
+};
+
+/** `line` after `prefix`, its continuation lines indented under the first option. */
+function indented(prefix: string, line: string): string {
+  const pad = " ".repeat(prefix.length + line.indexOf(" ") + 1);
+  return prefix + line.replaceAll("\n", `\n${pad}`);
+}
+
+function usage(help: CommandHelp): string {
+  const lines = help.synopsis.map((line, i) => indented(i === 0 ? "usage: renio " : "       renio ", line));
+  return `${lines.join("\n")}\n\n${help.summary}`;
+}
+
+/** `renio serve --help`. */
+export const SERVE_USAGE = usage(SERVE);
+/** `renio mock --help`. */
+export const MOCK_USAGE = usage(MOCK);
+/** `renio passthrough --help`. */
+export const PASSTHROUGH_USAGE = usage(PASSTHROUGH);
+/** `renio config --help`. */
+export const CONFIG_USAGE = usage(CONFIG);
+/** `renio journal --help`. */
+export const JOURNAL_USAGE = usage(JOURNAL);
+/** `renio budget --help`. */
+export const BUDGET_USAGE = usage(BUDGET);
+
+/** True when the arguments ask for help (`help`, `--help`, `-h`). */
+export function wantsHelp(args: readonly string[]): boolean {
+  return args[0] === "help" || args.includes("--help") || args.includes("-h");
+}
+
+function entry(help: CommandHelp): string {
+  return `${help.synopsis.map((line) => indented("  ", line)).join("\n")}\n        ${help.summary}`;
+}
+
 /** `renio --help`. */
 export const HELP = `renio — a fast, fail-closed LLM relay with a write-ahead journal and hard budgets
 
-usage: renio <command> [options]
+usage: renio <command> [options]        (renio <command> --help: that command's usage)
 
 commands:
-  serve [--config FILE] [--host H] [--port N]
-        run the relay (without --config: embedded default on 127.0.0.1:8080 with the mock provider)
-  mock [--port N] [--host H] [--latency-ms 2] [--chunk-interval-ms 1] [--chunks 8]
-       [--fault-status N] [--fault-delay-ms N] [--fault-cut N] [--fault-slow-ms N] [--fault-reset]
-        run the built-in mock provider (OpenAI and Anthropic wire formats)
-  bench [--concurrency 1,16,64] [--requests 3000] [--warmup 300] [--mode json|stream|both]
-        [--journal fsync|process|off] [--budget strict|observe|off] [--target URL --header 'N: v']
-        [--baseline passthrough] [--rounds 10] [--max-seconds 1800] [--json | --markdown] [--out FILE]
-        measure the relay's overhead against the mock, direct vs via Renio (see renio bench --help)
-  passthrough --upstream URL [--port N]
-        a bare fetch passthrough, the floor renio bench compares against
-  config check FILE     validate a config file; prints every problem as path: message (exit 2)
-  config schema         print the config's JSON Schema (for editor completion)
-  journal list [--config FILE] [--since 2h|7d|ISO] [--key ID] [--outcome X] [--limit N] [--json]
-  journal export [--config FILE] --format jsonl|csv [--since …]
-  budget status [--config FILE] [--json]
-  budget reconcile [--config FILE] [--cost-at reserved|zero] [--json]
-  help, --help          this text
-  version, --version    print the version
+${[SERVE, MOCK, BENCH, PASSTHROUGH, CONFIG, JOURNAL, BUDGET].map(entry).join("\n")}
+  help, --help
+        this text
+  version, --version
+        print the version
 
 docs: README.md`;

@@ -1,9 +1,5 @@
+import { JOURNAL_USAGE, wantsHelp } from "./cli-help.ts";
 import type { JournalEntry, JournalQuery, Store } from "../storage/store.ts";
-
-/** `renio journal --help`. */
-export const JOURNAL_USAGE =
-  "usage: renio journal list [--config FILE] [--since ISO|2h|7d] [--until ISO|2h] [--key ID] [--outcome X] [--limit N] [--json]\n" +
-  "       renio journal export [--config FILE] --format jsonl|csv [--since …] [--until …] [--key ID] [--outcome X]";
 
 /** Thrown for bad command-line input; the message is shown as is. */
 export class UsageError extends Error {}
@@ -13,11 +9,6 @@ export type JournalCommand =
   | { readonly sub: "help" }
   | { readonly sub: "list"; readonly query: Omit<JournalQuery, "limit">; readonly limit: number; readonly json: boolean }
   | { readonly sub: "export"; readonly query: Omit<JournalQuery, "limit">; readonly format: "jsonl" | "csv" };
-
-/** True when the arguments ask for help (`help`, `--help`, `-h`). */
-export function wantsHelp(args: readonly string[]): boolean {
-  return args[0] === "help" || args.includes("--help") || args.includes("-h");
-}
 
 /** Validates `renio journal …` arguments (without `--config`); throws {@link UsageError}. Touches no store. */
 export function parseJournalArgs(args: readonly string[], now: number): JournalCommand {

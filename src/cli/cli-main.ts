@@ -4,7 +4,7 @@ import { StoreOpenError } from "../storage/store-errors.ts";
 import { runBenchCommand } from "../bench/bench-command.ts";
 import { runPassthroughCommand } from "../bench/passthrough.ts";
 import { runConfigCommand } from "./cli-config.ts";
-import { HELP } from "./cli-help.ts";
+import { HELP, PASSTHROUGH_USAGE, wantsHelp } from "./cli-help.ts";
 import { runMockCommand } from "./cli-mock.ts";
 import { runServeCommand, UsageError } from "./cli-serve.ts";
 import { runStoreCommand } from "./cli-store.ts";
@@ -27,6 +27,10 @@ export async function runCli(args: string[], runtime: Runtime): Promise<number> 
       case "bench":
         return await runBenchCommand(rest, runtime);
       case "passthrough":
+        if (wantsHelp(rest)) {
+          out(PASSTHROUGH_USAGE);
+          return 0;
+        }
         return await runPassthroughCommand(rest, runtime);
       case "config":
         return await runConfigCommand(rest, out, err);

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { mockServerFetch } from "../providers/mock/mock-serve.ts";
 import { createMock, type MockFaults, type MockOptions } from "../providers/mock/mock-server.ts";
 import type { Runtime } from "../runtime/runtime.ts";
+import { MOCK_USAGE, wantsHelp } from "./cli-help.ts";
 
 const OPTIONS = {
   port: { type: "string", default: "9090" },
@@ -19,9 +20,13 @@ const OPTIONS = {
 /**
  * `renio mock [--port N] [--host H] [--latency-ms N] [--chunk-interval-ms N] [--chunks N]
  * [--fault-status N] [--fault-delay-ms N] [--fault-cut N] [--fault-slow-ms N] [--fault-reset]`:
- * serves the mock provider until SIGINT/SIGTERM. Returns 2 on a bad command line.
+ * serves the mock provider until SIGINT/SIGTERM. `--help` prints the usage (exit 0); returns 2 on a bad command line.
  */
 export async function runMockCommand(args: string[], runtime: Runtime): Promise<number> {
+  if (wantsHelp(args)) {
+    process.stdout.write(`${MOCK_USAGE}\n`);
+    return 0;
+  }
   let options: MockOptions;
   let host: string;
   let port: number;
@@ -42,7 +47,7 @@ export async function runMockCommand(args: string[], runtime: Runtime): Promise<
       faults,
     };
   } catch (error) {
-    process.stderr.write(`renio mock: ${error instanceof Error ? error.message : String(error)} (see renio --help)\n`);
+    process.stderr.write(`renio mock: ${error instanceof Error ? error.message : String(error)} (see renio mock --help)\n`);
     return 2;
   }
 

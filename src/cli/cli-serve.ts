@@ -3,10 +3,15 @@ import { DEFAULT_CONFIG, DEV_KEY } from "../config/default-config.ts";
 import { loadConfigFile, validateConfig } from "../config/config-load.ts";
 import type { Config } from "../config/config-schema.ts";
 import type { Runtime } from "../runtime/runtime.ts";
+import { SERVE_USAGE, wantsHelp } from "./cli-help.ts";
 import { startRelayService } from "./relay-service.ts";
 
-/** `renio serve [--config FILE] [--host H] [--port N]`: runs until SIGINT/SIGTERM. */
+/** `renio serve [--config FILE] [--host H] [--port N]`: runs until SIGINT/SIGTERM (`--help`: usage, exit 0). */
 export async function runServeCommand(args: string[], runtime: Runtime, out: (line: string) => void): Promise<number> {
+  if (wantsHelp(args)) {
+    out(SERVE_USAGE);
+    return 0;
+  }
   const { values } = parseArgs({
     args,
     options: { config: { type: "string" }, host: { type: "string" }, port: { type: "string" } },

@@ -2,8 +2,9 @@ import { DEFAULT_CONFIG } from "../config/default-config.ts";
 import { loadConfigFile, validateConfig } from "../config/config-load.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { createStore } from "../storage/store-open.ts";
-import { BUDGET_USAGE, executeBudgetCommand, parseBudgetArgs, type BudgetCommand } from "./cli-budget.ts";
-import { executeJournalCommand, JOURNAL_USAGE, parseJournalArgs, type JournalCommand, usageLine, UsageError, wantsHelp } from "./cli-journal.ts";
+import { executeBudgetCommand, parseBudgetArgs, type BudgetCommand } from "./cli-budget.ts";
+import { BUDGET_USAGE, JOURNAL_USAGE, wantsHelp } from "./cli-help.ts";
+import { executeJournalCommand, parseJournalArgs, type JournalCommand, usageLine, UsageError } from "./cli-journal.ts";
 
 /**
  * `renio journal …` and `renio budget …`: validate the arguments, then load the config,

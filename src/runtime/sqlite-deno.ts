@@ -1,25 +1,15 @@
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { SqliteDatabase, SqliteStatement } from "./runtime.ts";
+import { createStatementCache } from "./statement-cache.ts";
 
 type Binding = string | number | bigint | null | Uint8Array;
-
-/** Prepared statements kept per connection (the hot path uses a handful). */
-const STATEMENT_CACHE_SIZE = 256;
 
 /** Opens (creating if needed) an SQLite file through node:sqlite, in the shape Kysely expects. */
 export function openDenoSqlite(path: string): SqliteDatabase {
   const db = new DatabaseSync(path);
-  const statements = new Map<string, SqliteStatement>();
+  const statements = createStatementCache((sql) => wrap(db.prepare(sql)));
   return {
-    prepare: (sql: string): SqliteStatement => {
-      // Kysely prepares every query it runs; the hot ones repeat the same SQL, so reuse them.
-      let statement = statements.get(sql);
-      if (statement === undefined) {
-        if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear();
-        statements.set(sql, (statement = wrap(db.prepare(sql))));
-      }
-      return statement;
-    },
+    prepare: statements.prepare,
     exec: (sql: string): void => db.exec(sql),
     close: (): void => {
       statements.clear();

@@ -4,12 +4,16 @@ import type { Store } from "../storage/store.ts";
 import { BUDGET_USAGE, wantsHelp } from "./cli-help.ts";
 import { parseFlags, usageLine, UsageError } from "./cli-journal.ts";
 
+/** A budget's mode: `strict` refuses calls past the limit, `observe` only records. */
+export type BudgetMode = NonNullable<BudgetConfig["mode"]>;
+
 /** One configured budget in its current period. */
 export interface BudgetStatusRow {
   budgetId: string;
   scope: string;
   period: string;
-  mode: string;
+  /** The mode in effect: the budget's own, else the config's `budget.mode`. */
+  mode: BudgetMode;
   limit: number;
   spent: number;
   reserved: number;
@@ -39,6 +43,8 @@ export function parseBudgetArgs(args: readonly string[]): BudgetCommand {
 /** What `renio budget` reads besides the store. */
 export interface BudgetSettings {
   readonly budgets: readonly BudgetConfig[];
+  /** The config's `budget.mode`: the mode of a budget without its own. */
+  readonly defaultMode: BudgetMode;
 }
 
 /** Runs a parsed `renio budget` command against an open store; writes lines through `out`. */
@@ -48,7 +54,7 @@ export async function executeBudgetCommand(command: BudgetCommand, store: Store,
     return;
   }
   if (command.sub === "status") {
-    const rows = await budgetStatus(store, settings.budgets, new Date());
+    const rows = await budgetStatus(store, settings.budgets, settings.defaultMode, new Date());
     if (command.json) out(JSON.stringify(rows, null, 2));
     else printStatus(rows, out);
     return;
@@ -60,7 +66,8 @@ export async function executeBudgetCommand(command: BudgetCommand, store: Store,
 
 /**
  * `renio budget status|reconcile` against an open store. Output goes to `out`, a usage
- * error as one line to `options.err` (default `out`). Returns the exit code
+ * error as one line to `options.err` (default `out`); budgets without a mode show
+ * `options.defaultMode` (default `strict`, the config's default). Returns the exit code
  * (0 ok, 2 bad arguments).
  */
 export async function runBudgetCommand(
@@ -68,7 +75,7 @@ export async function runBudgetCommand(
   store: Store,
   budgets: readonly BudgetConfig[],
   out: (line: string) => void,
-  options: { readonly err?: (line: string) => void } = {},
+  options: { readonly defaultMode?: BudgetMode; readonly err?: (line: string) => void } = {},
 ): Promise<number> {
   let command: BudgetCommand;
   try {
@@ -78,12 +85,12 @@ export async function runBudgetCommand(
     (options.err ?? out)(usageLine("budget", error));
     return 2;
   }
-  await executeBudgetCommand(command, store, { budgets }, out);
+  await executeBudgetCommand(command, store, { budgets, defaultMode: options.defaultMode ?? "strict" }, out);
   return 0;
 }
 
-/** Every configured budget in the period `now` falls in, with its stored usage (zero if none yet). */
-export async function budgetStatus(store: Store, budgets: readonly BudgetConfig[], now: Date): Promise<BudgetStatusRow[]> {
+/** Every configured budget in the period `now` falls in, with its stored usage (zero if none yet) and the mode in effect. */
+export async function budgetStatus(store: Store, budgets: readonly BudgetConfig[], defaultMode: BudgetMode, now: Date): Promise<BudgetStatusRow[]> {
   const keys = budgets.map((b) => ({ budgetId: b.id, period: periodOf(b.period, now) }));
   const usage = new Map((await store.budgetUsage(keys)).map((u) => [`${u.budgetId}\u0000${u.period}`, u]));
   return budgets.map((b, i) => {
@@ -91,7 +98,7 @@ export async function budgetStatus(store: Store, budgets: readonly BudgetConfig[
     const u = usage.get(`${b.id}\u0000${period}`);
     const spent = u?.spent ?? 0;
     const reserved = u?.reserved ?? 0;
-    return { budgetId: b.id, scope: scopeText(b.scope), period, mode: b.mode ?? "default", limit: b.limit, spent, reserved, remaining: b.limit - spent - reserved };
+    return { budgetId: b.id, scope: scopeText(b.scope), period, mode: b.mode ?? defaultMode, limit: b.limit, spent, reserved, remaining: b.limit - spent - reserved };
   });
 }
 

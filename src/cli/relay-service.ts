@@ -44,7 +44,7 @@ export async function startRelayService(config: Config, runtime: Runtime): Promi
     router,
     ledger,
     accepting: () => accepting,
-    admin: config.server.adminToken === undefined || store === undefined ? undefined : createAdminRoutes({ store, token: config.server.adminToken, budgets: config.budgets }),
+    admin: config.server.adminToken === undefined || store === undefined ? undefined : createAdminRoutes({ store, token: config.server.adminToken, budgets: config.budgets, defaultMode: config.budget.mode }),
   });
   const server = await runtime.serve({
     hostname: config.server.host,

@@ -1,5 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
+import { periodOf } from "../budget/budget-plan.ts";
 import type { BudgetConfig } from "../config/config-schema.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { Store } from "../storage/store.ts";
@@ -11,11 +12,17 @@ export interface AdminDeps {
   /** The admin token (from config); compared in constant time. */
   readonly token: string;
   readonly budgets: readonly BudgetConfig[];
+  /** The config's `budget.mode`: the mode in effect for a budget without its own. */
+  readonly defaultMode: NonNullable<BudgetConfig["mode"]>;
 }
 
 const MAX_PAGE = 1000;
 
-/** `GET /admin/journal` (cursor pagination, filters) and `GET /admin/budgets`, behind the admin token. */
+/**
+ * `GET /admin/journal` (cursor pagination, filters) and `GET /admin/budgets` (every stored
+ * period row, plus each configured budget's current period when it has no row yet), behind
+ * the admin token.
+ */
 export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
   const admin = new Hono<HttpEnv>();
   const expected = Buffer.from(deps.token);
@@ -48,7 +55,19 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
   admin.get("/budgets", async (c) => {
     const usage = await deps.store.budgetUsage();
     const configured = new Map(deps.budgets.map((budget) => [budget.id, budget]));
-    const data = usage.map((row) => ({ ...row, scope: configured.get(row.budgetId)?.scope ?? null, mode: configured.get(row.budgetId)?.mode ?? null }));
+    // A budget no longer in the config has neither scope nor mode: null.
+    const data = usage.map((row) => {
+      const budget = configured.get(row.budgetId);
+      return { ...row, scope: budget?.scope ?? null, mode: budget === undefined ? null : (budget.mode ?? deps.defaultMode) };
+    });
+    // Configured budgets not charged in their current period yet: zero usage, as `renio budget status` shows them.
+    const stored = new Set(usage.map((row) => `${row.budgetId}\u0000${row.period}`));
+    const now = new Date();
+    for (const budget of deps.budgets) {
+      const period = periodOf(budget.period, now);
+      if (stored.has(`${budget.id}\u0000${period}`)) continue;
+      data.push({ budgetId: budget.id, period, limit: budget.limit, spent: 0, reserved: 0, remaining: budget.limit, scope: budget.scope, mode: budget.mode ?? deps.defaultMode });
+    }
     return c.json({ object: "list", data });
   });
 

@@ -1,3 +1,4 @@
+import { concatArrays } from "../shared/array-concat.ts";
 import type { BenchMode, BenchOptions } from "./bench-args.ts";
 import type { Progress } from "./bench-progress.ts";
 import type { ModeResult, PointResult, RelayPoint } from "./bench-report.ts";
@@ -101,7 +102,7 @@ async function measurePoint(plan: MeasurementPlan, mode: BenchMode, concurrency:
     acc.cpuSeconds = acc.cpuStart === undefined || end === undefined ? undefined : end - acc.cpuStart;
     acc.threadSeconds = threadDelta(acc.threadStart, acc.relay?.probe?.threadCpuSeconds());
   }
-  const [direct, ...relays] = accumulators.map((acc) => ({ acc, summary: summarize(concat(acc.samples), acc.errors) }));
+  const [direct, ...relays] = accumulators.map((acc) => ({ acc, summary: summarize(concatArrays(acc.samples, (length) => new Float64Array(length)), acc.errors) }));
   const point: PointResult = {
     concurrency,
     direct: direct!.summary,
@@ -157,16 +158,6 @@ function maxDefined(a: number | undefined, b: number | undefined): number | unde
 /** Round `round`'s share of `total` requests over `rounds` rounds (they sum to `total`). */
 export function share(total: number, rounds: number, round: number): number {
   return Math.floor((total * (round + 1)) / rounds) - Math.floor((total * round) / rounds);
-}
-
-function concat(parts: readonly Float64Array[]): Float64Array {
-  const all = new Float64Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    all.set(part, offset);
-    offset += part.length;
-  }
-  return all;
 }
 
 function checkDeadline(signal: AbortSignal): void {

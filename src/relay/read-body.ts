@@ -1,3 +1,4 @@
+import { concatArrays } from "../shared/array-concat.ts";
 import { RelayError } from "../shared/relay-error.ts";
 
 /** Reads a request body, refusing it (413) once it exceeds `maxBytes`. */
@@ -23,13 +24,7 @@ export async function readBody(request: Request, maxBytes: number): Promise<Uint
     }
     chunks.push(value);
   }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
+  return concatArrays(chunks, (length) => new Uint8Array(length));
 }
 
 function tooLarge(maxBytes: number): RelayError {

@@ -14,6 +14,7 @@ function start(overrides: Partial<JournalStart> = {}): JournalStart {
   return {
     id: `req-${String(seq).padStart(6, "0")}`,
     receivedAt: 1_700_000_000_000 + seq,
+    requestId: null,
     keyId: "k1",
     project: "p1",
     route: "/v1/chat/completions",
@@ -196,10 +197,12 @@ for (const backend of backends) {
       const store = await (await backend.target()).open();
       const ledger = createJournalWriter(store);
       const t0 = 1_750_000_000_000;
-      const starts = Array.from({ length: 25 }, (_, i) => start({ receivedAt: t0 + Math.floor(i / 2), keyId: i % 3 === 0 ? "kA" : "kB" }));
+      const starts = Array.from({ length: 25 }, (_, i) =>
+        start({ receivedAt: t0 + Math.floor(i / 2), keyId: i % 3 === 0 ? "kA" : "kB", requestId: i % 4 === 0 ? `caller-${i % 8}` : null }),
+      );
       await Promise.all(starts.map((s) => ledger.admit(s, [])));
       starts.filter((_, i) => i % 5 === 0).forEach((s) => ledger.complete(s.id, done, [], 0));
-      ledger.refuse({ start: start({ receivedAt: t0 - 1, keyId: null }), status: 401, errorCode: "invalid_api_key" });
+      ledger.refuse({ start: start({ receivedAt: t0 - 1, keyId: null, requestId: "caller-refused" }), status: 401, errorCode: "invalid_api_key" });
       await ledger.flush();
       const seen: string[] = [];
       let cursor: string | undefined;
@@ -214,6 +217,11 @@ for (const backend of backends) {
       assert.equal((await store.listJournal({ limit: 100, outcome: "ok" })).entries.length, 5);
       assert.equal((await store.listJournal({ limit: 100, outcome: "refused" })).entries[0]?.errorCode, "invalid_api_key");
       assert.equal((await store.listJournal({ limit: 100, since: t0 + 10, until: t0 + 12 })).entries.length, 4);
+      const byRequestId = (await store.listJournal({ limit: 100, requestId: "caller-4" })).entries;
+      assert.deepEqual(byRequestId.map((e) => [e.id, e.requestId]), [starts[20]!, starts[12]!, starts[4]!].map((s) => [s.id, "caller-4"]));
+      assert.deepEqual((await store.listJournal({ limit: 100, requestId: "caller-refused" })).entries.map((e) => [e.requestId, e.outcome]), [["caller-refused", "refused"]]);
+      assert.equal((await store.listJournal({ limit: 100, requestId: "caller-" })).entries.length, 0);
+      assert.equal((await store.listJournal({ limit: 100 })).entries.filter((e) => e.requestId === null).length, 18);
       for (const bad of ["garbage", "", ".x", "12.", "-1.x", "1e3.x", "99999999999999999.x"]) {
         await assert.rejects(store.listJournal({ limit: 10, cursor: bad }), (error: unknown) => {
           assert.ok(error instanceof RelayError, `cursor ${JSON.stringify(bad)}`);

@@ -21,6 +21,7 @@ export function blankStart(input: CallInput): JournalStart {
   return {
     id: input.id,
     receivedAt: input.receivedAt,
+    requestId: input.requestId === input.id ? null : input.requestId,
     keyId: null,
     project: null,
     route: input.route.path,

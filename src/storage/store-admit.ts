@@ -133,6 +133,7 @@ export function startValues(start: JournalStart): Insertable<JournalEntryTable> 
   return {
     id: start.id,
     received_at: start.receivedAt,
+    request_id: start.requestId ?? null,
     key_id: start.keyId,
     project: start.project,
     route: start.route,

@@ -13,6 +13,7 @@ export const migrations: Readonly<Record<number, Migration>> = {
       .createTable("journal_entry")
       .addColumn("id", "text", (c) => c.primaryKey())
       .addColumn("received_at", "bigint", (c) => c.notNull())
+      .addColumn("request_id", "text")
       .addColumn("key_id", "text")
       .addColumn("project", "text")
       .addColumn("route", "text", (c) => c.notNull())
@@ -41,6 +42,7 @@ export const migrations: Readonly<Record<number, Migration>> = {
       .execute();
     await db.schema.createIndex("journal_entry_time").on("journal_entry").columns(["received_at", "id"]).execute();
     await db.schema.createIndex("journal_entry_key_time").on("journal_entry").columns(["key_id", "received_at", "id"]).execute();
+    await db.schema.createIndex("journal_entry_request_id").on("journal_entry").column("request_id").execute();
     await db.schema.createIndex("journal_entry_outcome_time").on("journal_entry").columns(["outcome", "received_at", "id"]).execute();
     await db.schema
       .createIndex("journal_entry_unfinished")

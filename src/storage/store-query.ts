@@ -10,6 +10,7 @@ export async function listJournal(db: Kysely<Database>, query: JournalQuery): Pr
   if (query.since !== undefined) q = q.where("received_at", ">=", query.since);
   if (query.until !== undefined) q = q.where("received_at", "<", query.until);
   if (query.keyId !== undefined) q = q.where("key_id", "=", query.keyId);
+  if (query.requestId !== undefined) q = q.where("request_id", "=", query.requestId);
   if (query.outcome !== undefined) q = q.where("outcome", "=", query.outcome);
   const cursor = query.cursor === undefined ? null : decodeCursor(query.cursor);
   if (cursor) {
@@ -72,6 +73,7 @@ function toEntry(r: Selectable<JournalEntryTable>): JournalEntry {
   return {
     id: r.id,
     receivedAt: Number(r.received_at),
+    requestId: r.request_id,
     keyId: r.key_id,
     project: r.project,
     route: r.route,

@@ -5,6 +5,8 @@ export interface JournalEntryTable {
   id: string;
   /** Epoch ms. */
   received_at: number;
+  /** The caller's x-request-id, when it sent one. */
+  request_id: string | null;
   key_id: string | null;
   project: string | null;
   route: string;

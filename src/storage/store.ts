@@ -18,6 +18,8 @@ export type FinishItem =
 export interface JournalEntry {
   id: string;
   receivedAt: number;
+  /** The caller's x-request-id, when it sent one. */
+  requestId: string | null;
   keyId: string | null;
   project: string | null;
   route: string;
@@ -52,6 +54,8 @@ export interface JournalQuery {
   /** Epoch ms, exclusive. */
   until?: number;
   keyId?: string;
+  /** The caller's x-request-id (exact match). */
+  requestId?: string;
   outcome?: string;
   limit: number;
   /** `nextCursor` of the previous page; anything else rejects with RelayError 400 `invalid_request`. */

@@ -1,0 +1,50 @@
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import type { Store } from "../src/storage/store.ts";
+import { startMockServer, startRelay, type MockServer, type RelayUnderTest } from "./support/relay-harness.ts";
+import { chatBody, finishedEntries, openStore, post } from "./support/relay-calls.ts";
+import { eventually } from "./support/sse-bytes.ts";
+
+let mock: MockServer;
+let relay: RelayUnderTest;
+let store: Store;
+
+before(async () => {
+  mock = await startMockServer();
+  relay = await startRelay(mock.url);
+  store = await openStore(relay.config.storage);
+});
+
+after(async () => {
+  await store.close();
+  await relay.stop();
+  await mock.stop();
+});
+
+test("the caller's x-request-id is journaled and findable; a generated one is not stored as the caller's", async () => {
+  const own = await post(relay.url, "/v1/chat/completions", chatBody(), { "x-request-id": "caller-req-7" });
+  const refused = await post(relay.url, "/v1/messages", chatBody({ model: "mock-claude" }), { authorization: "Bearer sk-renio-unknown-000", "x-request-id": "caller-req-8" });
+  const generated = await post(relay.url, "/v1/chat/completions", chatBody());
+  const junk = await post(relay.url, "/v1/chat/completions", chatBody(), { "x-request-id": "has spaces" });
+  for (const response of [own, refused, generated, junk]) await response.arrayBuffer();
+  assert.deepEqual([own.status, refused.status, generated.status, junk.status], [200, 401, 200, 200]);
+  assert.equal(own.headers.get("x-request-id"), "caller-req-7");
+
+  const [found] = (await store.listJournal({ limit: 10, requestId: "caller-req-7" })).entries;
+  assert.ok(found, "found by the caller's request id");
+  await finishedEntries(store, [found.id]);
+  const entry = (await store.listJournal({ limit: 10, requestId: "caller-req-7" })).entries;
+  assert.deepEqual(entry.map((e) => [e.requestId, e.outcome, e.model]), [["caller-req-7", "ok", "mock-gpt"]]);
+  assert.notEqual(entry[0]!.id, "caller-req-7", "the entry keeps its own unique id");
+
+  // Refusals are written in batches after the response.
+  const refusedEntries = async () => (await store.listJournal({ limit: 10, requestId: "caller-req-8" })).entries;
+  assert.ok(await eventually(async () => (await refusedEntries()).length > 0), "the refusal was journaled");
+  assert.deepEqual((await refusedEntries()).map((e) => [e.requestId, e.outcome, e.errorCode]), [["caller-req-8", "refused", "invalid_api_key"]]);
+
+  const generatedId = generated.headers.get("x-request-id")!;
+  const junkId = junk.headers.get("x-request-id")!;
+  const byId = await finishedEntries(store, [generatedId, junkId]);
+  assert.equal(byId.get(generatedId)!.requestId, null);
+  assert.equal(byId.get(junkId)!.requestId, null);
+});

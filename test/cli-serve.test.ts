@@ -1,11 +1,11 @@
 import Anthropic from "@anthropic-ai/sdk";
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import OpenAI from "openai";
+import { freePort } from "./support/free-port.ts";
 import { startMockServer, type MockServer } from "./support/relay-harness.ts";
 import { sourceCommand, startCommand } from "./support/cli-process.ts";
 
@@ -21,15 +21,6 @@ after(async () => {
   await mock.stop();
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  assert.ok(address !== null && typeof address === "object");
-  return address.port;
-}
 
 describe("renio serve from source, on the runtime running the tests", () => {
   test("--config FILE --port N: relays to the configured provider; SIGTERM stops it cleanly", async () => {

@@ -1,9 +1,9 @@
 import Anthropic from "@anthropic-ai/sdk";
 import assert from "node:assert/strict";
-import { createServer } from "node:net";
 import { after, before, describe, test } from "node:test";
 import OpenAI from "openai";
 import type { MockStats } from "../src/providers/mock/mock-server.ts";
+import { freePort } from "./support/free-port.ts";
 import { eventually } from "./support/sse-bytes.ts";
 import { startMockServer, startRelay, TEST_KEY, type MockServer, type RelayUnderTest } from "./support/relay-harness.ts";
 
@@ -18,19 +18,9 @@ let relay: RelayUnderTest;
 /** Every response seen by the tests, checked for leaks at the end. */
 const seen: { label: string; headers: Headers; text: string }[] = [];
 
-/** A loopback port nothing listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  assert.ok(address !== null && typeof address === "object");
-  return address.port;
-}
-
 before(async () => {
   mock = await startMockServer();
-  const dead = `http://127.0.0.1:${await closedPort()}`;
+  const dead = `http://127.0.0.1:${await freePort()}`;
   const timing = { firstByteTimeoutMs: FIRST_BYTE_TIMEOUT_MS, connectTimeoutMs: 1000 };
   relay = await startRelay(mock.url, {
     server: { host: "127.0.0.1", port: 0, shutdownGraceMs: 2000, maxBodyBytes: MAX_BODY },

@@ -2,20 +2,13 @@ import Anthropic from "@anthropic-ai/sdk";
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import OpenAI from "openai";
-import { startMockServer, startRelay, TEST_KEY, type MockServer, type RelayUnderTest } from "./support/relay-harness.ts";
+import { startMockAndRelay, TEST_KEY, type RelayUnderTest } from "./support/relay-harness.ts";
 
-let mock: MockServer;
 let relay: RelayUnderTest;
+let stop: () => Promise<void>;
 
-before(async () => {
-  mock = await startMockServer();
-  relay = await startRelay(mock.url);
-});
-
-after(async () => {
-  await relay.stop();
-  await mock.stop();
-});
+before(async () => ({ relay, stop } = await startMockAndRelay()));
+after(() => stop());
 
 function openai(): OpenAI {
   return new OpenAI({ apiKey: TEST_KEY, baseURL: `${relay.url}/v1`, maxRetries: 0, timeout: 5_000 });

@@ -3,21 +3,15 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import OpenAI from "openai";
 import type { MockStats } from "../src/providers/mock/mock-server.ts";
-import { startMockServer, startRelay, TEST_KEY, type MockServer, type RelayUnderTest } from "./support/relay-harness.ts";
+import { startMockAndRelay, TEST_KEY, type MockServer, type RelayUnderTest } from "./support/relay-harness.ts";
 import { eventually, joinChunks, maskPerCallValues, readChunks, sseEvents } from "./support/sse-bytes.ts";
 
 let mock: MockServer;
 let relay: RelayUnderTest;
+let stop: () => Promise<void>;
 
-before(async () => {
-  mock = await startMockServer();
-  relay = await startRelay(mock.url);
-});
-
-after(async () => {
-  await relay.stop();
-  await mock.stop();
-});
+before(async () => ({ mock, relay, stop } = await startMockAndRelay()));
+after(() => stop());
 
 /** POSTs a JSON body, either through the relay (with the test key) or directly to the mock. */
 function post(via: "relay" | "mock", path: string, body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {

@@ -1,25 +1,15 @@
 import assert from "node:assert/strict";
 import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { freePort } from "./support/free-port.ts";
 import { ON_DENO, REPO_ROOT, runCommand, startCommand } from "./support/cli-process.ts";
 
 const SKIP = ON_DENO ? "the single executable is built with `bun build --compile`; CI builds it first and the Bun run of this file smoke-tests it" : false;
 
 let dir = "";
 let renio = "";
-
-/** A free loopback port (bound to 0, then released). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  assert.ok(address !== null && typeof address === "object");
-  return address.port;
-}
 
 before(async () => {
   if (SKIP) {

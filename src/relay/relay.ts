@@ -1,5 +1,5 @@
 import type { Config } from "../config/config-schema.ts";
-import type { Admission, JournalStart, Ledger } from "../journal/ledger.ts";
+import type { Admission, JournalCompletion, JournalStart, Ledger } from "../journal/ledger.ts";
 import { RelayError, StoreUnavailableError } from "../shared/relay-error.ts";
 import type { CallPricing, CallQuote } from "./call-pricing.ts";
 import { blankStart, type CallInput } from "./call-context.ts";
@@ -8,7 +8,7 @@ import type { ModelRouter } from "./model-router.ts";
 import { readBody } from "./read-body.ts";
 import { inspectRequestBody, rewriteRequestBody } from "./request-body.ts";
 import { createInFlightCalls } from "./in-flight-calls.ts";
-import { exchange, type ExchangeEnd } from "./upstream-exchange.ts";
+import { exchange, type Exchange, type ExchangeEnd } from "./upstream-exchange.ts";
 
 /** Everything the relay needs, built once at startup. */
 export interface RelayDeps {
@@ -45,21 +45,59 @@ export function createRelay(deps: RelayDeps): Relay {
     return key;
   };
 
+  /** Completes the entry and settles its charges; never throws, always ends the in-flight count. */
   const settle = (start: JournalStart, quote: CallQuote, input: CallInput, end: ExchangeEnd) => {
-    const cost = pricing.settle(quote, end.usage, end.mayHaveBeenBilled);
-    const completion = {
-      outcome: end.outcome,
-      status: end.status,
-      ttfbMs: end.firstByteAt === null ? null : end.firstByteAt - input.startedAt,
-      totalMs: performance.now() - input.startedAt,
-      upstreamMs: end.upstreamMs,
-      usage: end.usage,
-      cost: quote.price === null ? null : cost,
-      errorCode: end.errorCode,
-      responseBody: config.journal.bodies === "full" && end.responseBody !== null ? storedBody(end.responseBody) : null,
+    try {
+      let cost: number;
+      let completion: JournalCompletion;
+      try {
+        cost = pricing.settle(quote, end.usage, end.mayHaveBeenBilled);
+        completion = {
+          outcome: end.outcome,
+          status: end.status,
+          ttfbMs: end.firstByteAt === null ? null : end.firstByteAt - input.startedAt,
+          totalMs: performance.now() - input.startedAt,
+          upstreamMs: end.upstreamMs,
+          usage: end.usage,
+          cost: quote.price === null ? null : cost,
+          errorCode: end.errorCode,
+          responseBody: config.journal.bodies === "full" && end.responseBody !== null ? storedBody(end.responseBody) : null,
+        };
+      } catch (error) {
+        // Renio's own failure while settling: never leave the entry open; charge the reservation.
+        console.error(`renio: settling ${start.id} failed: ${error instanceof Error ? error.message : String(error)}`);
+        cost = end.mayHaveBeenBilled ? quote.reserved : 0;
+        completion = { ...RELAY_ERROR, status: end.status, totalMs: performance.now() - input.startedAt, usage: end.usage, cost: quote.price === null ? null : cost };
+      }
+      ledger.complete(start.id, completion, quote.charges, cost);
+    } finally {
+      inFlight.end();
+    }
+  };
+
+  /** Forwards an admitted call; its entry is completed exactly once, whatever happens. */
+  const forward = async (
+    start: JournalStart,
+    quote: CallQuote,
+    input: CallInput,
+    admission: Extract<Admission, { admitted: true }>,
+    call: Omit<Exchange, "input" | "onEnd" | "headers">,
+  ): Promise<Response> => {
+    inFlight.begin();
+    let ended = false;
+    const onEnd = (end: ExchangeEnd) => {
+      if (ended) return;
+      ended = true;
+      settle(start, quote, input, end);
     };
-    ledger.complete(start.id, completion, quote.charges, cost);
-    inFlight.end();
+    try {
+      const headers = { "x-request-id": input.requestId, ...budgetHeaders(admission) };
+      return await exchange({ ...call, input, headers, onEnd });
+    } catch (error) {
+      // exchange() ends itself on every path once it runs: an entry still open here was never sent.
+      onEnd({ outcome: "relay_error", status: 500, errorCode: "internal_error", usage: null, mayHaveBeenBilled: false, firstByteAt: null, upstreamMs: null, responseBody: null });
+      throw error;
+    }
   };
 
   return {
@@ -104,15 +142,7 @@ export function createRelay(deps: RelayDeps): Relay {
         recorded = true;
         const admission = await ledger.admit(start, quote.charges);
         if (!admission.admitted) throw budgetExceeded(admission, config.budget.currency);
-        inFlight.begin();
-        return await exchange({
-          input,
-          provider: target.provider,
-          body: upstreamBody,
-          dropUsageChunk,
-          headers: { "x-request-id": input.requestId, ...budgetHeaders(admission) },
-          onEnd: (end) => settle(start, quote, input, end),
-        });
+        return await forward(start, quote, input, admission, { provider: target.provider, body: upstreamBody, dropUsageChunk });
       } catch (error) {
         if (!recorded && error instanceof RelayError && !(error instanceof StoreUnavailableError)) {
           ledger.refuse({ start, status: error.status, errorCode: error.code });
@@ -122,6 +152,9 @@ export function createRelay(deps: RelayDeps): Relay {
     },
   };
 }
+
+/** The fields of a completion for Renio's own unexpected failure. */
+const RELAY_ERROR = { outcome: "relay_error", status: 500, errorCode: "internal_error", ttfbMs: null, totalMs: 0, upstreamMs: null, usage: null, cost: null, responseBody: null } as const satisfies JournalCompletion;
 
 function budgetExceeded(admission: Extract<Admission, { admitted: false }>, currency: string): RelayError {
   const remaining = Math.max(0, admission.remaining);

@@ -4,6 +4,7 @@ import { createUsageScanner } from "../sse/usage-scanner.ts";
 import { usageFromJson } from "../sse/usage-json.ts";
 import type { Outcome } from "../journal/ledger.ts";
 import type { Usage } from "../shared/usage.ts";
+import { RelayError } from "../shared/relay-error.ts";
 import type { CallInput } from "./call-context.ts";
 import { describeUpstreamFailure, type AbortCause } from "./upstream-failure.ts";
 
@@ -37,7 +38,8 @@ export interface Exchange {
 /**
  * Forwards a call and returns the client's response. Streams pass through chunk by chunk,
  * tapped for usage; JSON bodies are read whole (usage sits at the end). `onEnd` runs exactly
- * once on every path: success, upstream error, timeout, client abort.
+ * once on every path: success, upstream error, timeout, client abort, and Renio's own
+ * unexpected failures (outcome `relay_error`, then the error is rethrown).
  */
 export async function exchange(call: Exchange): Promise<Response> {
   const { input, provider } = call;
@@ -52,6 +54,8 @@ export async function exchange(call: Exchange): Promise<Response> {
   clientSignal.addEventListener("abort", onClientAbort, { once: true });
   const timer = setTimeout(abortFor, provider.firstByteTimeoutMs, "timeout");
   let ended = false;
+  /** Whether the call was handed to the provider (it may have been billed). */
+  let sent = false;
   const sentAt = performance.now();
   const end = (result: Omit<ExchangeEnd, "upstreamMs">, upstreamEnded: boolean) => {
     if (ended) return;
@@ -60,82 +64,102 @@ export async function exchange(call: Exchange): Promise<Response> {
     clientSignal.removeEventListener("abort", onClientAbort);
     call.onEnd({ ...result, upstreamMs: upstreamEnded ? performance.now() - sentAt : null });
   };
+  /** Renio's own failure: stop the upstream call and record `relay_error` (no-op once ended). */
+  const fail = (error: unknown, firstByteAt: number | null) => {
+    controller.abort();
+    const known = error instanceof RelayError;
+    end({ outcome: "relay_error", status: known ? error.status : 500, usage: null, mayHaveBeenBilled: sent, errorCode: known ? error.code : "internal_error", firstByteAt, responseBody: null }, false);
+  };
 
-  let upstream: Response;
   try {
-    upstream = await provider.send({
-      route: input.route,
-      body: call.body,
-      headers: forwardableRequestHeaders(input.request.headers),
-      requestId: input.id,
-      signal: controller.signal,
-    });
+    return await forward();
   } catch (error) {
-    const failure = describeUpstreamFailure(error, cause, provider.id);
-    end({ outcome: failure.outcome, status: failure.error.status, usage: null, mayHaveBeenBilled: failure.mayHaveBeenBilled, errorCode: failure.error.code, firstByteAt: null, responseBody: null }, false);
-    throw failure.error;
+    fail(error, null);
+    throw error;
   }
-  clearTimeout(timer);
 
-  const headers = clientResponseHeaders(upstream.headers);
-  for (const [name, value] of Object.entries(call.headers)) headers.set(name, value);
-  const status = upstream.status;
-  const upstreamOutcome: Outcome = upstream.ok ? "ok" : "upstream_error";
-  const errorCode = upstream.ok ? null : `upstream_${status}`;
-  const isStream = upstream.body !== null && (upstream.headers.get("content-type") ?? "").startsWith("text/event-stream");
-
-  if (!isStream) {
-    let bytes: Uint8Array<ArrayBuffer>;
+  async function forward(): Promise<Response> {
+    let upstream: Response;
     try {
-      bytes = new Uint8Array(await upstream.arrayBuffer());
+      const headers = forwardableRequestHeaders(input.request.headers);
+      sent = true;
+      upstream = await provider.send({ route: input.route, body: call.body, headers, requestId: input.id, signal: controller.signal });
     } catch (error) {
       const failure = describeUpstreamFailure(error, cause, provider.id);
-      end({ outcome: failure.outcome, status: failure.error.status, usage: null, mayHaveBeenBilled: true, errorCode: failure.error.code, firstByteAt: null, responseBody: null }, true);
+      end({ outcome: failure.outcome, status: failure.error.status, usage: null, mayHaveBeenBilled: failure.mayHaveBeenBilled, errorCode: failure.error.code, firstByteAt: null, responseBody: null }, false);
       throw failure.error;
     }
-    const usage = upstream.ok ? usageFromJson(bytes, input.route.wire) : null;
-    end({ outcome: upstreamOutcome, status, usage, mayHaveBeenBilled: upstream.ok, errorCode, firstByteAt: performance.now(), responseBody: bytes }, true);
-    return new Response(bytes, { status, headers });
-  }
+    clearTimeout(timer);
 
-  const scanner = createUsageScanner(input.route.wire, { dropUsageChunk: call.dropUsageChunk });
-  const reader = upstream.body!.getReader();
-  let firstByteAt: number | null = null;
-  const finish = (outcome: Outcome, code: string | null) =>
-    end({ outcome, status, usage: scanner.usage(), mayHaveBeenBilled: true, errorCode: code, firstByteAt, responseBody: null }, true);
-  // One pull-based stream: each upstream chunk is scanned for usage and forwarded as it comes.
-  const body = new ReadableStream<Uint8Array>(
-    {
-      async pull(stream) {
-        try {
+    const headers = clientResponseHeaders(upstream.headers);
+    for (const [name, value] of Object.entries(call.headers)) headers.set(name, value);
+    const status = upstream.status;
+    const upstreamOutcome: Outcome = upstream.ok ? "ok" : "upstream_error";
+    const errorCode = upstream.ok ? null : `upstream_${status}`;
+    const isStream = upstream.body !== null && (upstream.headers.get("content-type") ?? "").startsWith("text/event-stream");
+
+    if (!isStream) {
+      let bytes: Uint8Array<ArrayBuffer>;
+      try {
+        bytes = new Uint8Array(await upstream.arrayBuffer());
+      } catch (error) {
+        const failure = describeUpstreamFailure(error, cause, provider.id);
+        end({ outcome: failure.outcome, status: failure.error.status, usage: null, mayHaveBeenBilled: true, errorCode: failure.error.code, firstByteAt: null, responseBody: null }, true);
+        throw failure.error;
+      }
+      const usage = upstream.ok ? usageFromJson(bytes, input.route.wire) : null;
+      end({ outcome: upstreamOutcome, status, usage, mayHaveBeenBilled: upstream.ok, errorCode, firstByteAt: performance.now(), responseBody: bytes }, true);
+      return new Response(bytes, { status, headers });
+    }
+
+    const scanner = createUsageScanner(input.route.wire, { dropUsageChunk: call.dropUsageChunk });
+    const reader = upstream.body!.getReader();
+    let firstByteAt: number | null = null;
+    const finish = (outcome: Outcome, code: string | null) =>
+      end({ outcome, status, usage: scanner.usage(), mayHaveBeenBilled: true, errorCode: code, firstByteAt, responseBody: null }, true);
+    // One pull-based stream: each upstream chunk is scanned for usage and forwarded as it comes.
+    const body = new ReadableStream<Uint8Array>(
+      {
+        async pull(stream) {
           for (;;) {
-            const { done, value } = await reader.read();
-            const out = done ? scanner.end() : scanner.push(value);
-            if (out.byteLength > 0) {
-              firstByteAt ??= performance.now();
-              stream.enqueue(out);
-            }
-            if (done) {
-              stream.close();
-              finish(upstreamOutcome, errorCode);
+            let read: Awaited<ReturnType<typeof reader.read>>;
+            try {
+              read = await reader.read();
+            } catch {
+              const aborted = cause === "client";
+              finish(aborted ? "client_aborted" : "upstream_error", aborted ? "client_aborted" : "upstream_stream_cut");
+              // Ends the response abruptly so the client sees the cut (a plain string: no stack in logs).
+              stream.error("upstream stream cut");
               return;
             }
-            if (out.byteLength > 0) return;
+            try {
+              const out = read.done ? scanner.end() : scanner.push(read.value);
+              if (out.byteLength > 0) {
+                firstByteAt ??= performance.now();
+                stream.enqueue(out);
+              }
+              if (read.done) {
+                stream.close();
+                finish(upstreamOutcome, errorCode);
+                return;
+              }
+              if (out.byteLength > 0) return;
+            } catch (error) {
+              fail(error, firstByteAt);
+              void reader.cancel().catch(() => {});
+              stream.error("relay error");
+              return;
+            }
           }
-        } catch {
-          const aborted = cause === "client";
-          finish(aborted ? "client_aborted" : "upstream_error", aborted ? "client_aborted" : "upstream_stream_cut");
-          // Ends the response abruptly so the client sees the cut (a plain string: no stack in logs).
-          stream.error("upstream stream cut");
-        }
+        },
+        cancel(reason) {
+          cause ??= "client";
+          finish("client_aborted", "client_aborted");
+          return reader.cancel(reason);
+        },
       },
-      cancel(reason) {
-        cause ??= "client";
-        finish("client_aborted", "client_aborted");
-        return reader.cancel(reason);
-      },
-    },
-    { highWaterMark: 0 },
-  );
-  return new Response(body, { status, headers });
+      { highWaterMark: 0 },
+    );
+    return new Response(body, { status, headers });
+  }
 }

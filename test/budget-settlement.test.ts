@@ -101,18 +101,19 @@ describe("settlement to the real cost", () => {
     assert.equal(entry.cost, entry.reservedCost);
   });
 
-  test("Anthropic stream cut by the provider: settled from the usage seen so far", async () => {
+  test("Anthropic stream cut before message_delta: usage seen is journaled, but settled at the reservation (never under-charged)", async () => {
     const response = await post(relay.url, "/v1/messages", claudeStream(), { "x-mock-fault": "cut=5;slow=20" });
     await assert.rejects(readChunks(response));
     const entry = await entryOf(response);
     assert.equal(entry.outcome, "upstream_error");
+    assert.equal(entry.errorCode, "upstream_stream_cut");
     assert.ok(entry.inputTokens! > 0, "message_start usage was seen");
-    assert.ok(entry.outputTokens! < 20);
-    assert.equal(entry.cost, costFromTokens(entry));
-    assert.ok(entry.cost! < entry.reservedCost!);
+    assert.equal(entry.outputTokens, 1, "message_start's placeholder, not a count");
+    assert.ok(costFromTokens(entry) < entry.reservedCost!);
+    assert.equal(entry.cost, entry.reservedCost);
   });
 
-  test("client abort mid-stream: settled at the reservation (OpenAI, no usage yet) or from usage seen (Anthropic)", async () => {
+  test("client abort mid-stream before the final usage: settled at the reservation (OpenAI and Anthropic)", async () => {
     const openaiId = await abortAfterFirstChunk(chatBody({ stream: true }));
     const claudeId = await abortAfterFirstChunk(claudeStream());
     const entries = await finishedEntries(store, [openaiId, claudeId]);
@@ -121,8 +122,9 @@ describe("settlement to the real cost", () => {
     assert.equal(openai.cost, openai.reservedCost);
     const claude = entries.get(claudeId)!;
     assert.equal(claude.outcome, "client_aborted");
-    assert.ok(claude.inputTokens! > 0);
-    assert.equal(claude.cost, costFromTokens(claude));
+    assert.ok(claude.inputTokens! > 0, "message_start usage is journaled");
+    assert.ok(costFromTokens(claude) < claude.reservedCost!);
+    assert.equal(claude.cost, claude.reservedCost);
   });
 
   test("unpriced model under a strict budget: refused with a message naming the model, never forwarded", async () => {

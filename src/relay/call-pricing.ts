@@ -21,7 +21,11 @@ export interface CallQuote {
 /** Prices calls and settles their real cost. */
 export interface CallPricing {
   quote(input: { key: CallerKey; route: RouteSpec; model: string; upstreamModel: string; requestBytes: number; maxOutputTokens: number | undefined; now: Date }): CallQuote;
-  /** The real cost from usage; the reservation when no usage was seen and the call may have been billed. */
+  /**
+   * The real cost from the provider's final usage; without it (none seen, or a cut stream's
+   * lower bound, which the caller passes as null) the reservation when the call may have been
+   * billed, else zero.
+   */
   settle(quote: CallQuote, usage: Usage | null, mayHaveBeenBilled: boolean): number;
 }
 

@@ -51,7 +51,8 @@ export function createRelay(deps: RelayDeps): Relay {
       let cost: number;
       let completion: JournalCompletion;
       try {
-        cost = pricing.settle(quote, end.usage, end.mayHaveBeenBilled);
+        // A stream cut before the provider's final usage has only a lower bound: charge the reservation.
+        cost = pricing.settle(quote, end.usageFinal ? end.usage : null, end.mayHaveBeenBilled);
         completion = {
           outcome: end.outcome,
           status: end.status,
@@ -95,7 +96,7 @@ export function createRelay(deps: RelayDeps): Relay {
       return await exchange({ ...call, input, headers, onEnd });
     } catch (error) {
       // exchange() ends itself on every path once it runs: an entry still open here was never sent.
-      onEnd({ outcome: "relay_error", status: 500, errorCode: "internal_error", usage: null, mayHaveBeenBilled: false, firstByteAt: null, upstreamMs: null, responseBody: null });
+      onEnd({ outcome: "relay_error", status: 500, errorCode: "internal_error", usage: null, usageFinal: false, mayHaveBeenBilled: false, firstByteAt: null, upstreamMs: null, responseBody: null });
       throw error;
     }
   };

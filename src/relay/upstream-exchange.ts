@@ -12,7 +12,13 @@ import { describeUpstreamFailure, type AbortCause } from "./upstream-failure.ts"
 export interface ExchangeEnd {
   outcome: Outcome;
   status: number;
+  /** Usage the provider reported (for a cut stream: what was seen before the cut). */
   usage: Usage | null;
+  /**
+   * Whether `usage` is the provider's final count: a JSON body's, or a stream's that ended
+   * cleanly or carried its final usage event. Otherwise it is at best a lower bound.
+   */
+  usageFinal: boolean;
   mayHaveBeenBilled: boolean;
   errorCode: string | null;
   /** performance.now() of the first body byte handed to the client, if any. */
@@ -68,7 +74,7 @@ export async function exchange(call: Exchange): Promise<Response> {
   const fail = (error: unknown, firstByteAt: number | null) => {
     controller.abort();
     const known = error instanceof RelayError;
-    end({ outcome: "relay_error", status: known ? error.status : 500, usage: null, mayHaveBeenBilled: sent, errorCode: known ? error.code : "internal_error", firstByteAt, responseBody: null }, false);
+    end({ outcome: "relay_error", status: known ? error.status : 500, usage: null, usageFinal: false, mayHaveBeenBilled: sent, errorCode: known ? error.code : "internal_error", firstByteAt, responseBody: null }, false);
   };
 
   try {
@@ -86,7 +92,7 @@ export async function exchange(call: Exchange): Promise<Response> {
       upstream = await provider.send({ route: input.route, body: call.body, headers, requestId: input.id, signal: controller.signal });
     } catch (error) {
       const failure = describeUpstreamFailure(error, cause, provider.id);
-      end({ outcome: failure.outcome, status: failure.error.status, usage: null, mayHaveBeenBilled: failure.mayHaveBeenBilled, errorCode: failure.error.code, firstByteAt: null, responseBody: null }, false);
+      end({ outcome: failure.outcome, status: failure.error.status, usage: null, usageFinal: false, mayHaveBeenBilled: failure.mayHaveBeenBilled, errorCode: failure.error.code, firstByteAt: null, responseBody: null }, false);
       throw failure.error;
     }
     clearTimeout(timer);
@@ -104,19 +110,20 @@ export async function exchange(call: Exchange): Promise<Response> {
         bytes = new Uint8Array(await upstream.arrayBuffer());
       } catch (error) {
         const failure = describeUpstreamFailure(error, cause, provider.id);
-        end({ outcome: failure.outcome, status: failure.error.status, usage: null, mayHaveBeenBilled: true, errorCode: failure.error.code, firstByteAt: null, responseBody: null }, true);
+        end({ outcome: failure.outcome, status: failure.error.status, usage: null, usageFinal: false, mayHaveBeenBilled: true, errorCode: failure.error.code, firstByteAt: null, responseBody: null }, true);
         throw failure.error;
       }
       const usage = upstream.ok ? usageFromJson(bytes, input.route.wire) : null;
-      end({ outcome: upstreamOutcome, status, usage, mayHaveBeenBilled: upstream.ok, errorCode, firstByteAt: performance.now(), responseBody: bytes }, true);
+      end({ outcome: upstreamOutcome, status, usage, usageFinal: usage !== null, mayHaveBeenBilled: upstream.ok, errorCode, firstByteAt: performance.now(), responseBody: bytes }, true);
       return new Response(bytes, { status, headers });
     }
 
     const scanner = createUsageScanner(input.route.wire, { dropUsageChunk: call.dropUsageChunk });
     const reader = upstream.body!.getReader();
     let firstByteAt: number | null = null;
-    const finish = (outcome: Outcome, code: string | null) =>
-      end({ outcome, status, usage: scanner.usage(), mayHaveBeenBilled: true, errorCode: code, firstByteAt, responseBody: null }, true);
+    /** `clean`: the upstream body ended normally, so the usage seen is all there is. */
+    const finish = (outcome: Outcome, code: string | null, clean: boolean) =>
+      end({ outcome, status, usage: scanner.usage(), usageFinal: clean || scanner.usageFinal(), mayHaveBeenBilled: true, errorCode: code, firstByteAt, responseBody: null }, true);
     // One pull-based stream: each upstream chunk is scanned for usage and forwarded as it comes.
     const body = new ReadableStream<Uint8Array>(
       {
@@ -127,7 +134,7 @@ export async function exchange(call: Exchange): Promise<Response> {
               read = await reader.read();
             } catch {
               const aborted = cause === "client";
-              finish(aborted ? "client_aborted" : "upstream_error", aborted ? "client_aborted" : "upstream_stream_cut");
+              finish(aborted ? "client_aborted" : "upstream_error", aborted ? "client_aborted" : "upstream_stream_cut", false);
               // Ends the response abruptly so the client sees the cut (a plain string: no stack in logs).
               stream.error("upstream stream cut");
               return;
@@ -140,7 +147,7 @@ export async function exchange(call: Exchange): Promise<Response> {
               }
               if (read.done) {
                 stream.close();
-                finish(upstreamOutcome, errorCode);
+                finish(upstreamOutcome, errorCode, true);
                 return;
               }
               if (out.byteLength > 0) return;
@@ -154,7 +161,7 @@ export async function exchange(call: Exchange): Promise<Response> {
         },
         cancel(reason) {
           cause ??= "client";
-          finish("client_aborted", "client_aborted");
+          finish("client_aborted", "client_aborted", false);
           return reader.cancel(reason);
         },
       },

@@ -19,6 +19,13 @@ export interface UsageRecorder {
   record(event: Uint8Array): boolean;
   /** Usage seen so far, or null when none was. */
   usage(): Usage | null;
+  /**
+   * Whether the provider's final usage was seen: an OpenAI chat/completions usage chunk (no
+   * choices, or a finished one), a Responses `response.completed` / `incomplete` / `failed`,
+   * an Anthropic `message_delta` with usage. Before that, `usage()` may be a lower bound
+   * (e.g. message_start's placeholder `output_tokens`).
+   */
+  final(): boolean;
 }
 
 const RESPONSES_FINAL = new Set(["response.completed", "response.incomplete", "response.failed"]);
@@ -45,6 +52,7 @@ export function createUsageRecorder(format: WireFormat): UsageRecorder {
 
 function openAiRecorder(): UsageRecorder {
   let last: Usage | null = null;
+  let final = false;
   return {
     record(bytes) {
       const parsed = eventJson(bytes);
@@ -52,29 +60,43 @@ function openAiRecorder(): UsageRecorder {
       const { type, json } = parsed;
       const usage = field(json, "usage");
       if (isObject(usage)) {
-        last = openAiUsage(usage) ?? last;
+        const counted = openAiUsage(usage);
+        last = counted ?? last;
         const choices = field(json, "choices");
+        // Mid-stream usage (e.g. continuous usage stats) rides on unfinished choices: not final.
+        if (counted !== null && (!Array.isArray(choices) || choices.length === 0 || choices.some(isFinished))) final = true;
         return Array.isArray(choices) && choices.length === 0;
       }
-      if (RESPONSES_FINAL.has(type)) last = openAiUsage(field(field(json, "response"), "usage")) ?? last;
+      if (RESPONSES_FINAL.has(type)) {
+        const counted = openAiUsage(field(field(json, "response"), "usage"));
+        if (counted !== null) (last = counted), (final = true);
+      }
       return false;
     },
     usage: () => (last === null ? null : { ...last }),
+    final: () => final,
   };
+}
+
+function isFinished(choice: unknown): boolean {
+  const reason = field(choice, "finish_reason");
+  return reason !== undefined && reason !== null;
 }
 
 function anthropicRecorder(): UsageRecorder {
   const counters: AnthropicCounters = {};
   let seen = false;
+  let final = false;
   return {
     record(bytes) {
       const parsed = eventJson(bytes);
       if (parsed === undefined) return false;
       const { type, json } = parsed;
       if (type === "message_start") seen = mergeAnthropicUsage(counters, field(field(json, "message"), "usage")) || seen;
-      else if (type === "message_delta") seen = mergeAnthropicUsage(counters, field(json, "usage")) || seen;
+      else if (type === "message_delta" && mergeAnthropicUsage(counters, field(json, "usage"))) seen = final = true;
       return false;
     },
     usage: () => (seen ? anthropicUsage(counters) : null),
+    final: () => final,
   };
 }

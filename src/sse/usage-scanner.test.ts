@@ -177,6 +177,7 @@ describe("createUsageScanner, Anthropic", () => {
     const events = anthropicEvents();
     scanner.push(enc.encode(join(events.slice(0, 2), "\n") + events[3]!.slice(0, 30)));
     assert.deepEqual(scanner.usage(), { inputTokens: 30, cachedInputTokens: 100, outputTokens: 1 });
+    assert.equal(scanner.usageFinal(), false, "message_start's output_tokens is a placeholder");
   });
 
   test("a message_delta cut before its blank line is read only by end()", () => {
@@ -184,13 +185,51 @@ describe("createUsageScanner, Anthropic", () => {
     const scanner = createUsageScanner("anthropic", { dropUsageChunk: false });
     scanner.push(enc.encode(`${join(events.slice(0, 5), "\n")}${events[5]!}\n`));
     assert.equal(scanner.usage()!.outputTokens, 1);
+    assert.equal(scanner.usageFinal(), false);
     assert.equal(scanner.end().length, 0);
     assert.deepEqual(scanner.usage(), ANTHROPIC_USAGE);
+    assert.equal(scanner.usageFinal(), true);
   });
 
   test("a fresh scanner has no usage and nothing to end", () => {
     const scanner = createUsageScanner("openai", { dropUsageChunk: true });
     assert.equal(scanner.usage(), null);
+    assert.equal(scanner.usageFinal(), false);
     assert.equal(scanner.end().length, 0);
+  });
+});
+
+describe("createUsageScanner, usageFinal: whether the provider's final usage was seen", () => {
+  /** usageFinal() after pushing `events` (LF-joined) without end(), as on a cut stream. */
+  function finalAfter(format: WireFormat, events: string[]): boolean {
+    const scanner = createUsageScanner(format, { dropUsageChunk: false });
+    scanner.push(enc.encode(join(events, "\n")));
+    return scanner.usageFinal();
+  }
+
+  test("Anthropic: only once message_delta carried usage", () => {
+    const events = anthropicEvents();
+    for (let n = 0; n <= 5; n++) assert.equal(finalAfter("anthropic", events.slice(0, n)), false, `${n} events`);
+    assert.equal(finalAfter("anthropic", events.slice(0, 6)), true);
+    assert.equal(finalAfter("anthropic", [events[0]!, 'event: message_delta\ndata: {"type":"message_delta","delta":{}}']), false, "a message_delta without usage");
+  });
+
+  test("OpenAI chat: the usage chunk (no choices, or a finished choice), never usage:null or mid-stream usage", () => {
+    const events = openAiEvents();
+    for (let n = 0; n <= 4; n++) assert.equal(finalAfter("openai", events.slice(0, n)), false, `${n} events`);
+    assert.equal(finalAfter("openai", events.slice(0, 5)), true);
+    const running = chatChunk("x", ',"usage":{"prompt_tokens":3,"completion_tokens":1}');
+    assert.equal(finalAfter("openai", [running]), false, "continuous usage on an unfinished choice");
+    assert.equal(finalAfter("openai", [running, chatChunk(null, ',"usage":{"prompt_tokens":3,"completion_tokens":2}')]), true, "usage on the finish chunk");
+    assert.equal(finalAfter("openai", ['data: {"choices":[],"usage":{"prompt_tokens":-1}}']), false, "a usage object without counts");
+  });
+
+  test("OpenAI Responses: response.completed / incomplete / failed with usage", () => {
+    const usage = '"usage":{"input_tokens":5,"output_tokens":7}';
+    assert.equal(finalAfter("openai", ['event: response.created\ndata: {"type":"response.created","response":{"usage":null}}']), false);
+    assert.equal(finalAfter("openai", ['event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"x"}']), false);
+    for (const type of ["response.completed", "response.incomplete", "response.failed"]) {
+      assert.equal(finalAfter("openai", [`event: ${type}\ndata: {"type":"${type}","response":{${usage}}}`]), true, type);
+    }
   });
 });

@@ -28,6 +28,11 @@ export interface UsageScanner {
   end(): Uint8Array;
   /** Usage seen so far (null when none); callable at any time, also after an error or cancel. */
   usage(): Usage | null;
+  /**
+   * Whether the provider's final usage event was seen (see UsageRecorder.final). A stream cut
+   * before it has only a lower bound in `usage()`.
+   */
+  usageFinal(): boolean;
 }
 
 const LF = 10;
@@ -177,5 +182,5 @@ export function createUsageScanner(format: WireFormat, options: UsageTapOptions)
     return drop && !dropped ? bytes : EMPTY;
   }
 
-  return { push, end, usage: () => recorder.usage() };
+  return { push, end, usage: () => recorder.usage(), usageFinal: () => recorder.final() };
 }

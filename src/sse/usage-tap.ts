@@ -8,6 +8,8 @@ export interface UsageTap {
   readonly stream: TransformStream<Uint8Array, Uint8Array>;
   /** Usage seen so far (null when none); callable at any time, also after an error or cancel. */
   usage(): Usage | null;
+  /** Whether the provider's final usage event was seen (see UsageScanner.usageFinal). */
+  usageFinal(): boolean;
 }
 
 /**
@@ -29,5 +31,5 @@ export function createUsageTap(format: WireFormat, options: UsageTapOptions): Us
       if (rest.length > 0) controller.enqueue(rest);
     },
   });
-  return { stream, usage: scanner.usage };
+  return { stream, usage: scanner.usage, usageFinal: scanner.usageFinal };
 }

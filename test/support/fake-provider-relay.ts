@@ -1,0 +1,85 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { validateConfig } from "../../src/config/config-load.ts";
+import type { Config } from "../../src/config/config-schema.ts";
+import { createJournalWriter, type JournalWriter } from "../../src/journal/journal-writer.ts";
+import type { Provider } from "../../src/providers/provider.ts";
+import { createCallPricing, type CallPricing } from "../../src/relay/call-pricing.ts";
+import { createKeyring } from "../../src/relay/keyring.ts";
+import { createModelRouter } from "../../src/relay/model-router.ts";
+import { createRelay, type Relay } from "../../src/relay/relay.ts";
+import { ROUTES } from "../../src/relay/route-spec.ts";
+import { newEntryId } from "../../src/shared/entry-id.ts";
+import type { JournalEntry, Store } from "../../src/storage/store.ts";
+import { openStore } from "./relay-calls.ts";
+import { TEST_KEY } from "./relay-harness.ts";
+
+/**
+ * A relay (no HTTP server) whose only provider answers whatever the test hands it, journaling
+ * to a real SQLite file with a total budget `all` of 100: models `mock-gpt` and `mock-claude`.
+ */
+export interface FakeProviderRelay {
+  readonly config: Config;
+  readonly store: Store;
+  readonly ledger: JournalWriter;
+  /** What the provider answers to the next calls. */
+  answer: () => Response;
+  /** A relay over the fake provider (optionally with another pricing). */
+  relay(pricing?: CallPricing): Relay;
+  /** Calls `relay` on `path` with a JSON body, as the http layer would. */
+  call(relay: Relay, path: string, body: Record<string, unknown>): Promise<Response>;
+  /** The newest entry, after flushing batched completions. */
+  newest(): Promise<JournalEntry>;
+  close(): Promise<void>;
+}
+
+/** Creates the relay, its store in a fresh temp dir, and the fake provider. */
+export async function createFakeProviderRelay(): Promise<FakeProviderRelay> {
+  const dir = mkdtempSync(join(tmpdir(), "renio-fake-provider-"));
+  const config = validateConfig({
+    storage: { type: "sqlite", path: join(dir, "renio.db") },
+    providers: { fake: { type: "openai", baseUrl: "http://127.0.0.1:9/v1", apiKey: "sk-unused" } },
+    models: { "mock-gpt": { provider: "fake" }, "mock-claude": { provider: "fake" } },
+    keys: [{ id: "test", secret: TEST_KEY, project: "tests" }],
+    budgets: [{ id: "all", scope: "total", period: "total", limit: 100 }],
+  }, {});
+  const store = await openStore(config.storage);
+  const ledger = createJournalWriter(store);
+  const harness: FakeProviderRelay = {
+    config,
+    store,
+    ledger,
+    answer: () => Response.json({}),
+    relay(pricing = createCallPricing(config)) {
+      const fake: Provider = {
+        id: "fake",
+        region: "local",
+        wires: new Set(["openai", "anthropic"]),
+        connectTimeoutMs: 1000,
+        firstByteTimeoutMs: 5000,
+        send: async () => harness.answer(),
+      };
+      return createRelay({ config, keyring: createKeyring(config.keys), router: createModelRouter(config, new Map([["fake", fake]])), pricing, ledger });
+    },
+    call(relay, path, body) {
+      const receivedAt = Date.now();
+      const request = new Request(`http://relay.test${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${TEST_KEY}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      const id = newEntryId(receivedAt);
+      return relay.call({ route: ROUTES.get(path)!, request, clientAddress: "127.0.0.1", id, requestId: id, startedAt: performance.now(), receivedAt });
+    },
+    async newest() {
+      await ledger.flush();
+      return (await store.listJournal({ limit: 1 })).entries[0]!;
+    },
+    async close() {
+      await ledger.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return harness;
+}

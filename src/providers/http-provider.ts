@@ -1,5 +1,5 @@
 import type { WireFormat } from "../shared/usage.ts";
-import type { Fetch, Provider, UpstreamCall } from "./provider.ts";
+import type { Fetch, Provider, UpstreamCall, UpstreamEndpoint } from "./provider.ts";
 
 /** What distinguishes one HTTP provider from another. */
 export interface HttpProviderSpec {
@@ -15,6 +15,8 @@ export interface HttpProviderSpec {
   /** Headers set only when the client did not send them (e.g. anthropic-version). */
   readonly defaultHeaders?: Readonly<Record<string, string>>;
   readonly fetch: Fetch;
+  /** Served in this process (no socket): no endpoint, so no connection check. */
+  readonly inProcess?: boolean;
 }
 
 /** A provider that POSTs the call's body to `urlFor(route.path)`. */
@@ -33,6 +35,7 @@ export function createHttpProvider(spec: HttpProviderSpec): Provider {
     wires: spec.wires,
     connectTimeoutMs: spec.connectTimeoutMs,
     firstByteTimeoutMs: spec.firstByteTimeoutMs,
+    ...(spec.inProcess ? {} : { endpoint: endpointOf(spec.urlFor("/")) }),
     send(call: UpstreamCall): Promise<Response> {
       const headers = call.headers;
       for (const [name, value] of defaults) if (!headers.has(name)) headers.set(name, value);
@@ -42,6 +45,13 @@ export function createHttpProvider(spec: HttpProviderSpec): Provider {
       return spec.fetch(urlFor(call.route.path), { method: "POST", headers, body: call.body, signal: call.signal });
     },
   };
+}
+
+/** Host and port of an http(s) URL (default ports filled in, IPv6 brackets removed). */
+export function endpointOf(url: string): UpstreamEndpoint {
+  const parsed = new URL(url);
+  const port = parsed.port === "" ? (parsed.protocol === "https:" ? 443 : 80) : Number(parsed.port);
+  return { hostname: parsed.hostname.replace(/^\[(.*)\]$/, "$1"), port };
 }
 
 /** Joins a base URL and a path without doubling slashes. */

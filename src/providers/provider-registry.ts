@@ -44,5 +44,6 @@ function createMockProvider(id: string, config: MockConfig, fetch: Fetch): Provi
     urlFor: (path) => joinUrl(baseUrl ?? "http://mock.renio.internal", path),
     fixedHeaders: {},
     fetch: mock ? (url, init) => mock.fetch(new Request(url, init)) : fetch,
+    inProcess: mock !== undefined,
   });
 }

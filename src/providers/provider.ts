@@ -15,6 +15,12 @@ export interface UpstreamCall {
   readonly signal: AbortSignal;
 }
 
+/** Where an upstream listens. */
+export interface UpstreamEndpoint {
+  readonly hostname: string;
+  readonly port: number;
+}
+
 /** A configured upstream. Providers know wire details, never Hono, http or the relay. */
 export interface Provider {
   readonly id: string;
@@ -23,6 +29,8 @@ export interface Provider {
   readonly wires: ReadonlySet<WireFormat>;
   readonly connectTimeoutMs: number;
   readonly firstByteTimeoutMs: number;
+  /** The upstream's TCP endpoint, for the relay's connection check; absent for in-process providers. */
+  readonly endpoint?: UpstreamEndpoint;
   /** Sends the call and returns the raw upstream response (status, headers, unread body). */
   send(call: UpstreamCall): Promise<Response>;
 }

@@ -8,6 +8,7 @@ import type { ModelRouter } from "./model-router.ts";
 import { readBody } from "./read-body.ts";
 import { inspectRequestBody, rewriteRequestBody } from "./request-body.ts";
 import { createInFlightCalls } from "./in-flight-calls.ts";
+import { createConnectCheck, type ConnectCheck } from "./upstream-connect.ts";
 import { exchange, type Exchange, type ExchangeEnd } from "./upstream-exchange.ts";
 
 /** Everything the relay needs, built once at startup. */
@@ -17,6 +18,8 @@ export interface RelayDeps {
   readonly router: ModelRouter;
   readonly pricing: CallPricing;
   readonly ledger: Ledger;
+  /** Connect-timeout enforcement (default: a real TCP check while a provider is cold). */
+  readonly connectCheck?: ConnectCheck;
 }
 
 /** The request path: authenticate, route, price, journal + reserve, forward, settle. */
@@ -34,6 +37,7 @@ export function createRelay(deps: RelayDeps): Relay {
   const { config, keyring, router, pricing, ledger } = deps;
   const decoder = new TextDecoder();
   const inFlight = createInFlightCalls();
+  const connectCheck = deps.connectCheck ?? createConnectCheck();
   const storedBody = (bytes: Uint8Array): string | null =>
     config.journal.bodies === "none" ? null : decoder.decode(bytes.subarray(0, config.journal.bodyMaxBytes));
 
@@ -82,7 +86,7 @@ export function createRelay(deps: RelayDeps): Relay {
     quote: CallQuote,
     input: CallInput,
     admission: Extract<Admission, { admitted: true }>,
-    call: Omit<Exchange, "input" | "onEnd" | "headers">,
+    call: Omit<Exchange, "input" | "onEnd" | "headers" | "connectCheck">,
   ): Promise<Response> => {
     inFlight.begin();
     let ended = false;
@@ -93,7 +97,7 @@ export function createRelay(deps: RelayDeps): Relay {
     };
     try {
       const headers = { "x-request-id": input.requestId, ...budgetHeaders(admission) };
-      return await exchange({ ...call, input, headers, onEnd });
+      return await exchange({ ...call, input, headers, onEnd, connectCheck });
     } catch (error) {
       // exchange() ends itself on every path once it runs: an entry still open here was never sent.
       onEnd({ outcome: "relay_error", status: 500, errorCode: "internal_error", usage: null, usageFinal: false, mayHaveBeenBilled: false, firstByteAt: null, upstreamMs: null, responseBody: null });

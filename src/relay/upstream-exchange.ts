@@ -6,6 +6,7 @@ import type { Outcome } from "../journal/ledger.ts";
 import type { Usage } from "../shared/usage.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { CallInput } from "./call-context.ts";
+import type { ConnectCheck } from "./upstream-connect.ts";
 import { describeUpstreamFailure, type AbortCause } from "./upstream-failure.ts";
 
 /** How an exchange ended, handed to the settlement callback exactly once. */
@@ -39,6 +40,8 @@ export interface Exchange {
   /** Extra headers for the client (request id, budget). */
   readonly headers: Readonly<Record<string, string>>;
   readonly onEnd: (end: ExchangeEnd) => void;
+  /** Enforces the provider's connect timeout while its pooled connection is cold. */
+  readonly connectCheck: ConnectCheck;
 }
 
 /**
@@ -58,7 +61,8 @@ export async function exchange(call: Exchange): Promise<Response> {
   const onClientAbort = () => abortFor("client");
   const clientSignal = input.request.signal;
   clientSignal.addEventListener("abort", onClientAbort, { once: true });
-  const timer = setTimeout(abortFor, provider.firstByteTimeoutMs, "timeout");
+  /** The first-byte timer, armed when the call is sent. */
+  let timer: ReturnType<typeof setTimeout> | undefined;
   let ended = false;
   /** Whether the call was handed to the provider (it may have been billed). */
   let sent = false;
@@ -85,9 +89,21 @@ export async function exchange(call: Exchange): Promise<Response> {
   }
 
   async function forward(): Promise<Response> {
+    const connecting = call.connectCheck.before(provider);
+    if (connecting !== undefined) {
+      try {
+        await connecting;
+      } catch (error) {
+        if (!(error instanceof RelayError)) throw error;
+        const outcome: Outcome = error.code === "upstream_timeout" ? "timeout" : "upstream_error";
+        end({ outcome, status: error.status, usage: null, usageFinal: false, mayHaveBeenBilled: false, errorCode: error.code, firstByteAt: null, responseBody: null }, false);
+        throw error;
+      }
+    }
     let upstream: Response;
     try {
       const headers = forwardableRequestHeaders(input.request.headers);
+      timer = setTimeout(abortFor, provider.firstByteTimeoutMs, "timeout");
       sent = true;
       upstream = await provider.send({ route: input.route, body: call.body, headers, requestId: input.id, signal: controller.signal });
     } catch (error) {
@@ -96,6 +112,7 @@ export async function exchange(call: Exchange): Promise<Response> {
       throw failure.error;
     }
     clearTimeout(timer);
+    call.connectCheck.answered(provider.id);
 
     const headers = clientResponseHeaders(upstream.headers);
     for (const [name, value] of Object.entries(call.headers)) headers.set(name, value);

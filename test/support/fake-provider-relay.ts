@@ -9,6 +9,7 @@ import { createCallPricing, type CallPricing } from "../../src/relay/call-pricin
 import { createKeyring } from "../../src/relay/keyring.ts";
 import { createModelRouter } from "../../src/relay/model-router.ts";
 import { createRelay, type Relay } from "../../src/relay/relay.ts";
+import type { ConnectCheck } from "../../src/relay/upstream-connect.ts";
 import { ROUTES } from "../../src/relay/route-spec.ts";
 import { newEntryId } from "../../src/shared/entry-id.ts";
 import type { JournalEntry, Store } from "../../src/storage/store.ts";
@@ -25,8 +26,10 @@ export interface FakeProviderRelay {
   readonly ledger: JournalWriter;
   /** What the provider answers to the next calls. */
   answer: () => Response;
-  /** A relay over the fake provider (optionally with another pricing). */
-  relay(pricing?: CallPricing): Relay;
+  /** Calls the provider received. */
+  readonly sent: { count: number };
+  /** A relay over the fake provider (optionally with another pricing or connection check). */
+  relay(pricing?: CallPricing, connectCheck?: ConnectCheck): Relay;
   /** Calls `relay` on `path` with a JSON body, as the http layer would. */
   call(relay: Relay, path: string, body: Record<string, unknown>): Promise<Response>;
   /** The newest entry, after flushing batched completions. */
@@ -51,16 +54,22 @@ export async function createFakeProviderRelay(): Promise<FakeProviderRelay> {
     store,
     ledger,
     answer: () => Response.json({}),
-    relay(pricing = createCallPricing(config)) {
+    sent: { count: 0 },
+    relay(pricing = createCallPricing(config), connectCheck) {
       const fake: Provider = {
         id: "fake",
         region: "local",
         wires: new Set(["openai", "anthropic"]),
         connectTimeoutMs: 1000,
         firstByteTimeoutMs: 5000,
-        send: async () => harness.answer(),
+        // Never dialled: only a test's own connection check sees it.
+        endpoint: { hostname: "127.0.0.1", port: 9 },
+        send: async () => (harness.sent.count++, harness.answer()),
       };
-      return createRelay({ config, keyring: createKeyring(config.keys), router: createModelRouter(config, new Map([["fake", fake]])), pricing, ledger });
+      const router = createModelRouter(config, new Map([["fake", fake]]));
+      // Without a check of its own, the provider counts as always warm (nothing is dialled).
+      const check: ConnectCheck = connectCheck ?? { before: () => undefined, answered: () => {} };
+      return createRelay({ config, keyring: createKeyring(config.keys), router, pricing, ledger, connectCheck: check });
     },
     call(relay, path, body) {
       const receivedAt = Date.now();

@@ -45,6 +45,7 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
       since: timeParam(c.req.query("since"), "since"),
       until: timeParam(c.req.query("until"), "until"),
       keyId: c.req.query("key"),
+      requestId: c.req.query("request_id"),
       outcome: c.req.query("outcome"),
       cursor: c.req.query("cursor"),
       limit,

@@ -7,7 +7,7 @@ import { reservationFor } from "../src/budget/reservation.ts";
 import { validateConfig } from "../src/config/config-load.ts";
 import { createCallPricing } from "../src/relay/call-pricing.ts";
 import { createKeyring } from "../src/relay/keyring.ts";
-import { ROUTES } from "../src/relay/route-spec.ts";
+import { ROUTES } from "../src/shared/route-spec.ts";
 
 /** The bench relay's setup plus a project and a key budget: three charges per call. */
 const config = validateConfig({

@@ -2,7 +2,7 @@ import { Hono, type Context } from "hono";
 import type { Ledger } from "../journal/ledger.ts";
 import type { ModelRouter } from "../relay/model-router.ts";
 import type { Relay } from "../relay/relay.ts";
-import { ROUTES, type RouteSpec } from "../relay/route-spec.ts";
+import { ROUTES, type RouteSpec } from "../shared/route-spec.ts";
 import type { ConnectionInfo, FetchHandler } from "../runtime/runtime.ts";
 import { newEntryId } from "../shared/entry-id.ts";
 import { RelayError } from "../shared/relay-error.ts";

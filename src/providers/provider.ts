@@ -1,4 +1,4 @@
-import type { RouteSpec } from "../relay/route-spec.ts";
+import type { RouteSpec } from "../shared/route-spec.ts";
 import type { WireFormat } from "../shared/usage.ts";
 
 /** The global `fetch`'s shape; injected so tests and the in-process mock need no network. */

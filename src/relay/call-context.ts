@@ -1,5 +1,5 @@
 import type { JournalStart } from "../journal/ledger.ts";
-import type { RouteSpec } from "./route-spec.ts";
+import type { RouteSpec } from "../shared/route-spec.ts";
 
 /** One model call as it moves through the relay. */
 export interface CallInput {

@@ -7,7 +7,7 @@ import type { BudgetCharge } from "../journal/ledger.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { Usage } from "../shared/usage.ts";
 import type { CallerKey } from "./keyring.ts";
-import type { RouteSpec } from "./route-spec.ts";
+import type { RouteSpec } from "../shared/route-spec.ts";
 
 /** What a call may cost, decided before it is sent. */
 export interface CallQuote {

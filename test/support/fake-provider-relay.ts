@@ -10,7 +10,7 @@ import { createKeyring } from "../../src/relay/keyring.ts";
 import { createModelRouter } from "../../src/relay/model-router.ts";
 import { createRelay, type Relay } from "../../src/relay/relay.ts";
 import type { ConnectCheck } from "../../src/relay/upstream-connect.ts";
-import { ROUTES } from "../../src/relay/route-spec.ts";
+import { ROUTES } from "../../src/shared/route-spec.ts";
 import { newEntryId } from "../../src/shared/entry-id.ts";
 import type { JournalEntry, Store } from "../../src/storage/store.ts";
 import { openStore } from "./relay-calls.ts";

@@ -1,4 +1,4 @@
-import type { WireFormat } from "../shared/usage.ts";
+import type { WireFormat } from "./usage.ts";
 
 /** A model-call route Renio relays. */
 export interface RouteSpec {

@@ -61,7 +61,7 @@ export async function recoverInTransaction(trx: Kysely<Database>, now: number): 
       finished_at: now,
       reconcile: sql<string | null>`case when reserved_charges is null then null else 'pending' end`,
     })
-    .where("finished_at", "is", null)
+    .where("outcome", "=", "started")
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }

@@ -7,7 +7,7 @@ import { after, before, describe, test } from "node:test";
 import OpenAI from "openai";
 import { freePort } from "./support/free-port.ts";
 import { startMockServer, type MockServer } from "./support/relay-harness.ts";
-import { sourceCommand, startCommand } from "./support/cli-process.ts";
+import { runCommand, sourceCommand, startCommand } from "./support/cli-process.ts";
 
 let dir = "";
 let mock: MockServer;
@@ -51,6 +51,14 @@ describe("renio serve from source, on the runtime running the tests", () => {
       assert.match(stopped.stdout, /renio: stopped\n$/);
       assert.ok(!stopped.stdout.includes("sk-provider-from-env") && !stopped.stderr.includes("sk-provider-from-env"), "the provider key is never printed");
     }
+  });
+
+  test("no config: the embedded default refuses a non-loopback --host (its development key is public)", async () => {
+    const cwd = mkdtempSync(join(dir, "exposed-"));
+    const result = await runCommand([...sourceCommand(), "serve", "--host", "0.0.0.0", "--port", String(await freePort())], { cwd, timeoutMs: 20_000 });
+    assert.equal(result.code, 2, `exit ${result.code}; stderr: ${result.stderr}`);
+    assert.match(result.stderr, /embedded default .* only listen on loopback, not 0\.0\.0\.0/);
+    assert.ok(!existsSync(join(cwd, ".renio")), "nothing was opened");
   });
 
   test("no config: the embedded default prints a curl line whose key works; ./.renio/ is created", async () => {

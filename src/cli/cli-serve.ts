@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { DEFAULT_CONFIG, DEV_KEY } from "../config/default-config.ts";
 import { loadConfigFile, validateConfig } from "../config/config-load.ts";
+import { isLoopbackHost } from "../config/config-semantics.ts";
 import type { Config } from "../config/config-schema.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { SERVE_USAGE, wantsHelp } from "./cli-help.ts";
@@ -28,6 +29,9 @@ export async function runServeCommand(args: string[], runtime: Runtime, out: (li
     },
   };
   if (values.host !== undefined) validateConfig(config);
+  if (embedded && !isLoopbackHost(config.server.host)) {
+    throw new UsageError(`the embedded default and its development key only listen on loopback, not ${config.server.host}; use --config with your own keys`);
+  }
 
   // Listen for signals before announcing the port: a SIGTERM right after "listening on" must shut down gracefully.
   const signalled = waitForSignal();

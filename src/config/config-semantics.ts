@@ -3,6 +3,11 @@ import type { ConfigProblem } from "./config-error.ts";
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/;
 
+/** Whether a listen address is only reachable from this machine. */
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK.test(host);
+}
+
 /** Cross-field checks zod cannot express: references, uniqueness, safe exposure. */
 export function checkSemantics(config: Config): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
@@ -44,7 +49,7 @@ export function checkSemantics(config: Config): ConfigProblem[] {
   if (!config.journal.enabled && config.budgets.length > 0) {
     problems.push({ path: "journal.enabled", message: "budgets need the journal: remove the budgets or enable the journal" });
   }
-  if (config.keys.length === 0 && !LOOPBACK.test(config.server.host)) {
+  if (config.keys.length === 0 && !isLoopbackHost(config.server.host)) {
     problems.push({ path: "server.host", message: `Renio never listens on a non-loopback address (${config.server.host}) without keys configured` });
   }
   return problems;

@@ -22,6 +22,7 @@ let seq = 0;
 const start = (): JournalStart => ({
   id: `bench-${process.pid}-${++seq}`,
   receivedAt: Date.now(),
+  requestId: null,
   keyId: "bench",
   project: "bench",
   route: "/v1/chat/completions",

@@ -17,7 +17,7 @@ async function seeded() {
   const now = Date.now();
   for (let i = 0; i < 5; i++) {
     const id = `r${i}`;
-    await ledger.admit({ id, receivedAt: now - i * 60_000, keyId: i % 2 ? "alice" : "bob", project: "p", route: "/v1/chat/completions", model: "gpt, \"x\"", provider: "mock", upstreamModel: null, stream: false, requestBytes: 10, clientAddress: "127.0.0.1", requestBody: null }, [charge]);
+    await ledger.admit({ id, receivedAt: now - i * 60_000, requestId: null, keyId: i % 2 ? "alice" : "bob", project: "p", route: "/v1/chat/completions", model: "gpt, \"x\"", provider: "mock", upstreamModel: null, stream: false, requestBytes: 10, clientAddress: "127.0.0.1", requestBody: null }, [charge]);
     if (i < 3) ledger.complete(id, { outcome: "ok", status: 200, ttfbMs: 1, totalMs: 3, upstreamMs: 2, usage: { inputTokens: 4, cachedInputTokens: 0, outputTokens: 6 }, cost: 0.5, errorCode: null, responseBody: null }, [charge], 0.5);
   }
   await ledger.flush();

@@ -19,6 +19,7 @@ let seq = 0;
 const start = (): JournalStart => ({
   id: `fault-${++seq}`,
   receivedAt: Date.now(),
+  requestId: null,
   keyId: "k",
   project: null,
   route: "/v1/chat/completions",

@@ -21,11 +21,8 @@ export interface JournalStart {
   id: string;
   /** Epoch ms the request arrived. */
   receivedAt: number;
-  /**
-   * The caller's x-request-id when it sent a usable one, else null (absent means null: kept
-   * optional so existing writers of JournalStart need no change).
-   */
-  requestId?: string | null;
+  /** The caller's x-request-id when it sent a usable one, else null. */
+  requestId: string | null;
   keyId: string | null;
   project: string | null;
   /** e.g. "/v1/chat/completions" */

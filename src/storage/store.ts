@@ -15,21 +15,7 @@ export type FinishItem =
   | { kind: "refuse"; refusal: JournalRefusal; finishedAt: number };
 
 /** A journal entry as read back. Times are epoch ms. */
-export interface JournalEntry {
-  id: string;
-  receivedAt: number;
-  /** The caller's x-request-id, when it sent one. */
-  requestId: string | null;
-  keyId: string | null;
-  project: string | null;
-  route: string;
-  model: string | null;
-  provider: string | null;
-  upstreamModel: string | null;
-  stream: boolean;
-  requestBytes: number;
-  clientAddress: string;
-  requestBody: string | null;
+export interface JournalEntry extends JournalStart {
   finishedAt: number | null;
   /** "started" while in flight. */
   outcome: Outcome | "started";

@@ -4,6 +4,7 @@ import type { Store } from "../src/storage/store.ts";
 import { startMockServer, startRelay, type MockServer, type RelayUnderTest } from "./support/relay-harness.ts";
 import { chatBody, finishedEntries, openStore, post } from "./support/relay-calls.ts";
 import { eventually } from "./support/sse-bytes.ts";
+import { runRenio, writeConfig } from "./support/relay-process.ts";
 
 let mock: MockServer;
 let relay: RelayUnderTest;
@@ -47,4 +48,18 @@ test("the caller's x-request-id is journaled and findable; a generated one is no
   const byId = await finishedEntries(store, [generatedId, junkId]);
   assert.equal(byId.get(generatedId)!.requestId, null);
   assert.equal(byId.get(junkId)!.requestId, null);
+});
+
+test("renio journal list --request-id finds the caller's entry", async () => {
+  const response = await post(relay.url, "/v1/chat/completions", chatBody(), { "x-request-id": "caller-cli-9" });
+  await response.arrayBuffer();
+  const [entry] = (await store.listJournal({ limit: 1, requestId: "caller-cli-9" })).entries;
+  assert.ok(entry, "journaled");
+  const configPath = writeConfig(relay.dir, JSON.parse(JSON.stringify(relay.config)) as Record<string, unknown>, "cli.json");
+  const listed = await runRenio(["journal", "list", "--request-id", "caller-cli-9", "--json", "--config", configPath]);
+  assert.equal(listed.code, 0, listed.stderr);
+  const rows = JSON.parse(listed.stdout) as Array<{ id: string; requestId: string }>;
+  assert.deepEqual(rows.map((r) => [r.id, r.requestId]), [[entry.id, "caller-cli-9"]]);
+  const none = await runRenio(["journal", "list", "--request-id", "nobody", "--json", "--config", configPath]);
+  assert.deepEqual(JSON.parse(none.stdout), []);
 });

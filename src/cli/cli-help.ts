@@ -35,8 +35,8 @@ const CONFIG: CommandHelp = {
 };
 const JOURNAL: CommandHelp = {
   synopsis: [
-    "journal list [--config FILE] [--since ISO|2h|7d] [--until ISO|2h] [--key ID] [--outcome X] [--limit N] [--json]",
-    "journal export [--config FILE] --format jsonl|csv [--since …] [--until …] [--key ID] [--outcome X]",
+    "journal list [--config FILE] [--since ISO|2h|7d] [--until ISO|2h] [--key ID] [--request-id ID] [--outcome X] [--limit N] [--json]",
+    "journal export [--config FILE] --format jsonl|csv [--since …] [--until …] [--key ID] [--request-id ID] [--outcome X]",
   ],
   summary: "read the journal of the configured store (default config: ./.renio/renio.db)",
 };

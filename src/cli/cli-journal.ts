@@ -15,12 +15,12 @@ export function parseJournalArgs(args: readonly string[], now: number): JournalC
   if (wantsHelp(args)) return { sub: "help" };
   const [sub, ...rest] = args;
   if (sub === "list") {
-    const flags = parseFlags(rest, ["since", "until", "key", "outcome", "limit", "json"]);
+    const flags = parseFlags(rest, ["since", "until", "key", "request-id", "outcome", "limit", "json"]);
     const limit = flags.limit === undefined ? 50 : positiveInt(flags.limit, "--limit");
     return { sub, query: toQuery(flags, now), limit, json: flags.json !== undefined };
   }
   if (sub === "export") {
-    const flags = parseFlags(rest, ["since", "until", "key", "outcome", "format"]);
+    const flags = parseFlags(rest, ["since", "until", "key", "request-id", "outcome", "format"]);
     const format = flags.format;
     if (format !== "jsonl" && format !== "csv") throw new UsageError("--format must be jsonl or csv");
     return { sub, query: toQuery(flags, now), format };
@@ -103,6 +103,7 @@ function toQuery(flags: Record<string, string | undefined>, now: number): Omit<J
     ...(flags.since !== undefined && { since: parseTime(flags.since, now, "--since") }),
     ...(flags.until !== undefined && { until: parseTime(flags.until, now, "--until") }),
     ...(flags.key !== undefined && { keyId: flags.key }),
+    ...(flags["request-id"] !== undefined && { requestId: flags["request-id"] }),
     ...(flags.outcome !== undefined && { outcome: flags.outcome }),
   };
 }
@@ -114,7 +115,7 @@ function positiveInt(text: string, flag: string): number {
 }
 
 const columns: readonly (keyof JournalEntry)[] = [
-  "id", "receivedAt", "finishedAt", "keyId", "project", "route", "model", "provider", "upstreamModel", "stream",
+  "id", "receivedAt", "finishedAt", "requestId", "keyId", "project", "route", "model", "provider", "upstreamModel", "stream",
   "requestBytes", "clientAddress", "outcome", "status", "ttfbMs", "totalMs", "upstreamMs", "inputTokens",
   "cachedInputTokens", "outputTokens", "reservedCost", "cost", "errorCode", "reconcile", "requestBody", "responseBody",
 ];

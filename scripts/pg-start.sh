@@ -5,7 +5,23 @@
 # Env: PG_BIN (dir of initdb/pg_ctl), RENIO_PG_FSYNC=off to trade durability for speed.
 set -euo pipefail
 
-PG_BIN=${PG_BIN:-$(dirname "$(readlink -f "$(command -v initdb || command -v pg_ctl)")")}
+find_pg_bin() {
+  local found
+  found=$(command -v initdb || true)
+  if [ -z "$found" ]; then found=$(ls -d /usr/lib/postgresql/*/bin/initdb 2>/dev/null | sort -V | tail -1 || true); fi
+  [ -n "$found" ] && dirname "$(readlink -f "$found")"
+}
+if [ -z "${PG_BIN:-}" ] && ! find_pg_bin >/dev/null; then
+  # A fresh Debian machine: install the server binaries when we may (root), else say what is missing.
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "pg-start: installing PostgreSQL (apt-get install postgresql)" >&2
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; } >&2
+  else
+    echo "pg-start: PostgreSQL server binaries (initdb, pg_ctl) not found; install PostgreSQL 15 or set PG_BIN" >&2
+    exit 1
+  fi
+fi
+PG_BIN=${PG_BIN:-$(find_pg_bin)}
 STATE_DIR=${RENIO_PG_STATE_DIR:-${TMPDIR:-/tmp}}
 
 as_owner() {

@@ -1,4 +1,4 @@
-import type { Insertable, Kysely } from "kysely";
+import { sql, type Insertable, type Kysely } from "kysely";
 import { precompile, type Precompiled } from "./precompiled-query.ts";
 import type { Database, JournalEntryTable } from "./store-schema.ts";
 
@@ -19,7 +19,8 @@ type EntryRow = Insertable<JournalEntryTable>;
 export interface HotStatements {
   /** Inserts `rows` in one statement (compiled once per row count). */
   insertEntries(rows: readonly EntryRow[], ignoreExisting: boolean): ReturnType<Precompiled<string>>;
-  readonly selectBudgetRow: Precompiled<"budgetId" | "period">;
+  /** Reads (and on row-locking backends locks, in byte order) the given budget rows in one statement. */
+  selectBudgetRows(keys: ReadonlyArray<{ budgetId: string; period: string }>): ReturnType<Precompiled<string>>;
   readonly setBudgetReserved: Precompiled<"budgetId" | "period" | "reserved" | "limit" | "now">;
   readonly addToBudgetRow: Precompiled<"budgetId" | "period" | "reserved" | "spent" | "now">;
   readonly completeEntry: Precompiled<CompleteParam>;
@@ -32,6 +33,7 @@ type CompleteParam =
 /** Compiles the hot statements for `db`'s dialect; `lockRows` adds FOR UPDATE to the budget read. */
 export function createHotStatements(db: Kysely<Database>, lockRows: boolean): HotStatements {
   const inserts = new Map<string, Precompiled<string>>();
+  const selects = new Map<number, Precompiled<string>>();
   const insertFor = (count: number, ignoreExisting: boolean): Precompiled<string> => {
     const cacheKey = `${count}:${ignoreExisting}`;
     let statement = inserts.get(cacheKey);
@@ -56,14 +58,26 @@ export function createHotStatements(db: Kysely<Database>, lockRows: boolean): Ho
       });
       return insertFor(rows.length, ignoreExisting)(values);
     },
-    selectBudgetRow: precompile((param) => {
-      const select = db
-        .selectFrom("budget_usage")
-        .select(["budget_id", "period", "limit_nanos", "spent_nanos", "reserved_nanos"])
-        .where("budget_id", "=", param("budgetId"))
-        .where("period", "=", param("period"));
-      return lockRows ? select.forUpdate() : select;
-    }),
+    selectBudgetRows(keys) {
+      let statement = selects.get(keys.length);
+      if (statement === undefined) {
+        const count = keys.length;
+        statement = precompile<string>((param) => {
+          const select = db
+            .selectFrom("budget_usage")
+            .select(["budget_id", "period", "limit_nanos", "spent_nanos", "reserved_nanos"])
+            .where((eb) => eb.or(Array.from({ length: count }, (_, i) => eb.and([eb("budget_id", "=", param(`${i}:b`)), eb("period", "=", param(`${i}:p`))]))));
+          return lockRows ? select.orderBy(sql`budget_id collate "C"`).orderBy(sql`period collate "C"`).forUpdate() : select;
+        });
+        selects.set(count, statement);
+      }
+      const values: Record<string, string> = {};
+      keys.forEach((key, i) => {
+        values[`${i}:b`] = key.budgetId;
+        values[`${i}:p`] = key.period;
+      });
+      return statement(values);
+    },
     setBudgetReserved: precompile((param) =>
       db
         .updateTable("budget_usage")

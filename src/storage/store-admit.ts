@@ -65,18 +65,16 @@ async function loadRows(
       .onConflict((oc) => oc.columns(["budget_id", "period"]).doNothing())
       .execute();
   }
-  for (const charge of keys) {
-    const result = await run<BudgetRow>(hot.selectBudgetRow({ budgetId: charge.budgetId, period: charge.period }));
-    for (const row of result.rows) {
-      rows.set(budgetKey(row.budget_id, row.period), {
-        budgetId: row.budget_id,
-        period: row.period,
-        limit: Number(row.limit_nanos),
-        spent: Number(row.spent_nanos),
-        reserved: Number(row.reserved_nanos),
-        dirty: false,
-      });
-    }
+  const result = await run<BudgetRow>(hot.selectBudgetRows(keys));
+  for (const row of result.rows) {
+    rows.set(budgetKey(row.budget_id, row.period), {
+      budgetId: row.budget_id,
+      period: row.period,
+      limit: Number(row.limit_nanos),
+      spent: Number(row.spent_nanos),
+      reserved: Number(row.reserved_nanos),
+      dirty: false,
+    });
   }
   return rows;
 }

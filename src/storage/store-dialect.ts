@@ -8,14 +8,6 @@ export interface StoreDialect {
   readonly beginWrite: CompiledQuery;
   /** Synchronous drivers only: runs a compiled statement directly on the connection. */
   readonly runDirect?: <R>(query: CompiledQuery<R>) => QueryResult<R>;
-  /** Runs before each admission transaction (e.g. SQLite: fsync this commit). */
-  readonly admitPrelude?: CompiledQuery;
-  /**
-   * Runs before each completion transaction. Completions need not be fsynced: they survive a
-   * killed process, and after power loss recovery marks the entry interrupted and keeps its
-   * reservation charged, so spend is never under-counted.
-   */
-  readonly finishPrelude?: CompiledQuery;
   /** Whether to lock read rows with `FOR UPDATE` (row locking backends). */
   readonly lockRows: boolean;
   /** Statement that serializes concurrent migrations inside a transaction, if needed. */

@@ -1,4 +1,4 @@
-import type { CompiledQuery, Kysely } from "kysely";
+import type { Kysely } from "kysely";
 import type { AdmitItem, Durability, FinishItem, Store, StoreStats } from "./store.ts";
 import type { Database } from "./store-schema.ts";
 import type { StoreDialect } from "./store-dialect.ts";
@@ -16,8 +16,7 @@ export function createKyselyStore(db: Kysely<Database>, dialect: StoreDialect, d
   const stats: StoreStats = { admitCommits: 0, finishCommits: 0 };
   let closed: Promise<void> | undefined;
   let pings = 0;
-  const write = <T>(work: (trx: Kysely<Database>, run: RunQuery) => Promise<T>, prelude?: CompiledQuery): Promise<T> =>
-    inWriteTransaction(db, dialect, work, prelude);
+  const write = <T>(work: (trx: Kysely<Database>, run: RunQuery) => Promise<T>): Promise<T> => inWriteTransaction(db, dialect, work);
   const hot = createHotStatements(db, dialect.lockRows);
   /** Budget rows known to exist (rows are never deleted), so admissions skip creating them. */
   const knownRows = new Set<string>();
@@ -27,14 +26,14 @@ export function createKyselyStore(db: Kysely<Database>, dialect: StoreDialect, d
     stats,
     admitBatch: async (items: readonly AdmitItem[]) => {
       if (items.length === 0) return [];
-      const admissions = await write((trx, run) => admitInTransaction(trx, run, items, hot, knownRows, Date.now()), dialect.admitPrelude);
+      const admissions = await write((trx, run) => admitInTransaction(trx, run, items, hot, knownRows, Date.now()));
       stats.admitCommits++;
       for (const key of touchedRows(items)) knownRows.add(key);
       return admissions;
     },
     finishBatch: async (items: readonly FinishItem[]) => {
       if (items.length === 0) return;
-      await write((_trx, run) => finishInTransaction(run, items, hot), dialect.finishPrelude);
+      await write((_trx, run) => finishInTransaction(run, items, hot));
       stats.finishCommits++;
     },
     recover: (now) => write((trx) => recoverInTransaction(trx, now)),

@@ -50,9 +50,6 @@ export function createSqliteDialect(options: SqliteStoreOptions): StoreDialect {
       const { changes } = statement.run(query.parameters);
       return { rows: [], numAffectedRows: BigInt(changes) };
     },
-    ...(options.durability === "fsync"
-      ? { admitPrelude: CompiledQuery.raw("pragma synchronous = full"), finishPrelude: CompiledQuery.raw("pragma synchronous = normal") }
-      : {}),
     lockRows: false,
     migrationLock: null,
     explainOpenError: (error) => explainSqliteError(error, path),

@@ -11,7 +11,6 @@ export type RunQuery = <R>(query: CompiledQuery<R>) => Promise<QueryResult<R>>;
 /**
  * Runs `work` in one write transaction on one connection (SQLite: BEGIN IMMEDIATE, so the
  * write lock is taken up front; PostgreSQL: BEGIN, rows locked by the work itself).
- * `prelude` runs first, outside the transaction (e.g. SQLite's per-commit sync level).
  * `work` gets the transaction's Kysely handle and `run`, which executes compiled statements
  * directly on synchronous drivers (SQLite), skipping Kysely's async executor per statement.
  */
@@ -19,12 +18,10 @@ export async function inWriteTransaction<T>(
   db: Kysely<Database>,
   dialect: StoreDialect,
   work: (trx: Kysely<Database>, run: RunQuery) => Promise<T>,
-  prelude?: CompiledQuery,
 ): Promise<T> {
   return await db.connection().execute(async (conn) => {
     const direct = dialect.runDirect;
     const run: RunQuery = direct ? (query) => Promise.resolve(direct(query)) : (query) => conn.executeQuery(query);
-    if (prelude) await run(prelude);
     await run(dialect.beginWrite);
     let result: T;
     try {

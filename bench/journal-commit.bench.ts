@@ -35,8 +35,8 @@ const start = (): JournalStart => ({
   requestBody: null,
 });
 const charges: BudgetCharge[] = [
-  { budgetId: "total", period: "total", limit: 1e9, mode: "strict", amount: 0.001 },
-  { budgetId: "project:bench", period: "2026-12", limit: 1e9, mode: "strict", amount: 0.001 },
+  { budgetId: "total", period: "total", limit: 1e6, mode: "strict", amount: 0.001 },
+  { budgetId: "project:bench", period: "2026-12", limit: 1e6, mode: "strict", amount: 0.001 },
 ];
 
 async function pgDatabase(name: string): Promise<StorageConfig> {

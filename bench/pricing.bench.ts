@@ -15,7 +15,7 @@ const config = validateConfig({
   models: { "mock-gpt": { provider: "mock" }, "gpt-4o-2024-08-06": { provider: "mock" } },
   keys: [{ id: "bench", secret: "renio-bench-secret-0001", project: "team-a" }],
   budgets: [
-    { id: "bench-total", scope: "total", period: "total", limit: 1e9, mode: "strict" },
+    { id: "bench-total", scope: "total", period: "total", limit: 1e6, mode: "strict" },
     { id: "team-a-month", scope: { project: "team-a" }, period: "month", limit: 1000 },
     { id: "bench-day", scope: { key: "bench" }, period: "day", limit: 100, mode: "observe" },
   ],

@@ -63,6 +63,7 @@ const results = {
   unknownProvider: check("unknown-provider", withChange((c) => (c["models"] = { "mistral-small": { provider: "mistral" }, gpt: { provider: "nope" } }))),
   duplicateKey: check("duplicate-key", withChange((c) => (c["keys"] = [{ id: "a", secret: "sk-renio-0123456789" }, { id: "a", secret: "sk-renio-9876543210" }]))),
   negativeBudget: check("negative-budget", withChange((c) => (c["budgets"] = [{ id: "total", scope: "total", limit: -5 }]))),
+  hugeBudget: check("huge-budget", withChange((c) => (c["budgets"] = [{ id: "total", scope: "total", limit: 1e12 }]))),
   exposedWithoutKeys: check("exposed", withChange((c) => ((c["keys"] = []), (c["server"] = { host: "0.0.0.0" })))),
   several: check("several", withChange((c) => ((providers(c)["mistral"]!["baseUrl"] = "nope"), (c["keys"] = [{ id: "a", secret: "short" }]), (c["extra"] = 1)))),
   jsonc: check("jsonc", JSONC),
@@ -128,6 +129,10 @@ describe("renio config check: every problem as `path: message`, exit 2", () => {
     await assertProblems(results.negativeBudget, [/^budgets\[0\]\.limit: .*>=\s?0/]);
   });
 
+  test("budget limit too large to keep exact", async () => {
+    await assertProblems(results.hugeBudget, [/^budgets\[0\]\.limit: must be at most 9,000,000 \(amounts are kept exact to a billionth\)$/]);
+  });
+
   test("non-loopback host without keys", async () => {
     await assertProblems(results.exposedWithoutKeys, [/^server\.host: .*non-loopback.*0\.0\.0\.0.*without keys/]);
   });
@@ -179,6 +184,6 @@ describe("renio config schema", () => {
   });
 
   test("all cases ran", () => {
-    assert.equal(cases.size, 14);
+    assert.equal(cases.size, 15);
   });
 });

@@ -40,7 +40,7 @@ export function benchRelayConfig(input: BenchRelayConfigInput): Record<string, u
     providers: { mock: { type: "mock", baseUrl: input.mockUrl } },
     models: { [input.model]: { provider: "mock" } },
     keys: [{ id: "bench", secret: input.secret }],
-    budgets: budgetOn ? [{ id: "bench-total", scope: "total", period: "total", limit: 1_000_000_000, mode: input.budget }] : [],
+    budgets: budgetOn ? [{ id: "bench-total", scope: "total", period: "total", limit: 9_000_000, mode: input.budget }] : [],
     prices: { [input.model]: { input: 1, output: 2 } },
   };
 }

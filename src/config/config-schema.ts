@@ -3,6 +3,8 @@ import { z } from "zod";
 /** Non-negative finite amount (money or tokens). */
 const amount = z.number().finite().nonnegative();
 const positiveInt = z.number().int().positive();
+/** Largest budget limit: its billionths must stay an exact integer in a double. */
+const MAX_LIMIT = 9_000_000;
 const durationMs = z.number().int().nonnegative();
 
 const timeouts = {
@@ -76,7 +78,8 @@ const budgetSchema = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9_.:-]+$/, "use letters, digits, _ . : -"),
   scope: budgetScope,
   period: z.enum(["total", "month", "day"]).default("month"),
-  limit: amount,
+  /** Amounts are kept exact to a billionth in 64-bit integers, which bounds a limit. */
+  limit: amount.max(MAX_LIMIT, `must be at most ${MAX_LIMIT.toLocaleString("en-US")} (amounts are kept exact to a billionth)`),
   mode: z.enum(["strict", "observe"]).optional(),
 });
 

@@ -46,6 +46,7 @@ const mockProvider = z.strictObject({
   ...timeouts,
 });
 
+/** Any configured provider, by `type`. */
 export const providerSchema = z.discriminatedUnion("type", [openAiProvider, anthropicProvider, mockProvider]);
 
 /** One place a public model name is served. */
@@ -140,8 +141,13 @@ export const configSchema = z.strictObject({
 
 /** Validated configuration, defaults applied. */
 export type Config = z.infer<typeof configSchema>;
+/** One provider's settings. */
 export type ProviderConfig = z.infer<typeof providerSchema>;
+/** One Renio key's settings. */
 export type KeyConfig = Config["keys"][number];
+/** One budget's settings. */
 export type BudgetConfig = Config["budgets"][number];
+/** One model's price (per million tokens). */
 export type PriceConfig = z.infer<typeof priceSchema>;
+/** Where the journal and budgets are stored. */
 export type StorageConfig = Config["storage"];

@@ -79,6 +79,7 @@ export interface JournalRefusal {
   errorCode: string;
 }
 
+/** The journal and budget ledger as the relay uses it (see journal-writer.ts for the implementation). */
 export interface Ledger {
   /**
    * Durably records `start` and atomically reserves every charge, in one commit shared with

@@ -18,7 +18,7 @@ deno_status=${PIPESTATUS[0]}
 # One closing line over both runtimes.
 read -r passed failed < <(awk '
   /^ *[0-9]+ pass$/ { p += $1 } /^ *[0-9]+ fail$/ { f += $1 }
-  /\| [0-9]+ passed \|/ { for (i = 1; i <= NF; i++) { if ($(i+1) == "passed") p += $i; if ($(i+1) == "failed") f += $i } }
+  /^(ok|FAILED) \| [0-9]+ passed/ { for (i = 1; i < NF; i++) { if ($(i+1) == "passed") p += $i; if ($(i+1) == "failed") f += $i } }
   END { print p + 0, f + 0 }' "$log")
 rm -f "$log"
 if [ "$bun_status" -ne 0 ] || [ "$deno_status" -ne 0 ]; then

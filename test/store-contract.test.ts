@@ -182,6 +182,26 @@ for (const backend of backends) {
       await recovered.close();
     });
 
+    it("recovery never touches its own entries, nor a live sibling's on PostgreSQL", async () => {
+      const target = await backend.target();
+      const sibling = await target.open("fsync", "instance-a");
+      const siblingLedger = createJournalWriter(sibling);
+      await siblingLedger.admit(start(), [charge(0.2, 1)]);
+      const self = await target.open("fsync", "instance-b");
+      const selfLedger = createJournalWriter(self);
+      const own = start();
+      await selfLedger.admit(own, []);
+      // PostgreSQL knows the sibling is alive (it holds its liveness lock); SQLite has one relay per file.
+      const live = sibling.backend === "postgres";
+      assert.equal(await self.recover(1_800_000_000_000), live ? 0 : 1);
+      await siblingLedger.close(); // the sibling stops without completing its call
+      assert.equal(await self.recover(1_800_000_000_001), live ? 1 : 0);
+      const entries = (await self.listJournal({ limit: 10 })).entries;
+      assert.equal(entries.find((e) => e.id === own.id)?.outcome, "started", "this instance's own call is left alone");
+      assert.deepEqual(entries.filter((e) => e.id !== own.id).map((e) => [e.outcome, e.reconcile]), [["interrupted", "pending"]]);
+      await selfLedger.close();
+    });
+
     it("refuses a schema from a newer Renio", async () => {
       const target = await backend.target();
       await (await target.open()).close();

@@ -12,6 +12,10 @@ import { createRelay } from "../relay/relay.ts";
 import type { Runtime, Server } from "../runtime/runtime.ts";
 import { createStore } from "../storage/store-open.ts";
 import { createThreadStore } from "../storage/store-thread.ts";
+import { newEntryId } from "../shared/entry-id.ts";
+
+/** How often a running relay recovers entries of relay instances that died meanwhile. */
+const RECOVERY_SWEEP_MS = 30_000;
 
 /** A running relay. */
 export interface RelayService {
@@ -25,12 +29,17 @@ export interface RelayService {
 
 /** Wires config into a listening relay: store, journal, providers, routing, pricing, HTTP. */
 export async function startRelayService(config: Config, runtime: Runtime): Promise<RelayService> {
+  // This process's identity in the journal: recovery never touches the entries of a live instance.
+  const instanceId = newEntryId();
+  const durability = config.journal.durability;
   const store = config.journal.enabled
     ? config.storage.type === "sqlite"
-      ? await createThreadStore(runtime.storeWorker(), config.storage, { durability: config.journal.durability })
-      : await createStore(config.storage, { durability: config.journal.durability, openSqlite: runtime.openSqlite })
+      ? await createThreadStore(runtime.storeWorker(), config.storage, { durability, instanceId })
+      : await createStore(config.storage, { durability, instanceId, openSqlite: runtime.openSqlite })
     : undefined;
   const recovered = store ? await store.recover(Date.now()) : 0;
+  // Siblings sharing PostgreSQL may die while this one runs: sweep their unfinished entries.
+  const sweep = store ? setInterval(() => void store.recover(Date.now()).catch(() => undefined), RECOVERY_SWEEP_MS) : undefined;
   const ledger = store ? createJournalWriter(store) : createLedgerOff();
   const providers = createProviders(config, (url, init) => fetch(url, init));
   const router = createModelRouter(config, providers);
@@ -59,6 +68,7 @@ export async function startRelayService(config: Config, runtime: Runtime): Promi
     async shutdown() {
       accepting = false;
       retention.abort();
+      clearInterval(sweep);
       const deadline = performance.now() + config.server.shutdownGraceMs;
       const stopped = server.stop();
       await relay.drained(config.server.shutdownGraceMs);

@@ -4,7 +4,7 @@ import type { Database, JournalEntryTable } from "./store-schema.ts";
 
 /** Every column an entry row is inserted with (absent values are bound as null). */
 const ENTRY_COLUMNS = [
-  "id", "received_at", "request_id", "key_id", "project", "route", "model", "provider", "upstream_model", "stream",
+  "id", "received_at", "request_id", "instance_id", "key_id", "project", "route", "model", "provider", "upstream_model", "stream",
   "request_bytes", "client_address", "request_body", "outcome", "status", "error_code", "finished_at",
   "reserved_cost", "reserved_charges",
 ] as const satisfies ReadonlyArray<keyof JournalEntryTable>;

@@ -26,6 +26,7 @@ export async function admitInTransaction(
   hot: HotStatements,
   knownRows: ReadonlySet<string>,
   now: number,
+  instanceId: string | null,
 ): Promise<Admission[]> {
   const rows = await loadRows(trx, run, items, hot, knownRows, now);
   const admissions = items.map((item) => decide(item.charges, rows));
@@ -33,7 +34,7 @@ export async function admitInTransaction(
     if (!row.dirty) continue;
     await run(hot.setBudgetReserved({ budgetId: row.budgetId, period: row.period, reserved: row.reserved, limit: row.limit, now }));
   }
-  const values = items.map((item, index) => entryValues(item, admissions[index] as Admission, now));
+  const values = items.map((item, index) => ({ ...entryValues(item, admissions[index] as Admission, now), instance_id: instanceId }));
   await run(hot.insertEntries(values, false));
   return admissions;
 }

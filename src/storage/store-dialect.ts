@@ -1,4 +1,4 @@
-import type { CompiledQuery, Dialect, QueryResult } from "kysely";
+import type { CompiledQuery, Dialect, QueryResult, RawBuilder } from "kysely";
 
 /** What differs between backends: the Kysely Dialect and a few SQL fragments. */
 export interface StoreDialect {
@@ -8,6 +8,11 @@ export interface StoreDialect {
   readonly beginWrite: CompiledQuery;
   /** Synchronous drivers only: runs a compiled statement directly on the connection. */
   readonly runDirect?: <R>(query: CompiledQuery<R>) => QueryResult<R>;
+  /**
+   * True (in SQL) when the relay instance that owns an entry is gone. Absent: every other
+   * instance counts as gone (SQLite: one relay per file).
+   */
+  readonly ownerGone?: (instanceId: RawBuilder<unknown>) => RawBuilder<boolean>;
   /** Whether to lock read rows with `FOR UPDATE` (row locking backends). */
   readonly lockRows: boolean;
   /** Statement that serializes concurrent migrations inside a transaction, if needed. */

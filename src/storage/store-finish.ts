@@ -3,6 +3,7 @@ import type { FinishItem, ReconcileResult } from "./store.ts";
 import { fromNanos, toNanos, type Database } from "./store-schema.ts";
 import { startValues } from "./store-admit.ts";
 import type { HotStatements } from "./hot-statements.ts";
+import type { StoreDialect } from "./store-dialect.ts";
 import { budgetKey, type RunQuery } from "./store-transaction.ts";
 
 interface Delta {
@@ -18,7 +19,7 @@ type Deltas = Map<string, Delta>;
  * The body of one finish transaction: completes entries (only those still open or pending
  * reconciliation, so nothing is settled twice), settles their charges and records refusals.
  */
-export async function finishInTransaction(run: RunQuery, items: readonly FinishItem[], hot: HotStatements): Promise<void> {
+export async function finishInTransaction(run: RunQuery, items: readonly FinishItem[], hot: HotStatements, instanceId: string | null): Promise<void> {
   const deltas: Deltas = new Map();
   const completes = items.filter((i) => i.kind === "complete").sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   for (const item of completes) {
@@ -47,22 +48,34 @@ export async function finishInTransaction(run: RunQuery, items: readonly FinishI
   await applyDeltas(run, deltas, items[0]?.finishedAt ?? Date.now(), hot);
   const refusals = items.flatMap((i) => (i.kind === "refuse" ? [i] : []));
   if (refusals.length > 0) {
-    const rows = refusals.map((r) => ({ ...startValues(r.refusal.start), outcome: "refused", status: r.refusal.status, error_code: r.refusal.errorCode, finished_at: r.finishedAt }));
+    const rows = refusals.map((r) => ({ ...startValues(r.refusal.start), outcome: "refused", status: r.refusal.status, error_code: r.refusal.errorCode, finished_at: r.finishedAt, instance_id: instanceId }));
     await run(hot.insertEntries(rows, true));
   }
 }
 
-/** Marks every unfinished entry interrupted at `now`; entries holding reservations become pending. */
-export async function recoverInTransaction(trx: Kysely<Database>, now: number): Promise<number> {
-  const result = await trx
+/**
+ * Marks entries left unfinished by dead relay processes interrupted at `now`; entries holding a
+ * reservation become pending. Entries of this instance (`self`) are never touched, nor those of
+ * other live instances where the dialect can tell (`ownerGone`, PostgreSQL); on SQLite one
+ * relay owns the file, so every other instance is gone.
+ */
+export async function recoverInTransaction(
+  trx: Kysely<Database>,
+  now: number,
+  self: string | null,
+  ownerGone: StoreDialect["ownerGone"],
+): Promise<number> {
+  let query = trx
     .updateTable("journal_entry")
     .set({
       outcome: "interrupted",
       finished_at: now,
       reconcile: sql<string | null>`case when reserved_charges is null then null else 'pending' end`,
     })
-    .where("outcome", "=", "started")
-    .executeTakeFirst();
+    .where("outcome", "=", "started");
+  if (self !== null) query = query.where((eb) => eb.or([eb("instance_id", "is", null), eb("instance_id", "!=", self)]));
+  if (ownerGone) query = query.where((eb) => eb.or([eb("instance_id", "is", null), ownerGone(sql.ref("instance_id"))]));
+  const result = await query.executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 

@@ -12,7 +12,14 @@ import { inWriteTransaction, type RunQuery } from "./store-transaction.ts";
  * The one Store implementation: Kysely over the given dialect (migrations already applied).
  * `release` frees the database when the store closes.
  */
-export function createKyselyStore(db: Kysely<Database>, dialect: StoreDialect, durability: Durability, release: () => Promise<void>): Store {
+export function createKyselyStore(
+  db: Kysely<Database>,
+  dialect: StoreDialect,
+  durability: Durability,
+  release: () => Promise<void>,
+  /** The relay process writing through this store; null for tools (CLI). */
+  instanceId: string | null,
+): Store {
   const stats: StoreStats = { admitCommits: 0, finishCommits: 0 };
   let closed: Promise<void> | undefined;
   let pings = 0;
@@ -26,17 +33,17 @@ export function createKyselyStore(db: Kysely<Database>, dialect: StoreDialect, d
     stats,
     admitBatch: async (items: readonly AdmitItem[]) => {
       if (items.length === 0) return [];
-      const admissions = await write((trx, run) => admitInTransaction(trx, run, items, hot, knownRows, Date.now()));
+      const admissions = await write((trx, run) => admitInTransaction(trx, run, items, hot, knownRows, Date.now(), instanceId));
       stats.admitCommits++;
       for (const key of touchedRows(items)) knownRows.add(key);
       return admissions;
     },
     finishBatch: async (items: readonly FinishItem[]) => {
       if (items.length === 0) return;
-      await write((_trx, run) => finishInTransaction(run, items, hot));
+      await write((_trx, run) => finishInTransaction(run, items, hot, instanceId));
       stats.finishCommits++;
     },
-    recover: (now) => write((trx) => recoverInTransaction(trx, now)),
+    recover: (now) => write((trx) => recoverInTransaction(trx, now, instanceId, dialect.ownerGone)),
     reconcile: (costAt, now) => write((trx, run) => reconcileInTransaction(trx, run, costAt, dialect.lockRows, now, hot)),
     ping: async () => {
       try {

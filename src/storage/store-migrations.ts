@@ -14,6 +14,7 @@ export const migrations: Readonly<Record<number, Migration>> = {
       .addColumn("id", "text", (c) => c.primaryKey())
       .addColumn("received_at", "bigint", (c) => c.notNull())
       .addColumn("request_id", "text")
+      .addColumn("instance_id", "text")
       .addColumn("key_id", "text")
       .addColumn("project", "text")
       .addColumn("route", "text", (c) => c.notNull())

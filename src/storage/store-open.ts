@@ -8,7 +8,7 @@ import type { StoreDialect } from "./store-dialect.ts";
 import { migrate } from "./store-migrations.ts";
 import { createKyselyStore } from "./store-kysely.ts";
 import { createSqliteDialect } from "./store-sqlite.ts";
-import { createPostgresDialect } from "./store-postgres.ts";
+import { createPostgresDialect, holdInstanceLock } from "./store-postgres.ts";
 import { StoreOpenError } from "./store-errors.ts";
 
 /** Options of {@link createStore}. */
@@ -20,6 +20,11 @@ export interface CreateStoreOptions {
   busyTimeoutMs?: number;
   /** PostgreSQL: time allowed to connect (ms, default 5000). */
   connectTimeoutMs?: number;
+  /**
+   * The relay process writing through this store (recorded on entries; recovery never touches
+   * entries of live instances). Absent for tools such as the CLI.
+   */
+  instanceId?: string;
 }
 
 interface Opened {
@@ -43,7 +48,20 @@ export async function createStore(storage: StorageConfig, options: CreateStoreOp
   if (storage.type === "postgres") {
     const dialect = createPostgresDialect({ url: storage.url, poolSize: storage.poolSize, durability: options.durability, connectTimeoutMs: options.connectTimeoutMs });
     const opened = await openAndMigrate(dialect);
-    return createKyselyStore(opened.db, dialect, options.durability, () => opened.db.destroy());
+    let releaseLock: () => Promise<void> = () => Promise.resolve();
+    if (options.instanceId !== undefined) {
+      try {
+        releaseLock = await holdInstanceLock(storage.url, options.instanceId, options.connectTimeoutMs);
+      } catch (error) {
+        await opened.db.destroy().catch(() => undefined);
+        throw error;
+      }
+    }
+    const release = async () => {
+      await releaseLock();
+      await opened.db.destroy();
+    };
+    return createKyselyStore(opened.db, dialect, options.durability, release, options.instanceId ?? null);
   }
   const path = resolve(storage.path);
   let pending = sqliteFiles.get(path);
@@ -56,11 +74,12 @@ export async function createStore(storage: StorageConfig, options: CreateStoreOp
   }
   const opened = await pending;
   opened.refs++;
-  return createKyselyStore(opened.db, opened.dialect, options.durability, async () => {
+  const release = async () => {
     if (--opened.refs > 0) return;
     sqliteFiles.delete(path);
     await opened.db.destroy();
-  });
+  };
+  return createKyselyStore(opened.db, opened.dialect, options.durability, release, options.instanceId ?? null);
 }
 
 async function openAndMigrate(dialect: StoreDialect): Promise<Opened> {

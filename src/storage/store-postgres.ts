@@ -1,5 +1,5 @@
 import pg from "pg";
-import { CompiledQuery, PostgresDialect } from "kysely";
+import { CompiledQuery, PostgresDialect, sql } from "kysely";
 import type { Durability } from "./store.ts";
 import type { StoreDialect } from "./store-dialect.ts";
 import { describeError, StoreOpenError } from "./store-errors.ts";
@@ -15,6 +15,8 @@ export interface PostgresStoreOptions {
 
 /** Advisory lock key serializing migrations of concurrently starting instances. */
 const migrationLockKey = 5_265_696_309;
+/** First key of the per-instance liveness locks (the second is hashtext(instance id)). */
+const instanceLockSpace = 52_656_963;
 
 const int8 = 20;
 const numeric = 1700;
@@ -50,6 +52,8 @@ export function createPostgresDialect(options: PostgresStoreOptions): StoreDiale
     beginWrite: CompiledQuery.raw("begin"),
     lockRows: true,
     migrationLock: `select pg_advisory_xact_lock(${migrationLockKey})`,
+    // A live instance holds its liveness lock, so trying it fails; a dead one's is free.
+    ownerGone: (instanceId) => sql<boolean>`pg_try_advisory_xact_lock(${sql.lit(instanceLockSpace)}, hashtext(${instanceId}))`,
     explainOpenError: (error) => explainPostgresError(error, where),
   };
 }
@@ -92,4 +96,22 @@ export function explainPostgresError(error: unknown, where: string): string {
   }
   if (/timeout/i.test(message)) return `cannot reach PostgreSQL at ${where}: connection timed out`;
   return `cannot use PostgreSQL at ${where}: ${message}`;
+}
+
+/**
+ * Holds this instance's liveness lock for as long as the process lives (a dedicated session:
+ * PostgreSQL releases it when the connection ends, e.g. when the process dies). Recovery on
+ * other instances leaves the entries of a lock holder alone. Returns the release function.
+ */
+export async function holdInstanceLock(url: string, instanceId: string, connectTimeoutMs = 5000): Promise<() => Promise<void>> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
+  client.on("error", () => undefined);
+  try {
+    await client.connect();
+    await client.query("select pg_advisory_lock($1, hashtext($2))", [instanceLockSpace, instanceId]);
+  } catch (error) {
+    await client.end().catch(() => undefined);
+    throw new StoreOpenError(explainPostgresError(error, describeUrl(url)), { cause: error });
+  }
+  return () => client.end().catch(() => undefined);
 }

@@ -7,6 +7,8 @@ export interface JournalEntryTable {
   received_at: number;
   /** The caller's x-request-id, when it sent one. */
   request_id: string | null;
+  /** The relay process that admitted the entry (recovery leaves live instances' entries alone). */
+  instance_id: string | null;
   key_id: string | null;
   project: string | null;
   route: string;

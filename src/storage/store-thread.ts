@@ -36,6 +36,7 @@ interface ThreadError {
 interface OpenOptions {
   durability: Store["durability"];
   busyTimeoutMs?: number;
+  instanceId?: string;
 }
 
 /** The message port both sides use: a Worker on the main side, the worker's global scope inside. */

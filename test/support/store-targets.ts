@@ -14,8 +14,8 @@ import { testPostgresUrl } from "./postgres.ts";
 /** A fresh, empty database of one backend. */
 export interface StoreTarget {
   readonly storage: StorageConfig;
-  /** Opens a Store on this database. */
-  open(durability?: Durability): Promise<Store>;
+  /** Opens a Store on this database (as relay instance `instanceId`, when given). */
+  open(durability?: Durability, instanceId?: string): Promise<Store>;
   /** Runs SQL outside any Store (to tamper with the database). */
   exec(statement: string): Promise<void>;
 }
@@ -52,7 +52,7 @@ const sqlite: Backend = {
     const storage: StorageConfig = { type: "sqlite", path: join(tempDir(), "renio.db") };
     return Promise.resolve({
       storage,
-      open: (durability: Durability = "fsync") => createStore(storage, { durability, openSqlite, busyTimeoutMs: 2000 }),
+      open: (durability: Durability = "fsync", instanceId?: string) => createStore(storage, { durability, openSqlite, busyTimeoutMs: 2000, instanceId }),
       exec: (statement: string) => {
         const db = runtime.openSqlite(storage.path);
         try {
@@ -74,8 +74,8 @@ const sqliteThread: Backend = {
     const target = await sqlite.target();
     return {
       ...target,
-      open: (durability: Durability = "fsync") =>
-        createThreadStore(runtime.storeWorker(), target.storage, { durability, busyTimeoutMs: 2000 }),
+      open: (durability: Durability = "fsync", instanceId?: string) =>
+        createThreadStore(runtime.storeWorker(), target.storage, { durability, busyTimeoutMs: 2000, instanceId }),
     };
   },
 };
@@ -104,7 +104,7 @@ const postgres: Backend = {
     const storage: StorageConfig = { type: "postgres", url: url.toString(), poolSize: 10 };
     return {
       storage,
-      open: (durability: Durability = "fsync") => createStore(storage, { durability, openSqlite }),
+      open: (durability: Durability = "fsync", instanceId?: string) => createStore(storage, { durability, openSqlite, instanceId }),
       exec: (statement: string) => pgExec(storage.url, statement),
     };
   },

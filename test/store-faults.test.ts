@@ -4,6 +4,7 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
+import pg from "pg";
 import type { JournalStart } from "../src/journal/ledger.ts";
 import { createJournalWriter } from "../src/journal/journal-writer.ts";
 import { StoreUnavailableError } from "../src/shared/relay-error.ts";
@@ -152,4 +153,42 @@ describe("store faults: postgres", () => {
       cluster.destroy();
     }
   });
+
+  it("an instance takes its liveness lock back after a server restart, so siblings leave its calls alone", async () => {
+    const cluster = startPostgresCluster();
+    try {
+      const storage: StorageConfig = { type: "postgres", url: cluster.url, poolSize: 4 };
+      const relay = await createStore(storage, { durability: "fsync", openSqlite, connectTimeoutMs: 1000, instanceId: "relay-a" });
+      cluster.pause();
+      cluster.resume();
+      const sibling = await createStore(storage, { durability: "fsync", openSqlite, instanceId: "relay-b" });
+      // Both instances hold their liveness lock again (relay-b's is new; relay-a's was lost in the restart).
+      const lockHeld = async () => (await pgLocks(cluster.url)) >= 2;
+      const deadline = Date.now() + 10_000;
+      while (!(await lockHeld())) {
+        assert.ok(Date.now() < deadline, "relay-a re-took its liveness lock within 10 s");
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const ledger = createJournalWriter(relay);
+      assert.ok((await ledger.admit(start(), [])).admitted);
+      assert.equal(await sibling.recover(Date.now()), 0, "relay-a is alive: its call in flight is left alone");
+      await ledger.close();
+      assert.equal(await sibling.recover(Date.now()), 1, "relay-a is gone: its unfinished call is recovered");
+      await sibling.close();
+    } finally {
+      cluster.destroy();
+    }
+  });
 });
+
+/** Advisory locks currently granted on the cluster at `url` (other than migration locks). */
+async function pgLocks(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const result = await client.query("select count(*)::int as n from pg_locks where locktype = 'advisory' and granted");
+    return (result.rows[0] as { n: number }).n;
+  } finally {
+    await client.end();
+  }
+}

@@ -101,17 +101,43 @@ export function explainPostgresError(error: unknown, where: string): string {
 /**
  * Holds this instance's liveness lock for as long as the process lives (a dedicated session:
  * PostgreSQL releases it when the connection ends, e.g. when the process dies). Recovery on
- * other instances leaves the entries of a lock holder alone. Returns the release function.
+ * other instances leaves the entries of a lock holder alone. If the session is lost (server
+ * restart), it is re-established every second until released. Returns the release function.
  */
 export async function holdInstanceLock(url: string, instanceId: string, connectTimeoutMs = 5000): Promise<() => Promise<void>> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
-  client.on("error", () => undefined);
+  let released = false;
+  let client: pg.Client | undefined;
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  const lock = async (): Promise<void> => {
+    const session = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
+    session.on("error", () => undefined);
+    session.on("end", () => {
+      if (!released && client === session) retry = setTimeout(relock, 1000);
+    });
+    try {
+      await session.connect();
+      await session.query("select pg_advisory_lock($1, hashtext($2))", [instanceLockSpace, instanceId]);
+      if (released) await session.end();
+      else client = session;
+    } catch (error) {
+      await session.end().catch(() => undefined);
+      throw error;
+    }
+  };
+  const relock = () => {
+    if (released) return;
+    lock().catch(() => {
+      if (!released) retry = setTimeout(relock, 1000);
+    });
+  };
   try {
-    await client.connect();
-    await client.query("select pg_advisory_lock($1, hashtext($2))", [instanceLockSpace, instanceId]);
+    await lock();
   } catch (error) {
-    await client.end().catch(() => undefined);
     throw new StoreOpenError(explainPostgresError(error, describeUrl(url)), { cause: error });
   }
-  return () => client.end().catch(() => undefined);
+  return async () => {
+    released = true;
+    clearTimeout(retry);
+    await client?.end().catch(() => undefined);
+  };
 }

@@ -12,7 +12,7 @@ export async function runConfigCommand(args: string[], out: (line: string) => vo
   }
   const [sub, file, ...rest] = args;
   if (sub === "schema" && file === undefined) {
-    out(JSON.stringify(z.toJSONSchema(configSchema, { io: "input", unrepresentable: "any" }), null, 2));
+    out(JSON.stringify(z.toJSONSchema(configSchema, { io: "input" }), null, 2));
     return 0;
   }
   if (sub === "check" && file !== undefined && rest.length === 0) {

@@ -41,7 +41,7 @@ export async function startRelayService(config: Config, runtime: Runtime): Promi
   // Siblings sharing PostgreSQL may die while this one runs: sweep their unfinished entries.
   const sweep = store ? setInterval(() => void store.recover(Date.now()).catch(() => undefined), RECOVERY_SWEEP_MS) : undefined;
   const ledger = store ? createJournalWriter(store) : createLedgerOff();
-  const providers = createProviders(config, (url, init) => fetch(url, init));
+  const providers = createProviders(config, fetch);
   const router = createModelRouter(config, providers);
   const relay = createRelay({ config, keyring: createKeyring(config.keys), router, pricing: createCallPricing(config), ledger });
   const retention = new AbortController();

@@ -1,13 +1,13 @@
+import type { ProviderConfig } from "../config/config-schema.ts";
 import type { WireFormat } from "../shared/usage.ts";
 import type { Fetch, Provider, UpstreamCall, UpstreamEndpoint } from "./provider.ts";
 
 /** What distinguishes one HTTP provider from another. */
 export interface HttpProviderSpec {
   readonly id: string;
-  readonly region: string;
+  /** Region and timeouts, as every provider's config has them. */
+  readonly settings: Pick<ProviderConfig, "region" | "connectTimeoutMs" | "firstByteTimeoutMs">;
   readonly wires: ReadonlySet<WireFormat>;
-  readonly connectTimeoutMs: number;
-  readonly firstByteTimeoutMs: number;
   /** Upstream URL for a public route path such as "/v1/chat/completions". */
   urlFor(path: string): string;
   /** Credentials and fixed headers; applied after the forwarded client headers. */
@@ -31,10 +31,10 @@ export function createHttpProvider(spec: HttpProviderSpec): Provider {
   const defaults = Object.entries(spec.defaultHeaders ?? {});
   return {
     id: spec.id,
-    region: spec.region,
+    region: spec.settings.region,
     wires: spec.wires,
-    connectTimeoutMs: spec.connectTimeoutMs,
-    firstByteTimeoutMs: spec.firstByteTimeoutMs,
+    connectTimeoutMs: spec.settings.connectTimeoutMs,
+    firstByteTimeoutMs: spec.settings.firstByteTimeoutMs,
     ...(spec.inProcess ? {} : { endpoint: endpointOf(spec.urlFor("/")) }),
     send(call: UpstreamCall): Promise<Response> {
       const headers = call.headers;

@@ -37,10 +37,8 @@ function createMockProvider(id: string, config: MockConfig, fetch: Fetch): Provi
   }) : undefined;
   return createHttpProvider({
     id,
-    region: config.region,
+    settings: config,
     wires: new Set(["openai", "anthropic"]),
-    connectTimeoutMs: config.connectTimeoutMs,
-    firstByteTimeoutMs: config.firstByteTimeoutMs,
     urlFor: (path) => joinUrl(baseUrl ?? "http://mock.renio.internal", path),
     fixedHeaders: {},
     fetch: mock ? (url, init) => mock.fetch(new Request(url, init)) : fetch,

@@ -38,11 +38,12 @@ export function createCallPricing(config: Config): CallPricing {
   return {
     quote({ key, route, model, upstreamModel, requestBytes, maxOutputTokens, now }) {
       const known = prices.priceOf(model) ?? prices.priceOf(upstreamModel) ?? null;
-      const probe = plan.chargesFor(key.id, key.project, 0, now);
       if (!route.billable) return { price: known ?? FREE, reserved: 0, charges: [] };
+      // Fresh charge objects per call: the amount is filled in once the reservation is known.
+      const charges = plan.chargesFor(key.id, key.project, 0, now);
       let price = known;
       if (price === null) {
-        const strict = probe.some((charge) => charge.mode === "strict");
+        const strict = charges.some((charge) => charge.mode === "strict");
         if (strict && config.budget.unpricedModels === "refuse") {
           throw new RelayError(403, "model_not_priced", `The model \`${model}\` has no price, so a strict budget cannot be enforced; add it to \`prices\` in the config`);
         }
@@ -54,7 +55,8 @@ export function createCallPricing(config: Config): CallPricing {
         price: price ?? FREE,
         model,
       });
-      return { price, reserved: amount, charges: probe.map((charge) => ({ ...charge, amount })) };
+      for (const charge of charges) charge.amount = amount;
+      return { price, reserved: amount, charges };
     },
     settle(quote, usage, mayHaveBeenBilled) {
       if (quote.price === null) return 0;

@@ -6,7 +6,7 @@ import { blankStart, type CallInput } from "./call-context.ts";
 import { presentedSecret, type CallerKey, type Keyring } from "./keyring.ts";
 import type { ModelRouter } from "./model-router.ts";
 import { readBody } from "./read-body.ts";
-import { inspectRequestBody, rewriteRequestBody } from "./request-body.ts";
+import { inspectRequestBody, NOT_JSON, rewriteRequestBody } from "./request-body.ts";
 import { createInFlightCalls } from "./in-flight-calls.ts";
 import { createConnectCheck, type ConnectCheck } from "./upstream-connect.ts";
 import { exchange, type Exchange, type ExchangeEnd } from "./upstream-exchange.ts";
@@ -119,7 +119,7 @@ export function createRelay(deps: RelayDeps): Relay {
         const body = await readBody(request, config.server.maxBodyBytes);
         start.requestBytes = body.byteLength;
         const inspected = inspectRequestBody(body);
-        if (!inspected.ok) throw new RelayError(400, inspected.problem.includes("not valid JSON") ? "invalid_json" : "invalid_request", inspected.problem);
+        if (!inspected.ok) throw new RelayError(400, inspected.problem === NOT_JSON ? "invalid_json" : "invalid_request", inspected.problem);
         const fields = inspected.fields;
         if (fields.model === undefined) throw new RelayError(400, "missing_model", "The request body must name a `model`");
         start.model = fields.model;

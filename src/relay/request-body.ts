@@ -11,6 +11,9 @@ export interface RequestFields {
 }
 
 /** Result of inspectRequestBody. */
+/** The problem reported for a body that does not parse (Renio answers it with `invalid_json`). */
+export const NOT_JSON = "request body is not valid JSON";
+
 export type InspectedBody = { ok: true; fields: RequestFields } | { ok: false; problem: string };
 
 /** Changes rewriteRequestBody may make. */
@@ -40,7 +43,7 @@ export function inspectRequestBody(bytes: Uint8Array): InspectedBody {
   try {
     body = JSON.parse(strictDecoder.decode(bytes));
   } catch {
-    return { ok: false, problem: "request body is not valid JSON" };
+    return { ok: false, problem: NOT_JSON };
   }
   if (!isObject(body)) return { ok: false, problem: "request body must be a JSON object" };
   const fields: RequestFields = { stream: false, includeUsage: false };

@@ -9,6 +9,9 @@ import type { CallInput } from "./call-context.ts";
 import type { ConnectCheck } from "./upstream-connect.ts";
 import { describeUpstreamFailure, type AbortCause } from "./upstream-failure.ts";
 
+/** What an unexpected failure inside the exchange is recorded as. */
+const INTERNAL_ERROR = new RelayError(500, "internal_error", "Renio hit an internal error");
+
 /** How an exchange ended, handed to the settlement callback exactly once. */
 export interface ExchangeEnd {
   outcome: Outcome;
@@ -74,11 +77,13 @@ export async function exchange(call: Exchange): Promise<Response> {
     clientSignal.removeEventListener("abort", onClientAbort);
     call.onEnd({ ...result, upstreamMs: upstreamEnded ? performance.now() - sentAt : null });
   };
+  /** Ends an exchange that yielded no usage and no response body for the journal. */
+  const endFailed = (outcome: Outcome, error: RelayError, mayHaveBeenBilled: boolean, upstreamEnded: boolean, firstByteAt: number | null = null) =>
+    end({ outcome, status: error.status, usage: null, usageFinal: false, mayHaveBeenBilled, errorCode: error.code, firstByteAt, responseBody: null }, upstreamEnded);
   /** Renio's own failure: stop the upstream call and record `relay_error` (no-op once ended). */
   const fail = (error: unknown, firstByteAt: number | null) => {
     controller.abort();
-    const known = error instanceof RelayError;
-    end({ outcome: "relay_error", status: known ? error.status : 500, usage: null, usageFinal: false, mayHaveBeenBilled: sent, errorCode: known ? error.code : "internal_error", firstByteAt, responseBody: null }, false);
+    endFailed("relay_error", error instanceof RelayError ? error : INTERNAL_ERROR, sent, false, firstByteAt);
   };
 
   try {
@@ -95,8 +100,7 @@ export async function exchange(call: Exchange): Promise<Response> {
         await connecting;
       } catch (error) {
         if (!(error instanceof RelayError)) throw error;
-        const outcome: Outcome = error.code === "upstream_timeout" ? "timeout" : "upstream_error";
-        end({ outcome, status: error.status, usage: null, usageFinal: false, mayHaveBeenBilled: false, errorCode: error.code, firstByteAt: null, responseBody: null }, false);
+        endFailed(error.code === "upstream_timeout" ? "timeout" : "upstream_error", error, false, false);
         throw error;
       }
     }
@@ -108,7 +112,7 @@ export async function exchange(call: Exchange): Promise<Response> {
       upstream = await provider.send({ route: input.route, body: call.body, headers, requestId: input.id, signal: controller.signal });
     } catch (error) {
       const failure = describeUpstreamFailure(error, cause, provider.id);
-      end({ outcome: failure.outcome, status: failure.error.status, usage: null, usageFinal: false, mayHaveBeenBilled: failure.mayHaveBeenBilled, errorCode: failure.error.code, firstByteAt: null, responseBody: null }, false);
+      endFailed(failure.outcome, failure.error, failure.mayHaveBeenBilled, false);
       throw failure.error;
     }
     clearTimeout(timer);
@@ -127,7 +131,7 @@ export async function exchange(call: Exchange): Promise<Response> {
         bytes = new Uint8Array(await upstream.arrayBuffer());
       } catch (error) {
         const failure = describeUpstreamFailure(error, cause, provider.id);
-        end({ outcome: failure.outcome, status: failure.error.status, usage: null, usageFinal: false, mayHaveBeenBilled: true, errorCode: failure.error.code, firstByteAt: null, responseBody: null }, true);
+        endFailed(failure.outcome, failure.error, true, true);
         throw failure.error;
       }
       const usage = upstream.ok ? usageFromJson(bytes, input.route.wire) : null;

@@ -10,10 +10,8 @@ export function createAnthropicProvider(id: string, config: AnthropicConfig, fet
   if (config.apiKey) fixedHeaders["x-api-key"] = config.apiKey;
   return createHttpProvider({
     id,
-    region: config.region,
+    settings: config,
     wires: new Set(["anthropic"]),
-    connectTimeoutMs: config.connectTimeoutMs,
-    firstByteTimeoutMs: config.firstByteTimeoutMs,
     urlFor: (path) => joinUrl(config.baseUrl, path),
     fixedHeaders,
     defaultHeaders: { "anthropic-version": config.version },

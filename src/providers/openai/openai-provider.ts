@@ -13,10 +13,8 @@ export function createOpenAiProvider(id: string, config: OpenAiConfig, fetch: Fe
   if (config.apiKey) fixedHeaders["authorization"] = `Bearer ${config.apiKey}`;
   return createHttpProvider({
     id,
-    region: config.region,
+    settings: config,
     wires: new Set(["openai"]),
-    connectTimeoutMs: config.connectTimeoutMs,
-    firstByteTimeoutMs: config.firstByteTimeoutMs,
     urlFor: (path) => joinUrl(config.baseUrl, path.replace(/^\/v1\//, "/")),
     fixedHeaders,
     fetch,

@@ -92,3 +92,24 @@ test("SIGKILL with 64 calls in flight (half streaming, mid-stream): after restar
   const again = await runRenio(["budget", "reconcile", "--json", "--config", configPath]);
   assert.equal((JSON.parse(again.stdout) as { entries: number }).entries, 0, "settled only once");
 });
+
+test("a second relay on the same SQLite file refuses to start (budgets are decided by the one owning it); once the first is gone, it starts", async () => {
+  const dir = scratchDir();
+  const storage: StorageConfig = { type: "sqlite", path: join(dir, "renio.db") };
+  const configPath = writeConfig(dir, relayConfig(mock.url, storage));
+  const first = await startRelayProcess(configPath);
+  try {
+    const second = await runRenio(["serve", "--config", configPath]);
+    assert.notEqual(second.code, 0);
+    assert.match(second.stderr, /renio\.db is in use by another Renio relay \(process \d+\); one relay owns an SQLite file/);
+    assert.ok(!second.stderr.includes("    at "), "no stack trace");
+  } finally {
+    await first.stop("SIGKILL");
+  }
+  // The owner died without releasing its claim: the next relay takes over (and replays its log).
+  const next = await startRelayProcess(configPath);
+  const response = await post(next.url, "/v1/chat/completions", chatBody());
+  assert.equal(response.status, 200);
+  await response.arrayBuffer();
+  assert.equal((await next.stop()).code, 0);
+});

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { after, before, describe, test } from "node:test";
+import { admissionLogDir } from "../src/journal/journal-log.ts";
 import { startPostgresCluster } from "./support/postgres.ts";
 import { startMockServer, startRelay, type MockServer, type RelayUnderTest } from "./support/relay-harness.ts";
 import { chatBody, errorOf, mockStats, post } from "./support/relay-calls.ts";
@@ -24,8 +25,9 @@ async function readyz(url: string): Promise<number> {
   return response.status;
 }
 
-/** While the store is down: 503 store_unavailable, nothing upstream, /readyz 503. */
+/** While the store is down: /readyz 503, 503 store_unavailable, nothing upstream. */
 async function assertFailsClosed(relay: RelayUnderTest): Promise<void> {
+  assert.equal(await readyz(relay.url), 503);
   const before = (await mockStats(mock.url)).received;
   for (const body of [chatBody(), chatBody({ stream: true })]) {
     const response = await post(relay.url, "/v1/chat/completions", body);
@@ -34,7 +36,6 @@ async function assertFailsClosed(relay: RelayUnderTest): Promise<void> {
     assert.equal(error.code, "store_unavailable");
     assert.match(error.message, /not sent/);
   }
-  assert.equal(await readyz(relay.url), 503);
   assert.equal((await mockStats(mock.url)).received, before, "nothing reached the provider");
 }
 
@@ -46,22 +47,45 @@ async function assertServes(relay: RelayUnderTest): Promise<void> {
 }
 
 // Root ignores permission bits, and an open file descriptor keeps its write access anyway;
-// the immutable attribute on the WAL makes every commit of the running relay fail (EPERM → SQLITE_IOERR).
+// the immutable attribute makes every write of the running relay to that file fail (EPERM).
 const canFreeze = process.getuid?.() === 0 && existsSync("/usr/bin/chattr");
 
+/** Makes `paths` immutable while `during` runs. */
+async function frozen(paths: readonly string[], during: () => Promise<void>): Promise<void> {
+  execFileSync("chattr", ["+i", ...paths]);
+  try {
+    await during();
+  } finally {
+    execFileSync("chattr", ["-i", ...paths]);
+  }
+}
+
 describe("fail closed when the journal cannot be committed", () => {
-  test("sqlite: WAL file made immutable under the running relay → 503 store_unavailable, unready; writable again → ready", { skip: !canFreeze && "needs root and chattr" }, async () => {
-    const relay = await startRelay(mock.url, { budgets: [{ id: "all", scope: "total", period: "total", limit: 10 }] });
+  const needs = { skip: !canFreeze && "needs root and chattr" };
+  const sqliteRelay = () => startRelay(mock.url, { budgets: [{ id: "all", scope: "total", period: "total", limit: 10 }] });
+
+  test("sqlite: admission log made unwritable under the running relay → unready, 503 store_unavailable; writable again → ready", needs, async () => {
+    const relay = await sqliteRelay();
+    const logDir = admissionLogDir(join(relay.dir, "renio.db"));
+    try {
+      await assertServes(relay);
+      const segments = readdirSync(logDir).map((name) => join(logDir, name));
+      assert.ok(segments.length > 0, "the log has a segment");
+      // The directory too: a failed write moves the log to a fresh segment, which it cannot create.
+      await frozen([logDir, ...segments], () => assertFailsClosed(relay));
+      await assertServes(relay);
+    } finally {
+      await relay.stop();
+    }
+  });
+
+  test("sqlite: database WAL made immutable under the running relay → unready, 503 store_unavailable; writable again → ready", needs, async () => {
+    const relay = await sqliteRelay();
     const wal = join(relay.dir, "renio.db-wal");
     try {
       await assertServes(relay);
       assert.ok(existsSync(wal), "WAL mode");
-      execFileSync("chattr", ["+i", wal]);
-      try {
-        await assertFailsClosed(relay);
-      } finally {
-        execFileSync("chattr", ["-i", wal]);
-      }
+      await frozen([wal], () => assertFailsClosed(relay));
       await assertServes(relay);
     } finally {
       await relay.stop();

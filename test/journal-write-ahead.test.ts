@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
+import { resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { costOf } from "../src/budget/cost.ts";
 import { BUILTIN_PRICES } from "../src/budget/prices-builtin.ts";
-import type { Store } from "../src/storage/store.ts";
+import { admissionLogDir, readJournalLog } from "../src/journal/journal-log.ts";
+import type { LogRecord, Store } from "../src/storage/store.ts";
 import { startMockServer, startRelay, type MockServer, type RelayUnderTest } from "./support/relay-harness.ts";
 import { chatBody, errorOf, finishedEntries, mockStats, openStore, post } from "./support/relay-calls.ts";
-import { readChunks } from "./support/sse-bytes.ts";
+import { eventually, readChunks } from "./support/sse-bytes.ts";
 
 const POOR_KEY = "sk-renio-poor-key-0002";
 let mock: MockServer;
@@ -67,7 +69,7 @@ describe("write-ahead journal through the relay", () => {
     assert.equal(entry.requestBody, null, "bodies are not stored by default");
   });
 
-  test("while the provider is still answering, the entry is already committed (outcome started)", async () => {
+  test("when the provider receives a call, its entry is already in the admission log; the database shows it started while it runs", async () => {
     const before = (await mockStats(mock.url)).received;
     const pending = post(relay.url, "/v1/chat/completions", chatBody(), { "x-mock-fault": "delay=400" });
     const deadline = Date.now() + 3000;
@@ -75,8 +77,13 @@ describe("write-ahead journal through the relay", () => {
     while (stats.received === before && Date.now() < deadline) stats = await mockStats(mock.url);
     assert.equal(stats.received, before + 1, "the mock received the call");
     const id = stats.requestIds.at(-1)!;
-    const entry = (await store.listJournal({ limit: 50 })).entries.find((e) => e.id === id);
-    assert.equal(entry?.outcome, "started", "committed before the provider answered");
+    if (relay.config.storage.type !== "sqlite") throw new Error("this relay runs on SQLite");
+    const logged = readJournalLog(admissionLogDir(resolve(relay.config.storage.path))).lines.map((line) => JSON.parse(line) as LogRecord);
+    assert.ok(logged.some((record) => "admit" in record && record.admit.start.id === id && record.admit.admitted), "logged (durably) before the call was sent");
+    const started = async () => (await store.listJournal({ limit: 50 })).entries.find((e) => e.id === id);
+    assert.ok(await eventually(async () => (await started()) !== undefined), "applied to the database while the provider answers");
+    const entry = await started();
+    assert.equal(entry?.outcome, "started");
     assert.equal(entry?.finishedAt, null);
     const response = await pending;
     assert.equal(response.status, 200);

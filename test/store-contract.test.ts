@@ -2,6 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { Admission, BudgetCharge, JournalCompletion, JournalStart } from "../src/journal/ledger.ts";
 import { createJournalWriter } from "../src/journal/journal-writer.ts";
+import type { LogRecord } from "../src/storage/store.ts";
 import { pruneOlderThan } from "../src/journal/journal-retention.ts";
 import { SchemaTooNewError, StoreOpenError } from "../src/storage/store-errors.ts";
 import { latestSchemaVersion } from "../src/storage/store-migrations.ts";
@@ -265,6 +266,34 @@ for (const backend of backends) {
       assert.equal(await pruneOlderThan(store, new Date(2_000), 7), 13);
       assert.equal((await store.listJournal({ limit: 100 })).entries.length, 4);
       await ledger.close();
+    });
+
+    it("applies admission-log lines: one row per call, reservations only for new entries, idempotent", async () => {
+      const store = await (await backend.target()).open();
+      const [a, b, c] = [start(), start(), start()];
+      const charges = [charge(0.4, 1)];
+      const admit = (s: JournalStart, admitted = true): LogRecord => ({ admit: { start: s, charges, admitted, decidedAt: s.receivedAt, instanceId: "relay-a" } });
+      const complete = (s: JournalStart, actualCost: number): LogRecord => ({ finish: { kind: "complete", id: s.id, completion: { ...done, cost: actualCost }, charges, actualCost, finishedAt: s.receivedAt + 9 } });
+      const lines = (...records: LogRecord[]) => records.map((r) => JSON.stringify(r)).join("\n");
+      // a: admitted and completed in one batch; b: admitted, still open; c: refused for budget.
+      const first = lines(admit(a), admit(b), admit(c, false), complete(a, 0.1));
+      const rows = await store.applyLog(first);
+      assert.deepEqual(rows.map((r) => [r.budgetId, r.spent, r.reserved]), [["b1", 0.1, 0.4]]);
+      const byId = new Map((await store.listJournal({ limit: 10 })).entries.map((e) => [e.id, e]));
+      assert.equal(byId.get(a.id)?.outcome, "ok");
+      assert.equal(byId.get(a.id)?.cost, 0.1);
+      assert.equal(byId.get(a.id)?.reservedCost, 0.4);
+      assert.equal(byId.get(b.id)?.outcome, "started");
+      assert.equal(byId.get(c.id)?.outcome, "refused");
+      assert.equal(byId.get(c.id)?.errorCode, "budget_exceeded");
+      // Replaying (a crash after the commit, before the log was released) changes nothing.
+      assert.deepEqual((await store.applyLog(first)).map((r) => [r.spent, r.reserved]), [[0.1, 0.4]]);
+      // b completes in a later batch: its reservation is released once, even if replayed.
+      const second = lines(complete(b, 0.3));
+      assert.deepEqual((await store.applyLog(second)).map((r) => [r.spent, r.reserved]), [[0.4, 0]]);
+      assert.deepEqual((await store.applyLog(first + "\n" + second)).map((r) => [r.spent, r.reserved]), [[0.4, 0]]);
+      assert.equal((await store.listJournal({ limit: 10 })).entries.length, 3);
+      await store.close();
     });
   });
 }

@@ -1,8 +1,13 @@
+import { resolve } from "node:path";
+import process from "node:process";
 import type { Config } from "../config/config-schema.ts";
 import { createAdminRoutes } from "../http/admin-routes.ts";
 import { createHttpHandler } from "../http/app.ts";
 import { createJournalWriter } from "../journal/journal-writer.ts";
 import { createLedgerOff } from "../journal/ledger-off.ts";
+import { admissionLogDir, claimAdmissionLog, openJournalLog, type LogClaim } from "../journal/journal-log.ts";
+import { createLogLedger } from "../journal/log-ledger.ts";
+import { replayAdmissionLog } from "../journal/log-replay.ts";
 import { startRetention } from "../journal/journal-retention.ts";
 import { createProviders } from "../providers/provider-registry.ts";
 import { createCallPricing } from "../relay/call-pricing.ts";
@@ -37,10 +42,29 @@ export async function startRelayService(config: Config, runtime: Runtime): Promi
       ? await createThreadStore(runtime.storeWorker(), config.storage, { durability, instanceId })
       : await createStore(config.storage, { durability, instanceId, openSqlite: runtime.openSqlite })
     : undefined;
+  // A relay owning its SQLite file decides admissions in memory and logs them (see log-ledger.ts);
+  // first, whatever the previous process logged but had not applied reaches the database.
+  const databasePath = config.storage.type === "sqlite" ? resolve(config.storage.path) : undefined;
+  const logDir = store && databasePath ? admissionLogDir(databasePath) : undefined;
+  let claim: LogClaim | undefined;
+  if (store && logDir && databasePath) {
+    try {
+      claim = claimAdmissionLog(logDir, databasePath);
+      await replayAdmissionLog(store, logDir);
+    } catch (error) {
+      claim?.release();
+      await store.close();
+      throw error;
+    }
+  }
   const recovered = store ? await store.recover(Date.now()) : 0;
   // Siblings sharing PostgreSQL may die while this one runs: sweep their unfinished entries.
-  const sweep = store ? setInterval(() => void store.recover(Date.now()).catch(() => undefined), RECOVERY_SWEEP_MS) : undefined;
-  const ledger = store ? createJournalWriter(store) : createLedgerOff();
+  const sweep = store && !logDir ? setInterval(() => void store.recover(Date.now()).catch(() => undefined), RECOVERY_SWEEP_MS) : undefined;
+  const ledger = !store
+    ? createLedgerOff()
+    : logDir
+      ? createLogLedger(store, openJournalLog(logDir, durability), await store.budgetUsage(), { instanceId, onError: reportJournalError })
+      : createJournalWriter(store);
   const providers = createProviders(config, fetch);
   const router = createModelRouter(config, providers);
   const relay = createRelay({ config, keyring: createKeyring(config.keys), router, pricing: createCallPricing(config), ledger });
@@ -53,7 +77,7 @@ export async function startRelayService(config: Config, runtime: Runtime): Promi
     router,
     ledger,
     accepting: () => accepting,
-    admin: config.server.adminToken === undefined || store === undefined ? undefined : createAdminRoutes({ store, token: config.server.adminToken, budgets: config.budgets, defaultMode: config.budget.mode }),
+    admin: config.server.adminToken === undefined || store === undefined ? undefined : createAdminRoutes({ store, sync: () => ledger.flush(), token: config.server.adminToken, budgets: config.budgets, defaultMode: config.budget.mode }),
   });
   const server = await runtime.serve({
     hostname: config.server.host,
@@ -73,6 +97,7 @@ export async function startRelayService(config: Config, runtime: Runtime): Promi
       const stopped = server.stop();
       await relay.drained(config.server.shutdownGraceMs);
       await ledger.close();
+      claim?.release();
       // A call has ended once its upstream has; its last bytes may still be on their way to the
       // client. The server's graceful stop waits for them (bounded by what is left of the grace period),
       // so the process does not exit under a response it is still writing.
@@ -81,4 +106,9 @@ export async function startRelayService(config: Config, runtime: Runtime): Promi
       clearTimeout(timer);
     },
   };
+}
+
+/** A failed admission-log write or database apply, on stderr (message only: no stack, no request data). */
+function reportJournalError(error: unknown): void {
+  process.stderr.write(`renio: journal: ${error instanceof Error ? error.message : String(error)}\n`);
 }

@@ -9,6 +9,8 @@ import type { HttpEnv } from "./app.ts";
 /** What the admin API reads. */
 export interface AdminDeps {
   readonly store: Store;
+  /** Brings the store up to date with the relay's journal before a read (applies logged records). */
+  readonly sync?: () => Promise<void>;
   /** The admin token (from config); compared in constant time. */
   readonly token: string;
   readonly budgets: readonly BudgetConfig[];
@@ -41,6 +43,7 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
       throw new RelayError(400, "invalid_request", `\`limit\` must be an integer from 1 to ${MAX_PAGE}`);
     }
+    await deps.sync?.();
     const page = await deps.store.listJournal({
       since: timeParam(c.req.query("since"), "since"),
       until: timeParam(c.req.query("until"), "until"),
@@ -54,6 +57,7 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
   });
 
   admin.get("/budgets", async (c) => {
+    await deps.sync?.();
     const usage = await deps.store.budgetUsage();
     const configured = new Map(deps.budgets.map((budget) => [budget.id, budget]));
     // A budget no longer in the config has neither scope nor mode: null.

@@ -1,28 +1,44 @@
-import { sql, type Insertable, type Kysely } from "kysely";
-import { precompile, type Precompiled } from "./precompiled-query.ts";
+import { sql, type CompiledQuery, type Insertable, type Kysely } from "kysely";
+import { precompile, precompileKeyed, type Precompiled } from "./precompiled-query.ts";
 import type { Database, JournalEntryTable } from "./store-schema.ts";
 
 /** Every column an entry row is inserted with (absent values are bound as null). */
 const ENTRY_COLUMNS = [
   "id", "received_at", "request_id", "instance_id", "key_id", "project", "route", "model", "provider", "upstream_model", "stream",
   "request_bytes", "client_address", "request_body", "outcome", "status", "error_code", "finished_at",
-  "reserved_cost", "reserved_charges",
+  "reserved_cost", "reserved_charges", "ttfb_ms", "total_ms", "upstream_ms", "input_tokens", "cached_input_tokens",
+  "output_tokens", "cost", "response_body",
 ] as const satisfies ReadonlyArray<keyof JournalEntryTable>;
 
 type EntryColumn = (typeof ENTRY_COLUMNS)[number];
 type EntryRow = Insertable<JournalEntryTable>;
+
+/** Where a multi-row insert's placeholder takes its value from. */
+interface RowColumn {
+  row: number;
+  column: EntryColumn;
+}
+type InsertBinder = (valueOf: (slot: RowColumn) => unknown) => CompiledQuery;
+
+/** Placeholders of entry inserts are named `row:column`. */
+const rowColumnOf = (name: string): RowColumn => {
+  const colon = name.indexOf(":");
+  return { row: Number(name.slice(0, colon)), column: name.slice(colon + 1) as EntryColumn };
+};
 
 /**
  * The statements on the request path, compiled once per store with Kysely and re-bound per
  * call: no query building or compiling per request, one prepared statement each on SQLite.
  */
 export interface HotStatements {
-  /** Inserts `rows` in one statement (compiled once per row count). */
+  /** Inserts `rows` in one statement (compiled once per row count); with `ignoreExisting`, returns the ids inserted. */
   insertEntries(rows: readonly EntryRow[], ignoreExisting: boolean): ReturnType<Precompiled<string>>;
   /** Reads (and on row-locking backends locks, in byte order) the given budget rows in one statement. */
   selectBudgetRows(keys: ReadonlyArray<{ budgetId: string; period: string }>): ReturnType<Precompiled<string>>;
   readonly setBudgetReserved: Precompiled<"budgetId" | "period" | "reserved" | "limit" | "now">;
   readonly addToBudgetRow: Precompiled<"budgetId" | "period" | "reserved" | "spent" | "now">;
+  /** Adds `reserved` and `spent` to a row and sets its limit (the config's, as of the admissions). */
+  readonly reserveOnBudgetRow: Precompiled<"budgetId" | "period" | "reserved" | "spent" | "limit" | "now">;
   readonly completeEntry: Precompiled<CompleteParam>;
 }
 
@@ -32,19 +48,19 @@ type CompleteParam =
 
 /** Compiles the hot statements for `db`'s dialect; `lockRows` adds FOR UPDATE to the budget read. */
 export function createHotStatements(db: Kysely<Database>, lockRows: boolean): HotStatements {
-  const inserts = new Map<string, Precompiled<string>>();
+  const inserts = new Map<string, InsertBinder>();
   const selects = new Map<number, Precompiled<string>>();
-  const insertFor = (count: number, ignoreExisting: boolean): Precompiled<string> => {
+  const insertFor = (count: number, ignoreExisting: boolean): InsertBinder => {
     const cacheKey = `${count}:${ignoreExisting}`;
     let statement = inserts.get(cacheKey);
     if (statement === undefined) {
-      statement = precompile<string>((param) => {
+      statement = precompileKeyed<string, RowColumn>((param) => {
         const rows = Array.from({ length: count }, (_, row) =>
           Object.fromEntries(ENTRY_COLUMNS.map((column) => [column, param(`${row}:${column}`)])) as EntryRow,
         );
         const insert = db.insertInto("journal_entry").values(rows);
-        return ignoreExisting ? insert.onConflict((oc) => oc.column("id").doNothing()) : insert;
-      });
+        return ignoreExisting ? insert.onConflict((oc) => oc.column("id").doNothing()).returning("id") : insert;
+      }, rowColumnOf);
       inserts.set(cacheKey, statement);
     }
     return statement;
@@ -52,11 +68,7 @@ export function createHotStatements(db: Kysely<Database>, lockRows: boolean): Ho
 
   return {
     insertEntries(rows, ignoreExisting) {
-      const values: Record<string, unknown> = {};
-      rows.forEach((row, index) => {
-        for (const column of ENTRY_COLUMNS) values[`${index}:${column}`] = row[column as EntryColumn] ?? null;
-      });
-      return insertFor(rows.length, ignoreExisting)(values);
+      return insertFor(rows.length, ignoreExisting)((slot) => (rows[slot.row] as EntryRow)[slot.column] ?? null);
     },
     selectBudgetRows(keys) {
       let statement = selects.get(keys.length);
@@ -91,6 +103,18 @@ export function createHotStatements(db: Kysely<Database>, lockRows: boolean): Ho
         .set((eb) => ({
           reserved_nanos: eb("reserved_nanos", "+", param("reserved")),
           spent_nanos: eb("spent_nanos", "+", param("spent")),
+          updated_at: param("now"),
+        }))
+        .where("budget_id", "=", param("budgetId"))
+        .where("period", "=", param("period")),
+    ),
+    reserveOnBudgetRow: precompile((param) =>
+      db
+        .updateTable("budget_usage")
+        .set((eb) => ({
+          reserved_nanos: eb("reserved_nanos", "+", param("reserved")),
+          spent_nanos: eb("spent_nanos", "+", param("spent")),
+          limit_nanos: param("limit"),
           updated_at: param("now"),
         }))
         .where("budget_id", "=", param("budgetId"))

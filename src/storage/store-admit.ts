@@ -1,7 +1,8 @@
 import type { Insertable, Kysely } from "kysely";
 import type { HotStatements } from "./hot-statements.ts";
 import type { Admission, BudgetCharge, JournalStart } from "../journal/ledger.ts";
-import type { AdmitItem } from "./store.ts";
+import type { AdmitItem, BudgetUsage } from "./store.ts";
+import { decideCharges } from "./budget-decision.ts";
 import { fromNanos, toNanos, type Database, type JournalEntryTable } from "./store-schema.ts";
 import { budgetKey, type RunQuery } from "./store-transaction.ts";
 
@@ -34,7 +35,7 @@ export async function admitInTransaction(
     if (!row.dirty) continue;
     await run(hot.setBudgetReserved({ budgetId: row.budgetId, period: row.period, reserved: row.reserved, limit: row.limit, now }));
   }
-  const values = items.map((item, index) => ({ ...entryValues(item, admissions[index] as Admission, now), instance_id: instanceId }));
+  const values = items.map((item, index) => ({ ...entryValues(item, (admissions[index] as Admission).admitted, now), instance_id: instanceId }));
   await run(hot.insertEntries(values, false));
   return admissions;
 }
@@ -58,14 +59,7 @@ async function loadRows(
   if (wanted.size === 0) return rows;
   // Lock in byte order, the order every other writer touches these rows in (no deadlocks).
   const keys = [...wanted.values()].sort((a, b) => compareRows(a, b));
-  const missing = keys.filter((c) => !knownRows.has(budgetKey(c.budgetId, c.period)));
-  if (missing.length > 0) {
-    await trx
-      .insertInto("budget_usage")
-      .values(missing.map((c) => ({ budget_id: c.budgetId, period: c.period, limit_nanos: toNanos(c.limit), spent_nanos: 0, reserved_nanos: 0, updated_at: now })))
-      .onConflict((oc) => oc.columns(["budget_id", "period"]).doNothing())
-      .execute();
-  }
+  await createMissingRows(trx, keys, knownRows, now);
   const result = await run<BudgetRow>(hot.selectBudgetRows(keys));
   for (const row of result.rows) {
     rows.set(budgetKey(row.budget_id, row.period), {
@@ -80,7 +74,23 @@ async function loadRows(
   return rows;
 }
 
-interface BudgetRow {
+/** Creates the budget rows of `charges` not known to exist yet (at zero usage). */
+export async function createMissingRows(trx: Kysely<Database>, charges: readonly BudgetCharge[], knownRows: ReadonlySet<string>, now: number): Promise<void> {
+  const missing = new Map<string, BudgetCharge>();
+  for (const c of charges) {
+    const key = budgetKey(c.budgetId, c.period);
+    if (!knownRows.has(key)) missing.set(key, c);
+  }
+  if (missing.size === 0) return;
+  await trx
+    .insertInto("budget_usage")
+    .values([...missing.values()].map((c) => ({ budget_id: c.budgetId, period: c.period, limit_nanos: toNanos(c.limit), spent_nanos: 0, reserved_nanos: 0, updated_at: now })))
+    .onConflict((oc) => oc.columns(["budget_id", "period"]).doNothing())
+    .execute();
+}
+
+/** A budget row as the hot statements read it (PostgreSQL returns bigints as strings). */
+export interface BudgetRow {
   budget_id: string;
   period: string;
   limit_nanos: number | string;
@@ -88,37 +98,42 @@ interface BudgetRow {
   reserved_nanos: number | string;
 }
 
-/** Decides one call against the in-memory rows, reserving on success. */
+/** A read budget row in currency amounts. */
+export function budgetUsageOf(row: BudgetRow): BudgetUsage {
+  const [limit, spent, reserved] = [Number(row.limit_nanos), Number(row.spent_nanos), Number(row.reserved_nanos)];
+  return { budgetId: row.budget_id, period: row.period, limit: fromNanos(limit), spent: fromNanos(spent), reserved: fromNanos(reserved), remaining: fromNanos(limit - spent - reserved) };
+}
+
+/** Decides one call against the batch's rows (see decideCharges), reserving on success. */
 function decide(charges: readonly BudgetCharge[], rows: Map<string, RowState>): Admission {
-  const states = charges.map((charge) => {
+  const rowOf = (charge: BudgetCharge): RowState => {
     const row = rows.get(budgetKey(charge.budgetId, charge.period));
     if (!row) throw new Error(`budget row ${charge.budgetId}/${charge.period} missing after insert`);
+    return row;
+  };
+  for (const charge of charges) {
+    const row = rowOf(charge);
     const limit = toNanos(charge.limit);
     if (row.limit !== limit) {
       row.limit = limit;
       row.dirty = true;
     }
-    return { charge, row, amount: toNanos(charge.amount) };
-  });
-  for (const { charge, row, amount } of states) {
-    if (charge.mode === "strict" && row.spent + row.reserved + amount > row.limit) {
-      return { admitted: false, budgetId: charge.budgetId, limit: charge.limit, remaining: fromNanos(Math.max(0, row.limit - row.spent - row.reserved)) };
+  }
+  const admission = decideCharges(charges, rowOf);
+  if (admission.admitted) {
+    for (const charge of charges) {
+      const row = rowOf(charge);
+      row.reserved += toNanos(charge.amount);
+      row.dirty = true;
     }
   }
-  let tightest: { budgetId: string; amount: number } | undefined;
-  for (const { charge, row, amount } of states) {
-    row.reserved += amount;
-    row.dirty = true;
-    const remaining = row.limit - row.spent - row.reserved;
-    if (!tightest || remaining < tightest.amount) tightest = { budgetId: charge.budgetId, amount: remaining };
-  }
-  return tightest ? { admitted: true, remaining: { budgetId: tightest.budgetId, amount: fromNanos(tightest.amount) } } : { admitted: true };
+  return admission;
 }
 
 /** Row values of a journal entry at admission (started, or refused for budget). */
-function entryValues(item: AdmitItem, admission: Admission, now: number): Insertable<JournalEntryTable> {
+export function entryValues(item: Pick<AdmitItem, "start" | "charges">, admitted: boolean, now: number): Insertable<JournalEntryTable> {
   const base = startValues(item.start);
-  if (!admission.admitted) return { ...base, outcome: "refused", status: 429, error_code: "budget_exceeded", finished_at: now };
+  if (!admitted) return { ...base, outcome: "refused", status: 429, error_code: "budget_exceeded", finished_at: now };
   if (item.charges.length === 0) return base;
   return {
     ...base,

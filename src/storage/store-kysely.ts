@@ -2,7 +2,8 @@ import type { Kysely } from "kysely";
 import type { AdmitItem, Durability, FinishItem, Store, StoreStats } from "./store.ts";
 import type { Database } from "./store-schema.ts";
 import type { StoreDialect } from "./store-dialect.ts";
-import { admitInTransaction, touchedRows } from "./store-admit.ts";
+import { admitInTransaction, budgetUsageOf, touchedRows, type BudgetRow } from "./store-admit.ts";
+import { applyLogInTransaction } from "./store-apply.ts";
 import { createHotStatements } from "./hot-statements.ts";
 import { finishInTransaction, reconcileInTransaction, recoverInTransaction } from "./store-finish.ts";
 import { budgetUsage, listJournal, pruneJournal } from "./store-query.ts";
@@ -42,6 +43,14 @@ export function createKyselyStore(
       if (items.length === 0) return;
       await write((_trx, run) => finishInTransaction(run, items, hot, instanceId));
       stats.finishCommits++;
+    },
+    applyLog: async (lines: string) => {
+      const { touched, rows } = await write(async (trx, run) => {
+        const touched = await applyLogInTransaction(trx, run, lines, hot, knownRows, instanceId);
+        return { touched, rows: touched.size === 0 ? [] : (await run<BudgetRow>(hot.selectBudgetRows([...touched.values()]))).rows };
+      });
+      for (const key of touched.keys()) knownRows.add(key);
+      return rows.map(budgetUsageOf);
     },
     recover: (now) => write((trx) => recoverInTransaction(trx, now, instanceId, dialect.ownerGone)),
     reconcile: (costAt, now) => write((trx, run) => reconcileInTransaction(trx, run, costAt, dialect.lockRows, now, hot)),

@@ -1,7 +1,8 @@
 import type { Kysely, Selectable } from "kysely";
 import { RelayError } from "../shared/relay-error.ts";
 import type { BudgetUsage, JournalEntry, JournalPage, JournalQuery } from "./store.ts";
-import { fromNanos, type Database, type JournalEntryTable } from "./store-schema.ts";
+import { budgetUsageOf } from "./store-admit.ts";
+import type { Database, JournalEntryTable } from "./store-schema.ts";
 
 /** Newest-first page of journal entries, paginated by (received_at, id). */
 export async function listJournal(db: Kysely<Database>, query: JournalQuery): Promise<JournalPage> {
@@ -33,10 +34,7 @@ export async function budgetUsage(
   let q = db.selectFrom("budget_usage").selectAll();
   if (keys) q = q.where((eb) => eb.or(keys.map((k) => eb.and([eb("budget_id", "=", k.budgetId), eb("period", "=", k.period)]))));
   const rows = await q.orderBy("budget_id").orderBy("period").execute();
-  return rows.map((r) => {
-    const [limit, spent, reserved] = [Number(r.limit_nanos), Number(r.spent_nanos), Number(r.reserved_nanos)];
-    return { budgetId: r.budget_id, period: r.period, limit: fromNanos(limit), spent: fromNanos(spent), reserved: fromNanos(reserved), remaining: fromNanos(limit - spent - reserved) };
-  });
+  return rows.map(budgetUsageOf);
 }
 
 /** Deletes one small batch of finished, settled entries older than `olderThan`. */

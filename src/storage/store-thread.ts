@@ -12,7 +12,7 @@ import { createStore } from "./store-open.ts";
  */
 
 /** The Store methods that cross the thread boundary. */
-type Method = "admitBatch" | "finishBatch" | "recover" | "reconcile" | "ping" | "listJournal" | "budgetUsage" | "pruneJournal" | "close";
+type Method = "admitBatch" | "finishBatch" | "applyLog" | "recover" | "reconcile" | "ping" | "listJournal" | "budgetUsage" | "pruneJournal" | "close";
 
 interface Call {
   id: number;
@@ -93,6 +93,7 @@ export async function createThreadStore(worker: Worker, storage: StorageConfig, 
       await call("finishBatch", [items]);
       if (items.length > 0) stats.finishCommits++;
     },
+    applyLog: (lines) => call("applyLog", [lines]),
     recover: (now) => call("recover", [now]),
     reconcile: (costAt, now) => call("reconcile", [costAt, now]),
     ping: () => call("ping", []),

@@ -14,6 +14,23 @@ export type FinishItem =
   | { kind: "complete"; id: string; completion: JournalCompletion; charges: readonly BudgetCharge[]; actualCost: number; finishedAt: number }
   | { kind: "refuse"; refusal: JournalRefusal; finishedAt: number };
 
+/**
+ * An admission decided outside the database (by the SQLite admission log's in-memory book)
+ * and applied to it afterwards.
+ */
+export interface DecidedAdmission {
+  start: JournalStart;
+  charges: readonly BudgetCharge[];
+  admitted: boolean;
+  /** Epoch ms of the decision (the finish time of a refused entry). */
+  decidedAt: number;
+  /** The relay process that decided it (a replay after a crash keeps the dead process's id). */
+  instanceId: string | null;
+}
+
+/** One line of the admission log (JSON). */
+export type LogRecord = { admit: DecidedAdmission } | { finish: FinishItem };
+
 /** A journal entry as read back. Times are epoch ms. */
 export interface JournalEntry extends JournalStart {
   finishedAt: number | null;
@@ -100,6 +117,13 @@ export interface Store {
   admitBatch(items: readonly AdmitItem[]): Promise<Admission[]>;
   /** Completes entries (settling their charges) and records refusals, in one transaction. */
   finishBatch(items: readonly FinishItem[]): Promise<void>;
+  /**
+   * Applies admission-log lines (newline-separated JSON LogRecords, in log order) in one
+   * transaction: each entry inserted once, admitted charges reserved only when the entry is
+   * new, completions settled once. Idempotent: applying lines again changes nothing. Returns
+   * the budget rows the lines touch, as stored after them.
+   */
+  applyLog(lines: string): Promise<BudgetUsage[]>;
   /** Marks entries left unfinished by a previous process `interrupted` (reconcile pending). Returns how many. */
   recover(now: number): Promise<number>;
   /** Settles entries pending reconciliation at their reserved cost, or at zero. */

@@ -1,0 +1,86 @@
+import type { Admission, BudgetCharge } from "./ledger.ts";
+import { decideCharges, type BudgetTotals } from "../storage/budget-decision.ts";
+import type { BudgetUsage } from "../storage/store.ts";
+import { toNanos } from "../storage/store-schema.ts";
+import { budgetKey } from "../storage/store-transaction.ts";
+
+/** Changes to budget rows (nano-units), by budgetKey. */
+export type BudgetDeltas = Map<string, BudgetTotals>;
+
+/**
+ * The budget rows of one relay owning its SQLite file, in memory: what the database holds
+ * (`stored`, as of the last applied batch) plus what the admission log holds that is not
+ * applied yet (`pending`). Admissions are decided here, synchronously, by the same rule as
+ * the SQL path (decideCharges); each applied batch re-reads its rows, so changes made to the
+ * database by others (e.g. `renio budget reconcile`) are picked up.
+ */
+export interface BudgetBook {
+  /** Decides `charges` and, when admitted, reserves them. */
+  admit(charges: readonly BudgetCharge[]): Admission;
+  /** Takes back an admission's reservation (its log write failed: the call is refused). */
+  unreserve(charges: readonly BudgetCharge[]): void;
+  /** Settles a completed call: releases its reservations, charges the actual cost. */
+  settle(charges: readonly BudgetCharge[], actualCost: number): void;
+  /** A batch carrying `applied` was committed; `rows` are its budget rows as stored after it. */
+  applied(rows: readonly BudgetUsage[], applied: BudgetDeltas): void;
+}
+
+/** Adds a change to `deltas`. */
+export function addDelta(deltas: BudgetDeltas, charge: BudgetCharge, reserved: number, spent: number): void {
+  const key = budgetKey(charge.budgetId, charge.period);
+  const delta = deltas.get(key);
+  if (delta) {
+    delta.reserved += reserved;
+    delta.spent += spent;
+  } else {
+    deltas.set(key, { reserved, spent });
+  }
+}
+
+/** The change an admitted call makes: each charge reserved. */
+export function reservationDeltas(deltas: BudgetDeltas, charges: readonly BudgetCharge[]): void {
+  for (const charge of charges) addDelta(deltas, charge, toNanos(charge.amount), 0);
+}
+
+/** The change a completed call makes: each reservation released, the actual cost spent. */
+export function settlementDeltas(deltas: BudgetDeltas, charges: readonly BudgetCharge[], actualCost: number): void {
+  const spent = toNanos(actualCost);
+  for (const charge of charges) addDelta(deltas, charge, -toNanos(charge.amount), spent);
+}
+
+/** A book starting from the stored rows. */
+export function createBudgetBook(rows: readonly BudgetUsage[]): BudgetBook {
+  const stored = new Map<string, BudgetTotals>();
+  const pending: BudgetDeltas = new Map();
+  const store = (row: BudgetUsage) => stored.set(budgetKey(row.budgetId, row.period), { spent: toNanos(row.spent), reserved: toNanos(row.reserved) });
+  rows.forEach(store);
+  const totalsOf = (charge: BudgetCharge): BudgetTotals => {
+    const key = budgetKey(charge.budgetId, charge.period);
+    const base = stored.get(key);
+    const extra = pending.get(key);
+    return { spent: (base?.spent ?? 0) + (extra?.spent ?? 0), reserved: (base?.reserved ?? 0) + (extra?.reserved ?? 0) };
+  };
+  return {
+    admit(charges) {
+      const admission = decideCharges(charges, totalsOf);
+      if (admission.admitted) reservationDeltas(pending, charges);
+      return admission;
+    },
+    unreserve(charges) {
+      for (const charge of charges) addDelta(pending, charge, -toNanos(charge.amount), 0);
+    },
+    settle(charges, actualCost) {
+      settlementDeltas(pending, charges, actualCost);
+    },
+    applied(rows, applied) {
+      for (const [key, delta] of applied) {
+        const left = pending.get(key);
+        if (!left) continue;
+        left.reserved -= delta.reserved;
+        left.spent -= delta.spent;
+        if (left.reserved === 0 && left.spent === 0) pending.delete(key);
+      }
+      rows.forEach(store);
+    },
+  };
+}

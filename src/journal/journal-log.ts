@@ -1,0 +1,264 @@
+import { closeSync, constants, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync, write, writeFileSync, writeSync } from "node:fs";
+import { open } from "node:fs/promises";
+import { join } from "node:path";
+import process from "node:process";
+import type { Durability } from "../storage/store.ts";
+import { StoreOpenError } from "../storage/store-errors.ts";
+
+/**
+ * The admission log: numbered segment files of newline-separated JSON records, written
+ * strictly in order. A segment is created full of zeros (so later writes never change the
+ * file's size: an O_DSYNC write then flushes data only, no metadata), and the log ends at the
+ * first zero byte or the first line that does not parse (a torn tail, never acknowledged).
+ */
+
+/** Where writes go. */
+export interface JournalLog {
+  /**
+   * Appends `bytes` (whole lines); resolves with the segment holding them once they are as
+   * durable as the log's durability ("fsync": on disk; "process": in the operating system).
+   * One write at a time: the caller waits for each before the next.
+   */
+  write(bytes: Uint8Array): Promise<number>;
+  /** The segment the next write goes to (or a later one). */
+  readonly segment: number;
+  /** Deletes the segments numbered below `segment` (every record in them is applied). */
+  release(segment: number): void;
+  /** Closes the log; with `applied`, deletes every segment (nothing in them is still needed). */
+  close(applied: boolean): void;
+}
+
+/** What a log directory held: its record lines in order (each valid JSON), and its segment numbers. */
+export interface LogContents {
+  lines: string[];
+  segments: number[];
+}
+
+/** Segment size (bytes) unless a single write needs more. */
+const SEGMENT_BYTES = 4 * 1024 * 1024;
+const ZEROS = new Uint8Array(1024 * 1024);
+
+const segmentPath = (dir: string, n: number): string => join(dir, `${String(n).padStart(8, "0")}.seg`);
+
+/** Segment numbers in `dir`, ascending (none when it does not exist). */
+function segmentsIn(dir: string): number[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names.flatMap((name) => (/^\d{8}\.seg$/.test(name) ? [Number(name.slice(0, 8))] : [])).sort((a, b) => a - b);
+}
+
+/** Reads every record line of the log in `dir`, in order, up to each segment's end (a torn line ends it). */
+export function readJournalLog(dir: string): LogContents {
+  const segments = segmentsIn(dir);
+  const lines: string[] = [];
+  const decoder = new TextDecoder();
+  for (const n of segments) {
+    const bytes = readFileSync(segmentPath(dir, n));
+    const end = bytes.indexOf(0);
+    const text = decoder.decode(end < 0 ? bytes : bytes.subarray(0, end));
+    for (const line of text.split("\n")) {
+      if (line === "") continue;
+      try {
+        JSON.parse(line);
+      } catch {
+        break;
+      }
+      lines.push(line);
+    }
+  }
+  return { lines, segments };
+}
+
+/** Deletes the given segments of the log in `dir`. */
+export function removeSegments(dir: string, segments: readonly number[]): void {
+  for (const n of segments) unlinkSync(segmentPath(dir, n));
+  syncDirectory(dir);
+}
+
+interface Segment {
+  n: number;
+  fd: number;
+  size: number;
+  offset: number;
+  /** Closes the file (the handle that opened it, when opened asynchronously). */
+  close(): void;
+}
+
+/** Opens a new log in `dir` (created if missing), numbering segments after any present. */
+export function openJournalLog(dir: string, durability: Durability): JournalLog {
+  mkdirSync(dir, { recursive: true });
+  const flags = constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | (durability === "fsync" ? constants.O_DSYNC : 0);
+  const fsync = durability === "fsync";
+
+  /** Creates a zero-filled segment synchronously (at open, or when a write outgrows the prepared one). */
+  const create = (n: number, size: number): Segment => {
+    const fd = openSync(segmentPath(dir, n), flags, 0o600);
+    try {
+      for (let at = 0; at < size; at += ZEROS.byteLength) writeSync(fd, ZEROS, 0, Math.min(ZEROS.byteLength, size - at), at);
+      if (fsync) fsyncSync(fd);
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+    if (fsync) syncDirectory(dir);
+    return { n, fd, size, offset: 0, close: () => closeSync(fd) };
+  };
+  /** Creates one off the request path (the event loop keeps serving while it is filled). */
+  const prepare = async (n: number): Promise<Segment> => {
+    const handle = await open(segmentPath(dir, n), flags, 0o600);
+    try {
+      for (let at = 0; at < SEGMENT_BYTES; at += ZEROS.byteLength) await handle.write(ZEROS, 0, ZEROS.byteLength, at);
+      if (fsync) await handle.sync();
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+    if (fsync) syncDirectory(dir);
+    return { n, fd: handle.fd, size: SEGMENT_BYTES, offset: 0, close: () => void handle.close().catch(() => undefined) };
+  };
+
+  /** The highest segment number taken (numbers only grow, in write order). */
+  let lastN = (segmentsIn(dir).at(-1) ?? 0) + 1;
+  let current = create(lastN, SEGMENT_BYTES);
+  const live: Segment[] = [current];
+  let next: { n: number; ready: Promise<Segment | undefined> } | undefined;
+  let closed = false;
+
+  const advance = async (needed: number): Promise<void> => {
+    const prepared = next !== undefined && next.n > current.n ? await next.ready : undefined;
+    next = undefined;
+    if (prepared) live.push(prepared);
+    // A write larger than a segment gets one of its own (the prepared one stays empty).
+    current = prepared && needed <= prepared.size ? prepared : create(++lastN, Math.max(SEGMENT_BYTES, needed));
+    if (current !== prepared) live.push(current);
+  };
+
+  /** Closes and deletes a prepared segment nobody will write (the log closed first). */
+  const discard = (segment: Segment): undefined => {
+    segment.close();
+    rmSync(segmentPath(dir, segment.n), { force: true });
+    return undefined;
+  };
+
+  const writeAt = (segment: Segment, bytes: Uint8Array): Promise<void> => {
+    const at = segment.offset;
+    segment.offset += bytes.byteLength;
+    if (!fsync) {
+      writeSync(segment.fd, bytes, 0, bytes.byteLength, at);
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      write(segment.fd, bytes, 0, bytes.byteLength, at, (error, written) => {
+        if (error) reject(error);
+        else if (written !== bytes.byteLength) reject(new Error(`short write to the admission log (${written} of ${bytes.byteLength} bytes)`));
+        else resolve();
+      });
+    });
+  };
+
+  return {
+    get segment() {
+      return current.n;
+    },
+    async write(bytes) {
+      if (current.offset + bytes.byteLength > current.size) await advance(bytes.byteLength);
+      const segment = current;
+      try {
+        await writeAt(segment, bytes);
+      } catch (error) {
+        // Nothing after a failed write may be acknowledged (it could follow a torn record):
+        // later writes go to a fresh segment.
+        segment.offset = segment.size;
+        throw error;
+      }
+      if (segment.offset * 2 > segment.size && next === undefined) {
+        const n = ++lastN;
+        next = {
+          n,
+          ready: prepare(n).then(
+            (prepared) => (closed ? discard(prepared) : prepared),
+            () => undefined,
+          ),
+        };
+      }
+      return segment.n;
+    },
+    release(below) {
+      while (live.length > 1 && (live[0] as Segment).n < below) {
+        const done = live.shift() as Segment;
+        done.close();
+        unlinkSync(segmentPath(dir, done.n));
+      }
+    },
+    close(applied) {
+      closed = true;
+      void next?.ready.then((prepared) => prepared && discard(prepared));
+      for (const segment of live.splice(0)) {
+        segment.close();
+        if (applied) unlinkSync(segmentPath(dir, segment.n));
+      }
+    },
+  };
+}
+
+/** Makes created or deleted directory entries durable (best effort where directories cannot be opened). */
+function syncDirectory(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, "r");
+    fsyncSync(fd);
+  } catch {
+    // Some platforms cannot fsync a directory; the entry becomes durable with the file system's next commit.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** The admission log directory of the SQLite database at `databasePath` (beside it). */
+export function admissionLogDir(databasePath: string): string {
+  return `${databasePath}-log`;
+}
+
+/** A relay's claim on an admission log directory (and so on its SQLite database). */
+export interface LogClaim {
+  release(): void;
+}
+
+/**
+ * Claims the log directory for this process: budgets are decided in the memory of the one
+ * relay owning the database, so a second relay on the same SQLite file must not start. The
+ * claim is an `owner` file holding the process id, created exclusively; one left by a process
+ * that is gone (a crash) is taken over. Throws StoreOpenError naming the live owner.
+ */
+export function claimAdmissionLog(dir: string, databasePath: string): LogClaim {
+  mkdirSync(dir, { recursive: true });
+  const ownerPath = join(dir, "owner");
+  for (let attempt = 0; ; attempt++) {
+    try {
+      writeFileSync(ownerPath, String(process.pid), { flag: "wx", mode: 0o600 });
+      return { release: () => rmSync(ownerPath, { force: true }) };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 0) throw error;
+    }
+    const owner = Number(readFileSync(ownerPath, "utf8"));
+    if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isAlive(owner)) {
+      throw new StoreOpenError(
+        `the SQLite database ${databasePath} is in use by another Renio relay (process ${owner}); one relay owns an SQLite file (use PostgreSQL to share budgets between relays)`,
+      );
+    }
+    rmSync(ownerPath, { force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}

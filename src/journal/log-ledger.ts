@@ -1,0 +1,234 @@
+import type { Admission, BudgetCharge, JournalCompletion, JournalRefusal, JournalStart, Ledger } from "./ledger.ts";
+import { createBudgetBook, reservationDeltas, settlementDeltas, type BudgetDeltas } from "./budget-book.ts";
+import type { JournalLog } from "./journal-log.ts";
+import type { BudgetUsage, LogRecord, Store } from "../storage/store.ts";
+import { StoreUnavailableError } from "../shared/relay-error.ts";
+
+/** Options of {@link createLogLedger}. */
+export interface LogLedgerOptions {
+  /** This relay process (recorded on its entries; recovery leaves a live instance's entries alone). */
+  instanceId: string | null;
+  /** Records wait at most this long before being applied to the database (ms, default 50). */
+  applyDelayMs?: number;
+  /** Most records applied in one transaction (default 1024); this many waiting are applied at once. */
+  applyBatch?: number;
+  /** Wait before retrying after a failed apply (ms, default 1000). */
+  applyRetryMs?: number;
+  /** Records waiting to be applied beyond which calls are refused (default 100,000). */
+  maxBacklog?: number;
+  /** Clock (epoch ms). */
+  now?: () => number;
+  /** Told about failed log writes and applies. */
+  onError?: (error: unknown) => void;
+}
+
+/** A line waiting for the next log write, and who waits for it to be durable. */
+interface ToWrite {
+  line: string;
+  /** The admission it records (absent for a readiness probe: an empty line, skipped on replay). */
+  record?: Extract<LogRecord, { admit: unknown }>;
+  waiter: { resolve: () => void; reject: (error: unknown) => void };
+}
+
+/** A record waiting to be applied to the database. */
+interface ToApply {
+  line: string;
+  record: LogRecord;
+  /** The log segment holding it; null for completions and refusals (not write-ahead). */
+  segment: number | null;
+}
+
+const lineOf = (record: LogRecord): string => `${JSON.stringify(record)}\n`;
+
+/**
+ * The ledger of a relay that owns its SQLite file. An admission is decided in memory (the
+ * budget book, by the same rule as the SQL path) and appended to the admission log; `admit`
+ * resolves once that write is durable. Calls arriving while a write is in flight share the
+ * next one (group commit), and a write is one O_DSYNC write of a few hundred bytes per call,
+ * not a database transaction. Records are applied to the database in large batches shortly
+ * after (a call's admission and completion usually in one row write), on the store's own
+ * thread; after a crash, the next start replays the log first. Completions and refusals are
+ * not write-ahead: they ride along with the next admission's write (for replay) and are
+ * applied like the rest.
+ */
+export function createLogLedger(store: Store, log: JournalLog, budgets: readonly BudgetUsage[], options: LogLedgerOptions): Ledger {
+  const applyDelayMs = options.applyDelayMs ?? 50;
+  const applyBatch = options.applyBatch ?? 1024;
+  const applyRetryMs = options.applyRetryMs ?? 1000;
+  const maxBacklog = options.maxBacklog ?? 100_000;
+  const now = options.now ?? Date.now;
+  const onError = options.onError ?? (() => undefined);
+  const book = createBudgetBook(budgets);
+  const encoder = new TextEncoder();
+
+  let toWrite: ToWrite[] = [];
+  /** Completion and refusal lines, written with the next admission (they do not wait). */
+  let riders = "";
+  let writing = false;
+  let writeScheduled = false;
+  let writesIdle: Array<() => void> = [];
+  let toApply: ToApply[] = [];
+  let applying: Promise<void> | undefined;
+  let applyTimer: ReturnType<typeof setTimeout> | undefined;
+  let applyFailed = false;
+  /** The database failed a readiness check: calls are refused until it takes writes again. */
+  let storeDown = false;
+  let closing: Promise<void> | undefined;
+
+  const write = (item: ToWrite): void => {
+    toWrite.push(item);
+    if (writeScheduled || writing) return;
+    writeScheduled = true;
+    // A microtask lets calls made in the same tick share the write.
+    queueMicrotask(runWrite);
+  };
+
+  const runWrite = (): void => {
+    writeScheduled = false;
+    if (writing) return;
+    if (toWrite.length === 0) {
+      for (const idle of writesIdle.splice(0)) idle();
+      return;
+    }
+    const batch = toWrite;
+    toWrite = [];
+    let text = riders;
+    riders = "";
+    for (const item of batch) text += item.line;
+    writing = true;
+    log.write(encoder.encode(text)).then(
+      (segment) => {
+        for (const { line, record, waiter } of batch) {
+          if (record) toApply.push({ line, record, segment });
+          waiter.resolve();
+        }
+        scheduleApply();
+      },
+      (error: unknown) => {
+        onError(error);
+        for (const { record, waiter } of batch) {
+          if (record?.admit.admitted) book.unreserve(record.admit.charges);
+          waiter.reject(new StoreUnavailableError());
+        }
+      },
+    ).finally(() => {
+      writing = false;
+      runWrite();
+    });
+  };
+
+  /** Queues a completion or refusal: applied with the next batch, logged with the next write. */
+  const finish = (record: LogRecord): void => {
+    const line = lineOf(record);
+    riders += line;
+    toApply.push({ line, record, segment: null });
+    scheduleApply();
+  };
+
+  const scheduleApply = (): void => {
+    if (applyTimer !== undefined || applying !== undefined || toApply.length === 0) return;
+    applyTimer = setTimeout(() => {
+      applyTimer = undefined;
+      applyOnce().catch((error: unknown) => {
+        onError(error);
+        applyTimer = setTimeout(() => {
+          applyTimer = undefined;
+          scheduleApply();
+        }, applyRetryMs);
+      });
+    }, toApply.length >= applyBatch ? 0 : applyDelayMs);
+  };
+
+  /** Applies the oldest waiting records (up to applyBatch) in one transaction. */
+  const applyOnce = async (): Promise<void> => {
+    while (applying) await applying.catch(() => undefined);
+    if (toApply.length === 0) return;
+    const taken = toApply.slice(0, applyBatch);
+    const deltas: BudgetDeltas = new Map();
+    let lines = "";
+    for (const { line, record } of taken) {
+      lines += line;
+      if ("admit" in record) {
+        if (record.admit.admitted) reservationDeltas(deltas, record.admit.charges);
+      } else if (record.finish.kind === "complete") {
+        settlementDeltas(deltas, record.finish.charges, record.finish.actualCost);
+      }
+    }
+    applying = store.applyLog(lines).then(
+      (rows) => {
+        applyFailed = false;
+        storeDown = false;
+        toApply = toApply.slice(taken.length);
+        book.applied(rows, deltas);
+        const oldest = toApply.find((item) => item.segment !== null)?.segment ?? log.segment;
+        log.release(Math.min(oldest, log.segment));
+      },
+      (error: unknown) => {
+        applyFailed = true;
+        throw error;
+      },
+    );
+    try {
+      await applying;
+    } finally {
+      applying = undefined;
+      scheduleApply();
+    }
+  };
+
+  const writesDone = (): Promise<void> =>
+    writing || writeScheduled || toWrite.length > 0 ? new Promise<void>((resolve) => writesIdle.push(resolve)) : Promise.resolve();
+
+  /** Applies everything recorded so far. */
+  const flush = async (): Promise<void> => {
+    await writesDone();
+    clearTimeout(applyTimer);
+    applyTimer = undefined;
+    let left = toApply.length;
+    while (left > 0 && toApply.length > 0) {
+      const before = toApply.length;
+      await applyOnce();
+      left -= before - toApply.length;
+    }
+  };
+
+  return {
+    admit(start: JournalStart, charges: readonly BudgetCharge[]): Promise<Admission> {
+      if (closing) return Promise.reject(new StoreUnavailableError("Renio is shutting down; the request was not sent"));
+      if (applyFailed || storeDown || toApply.length > maxBacklog) return Promise.reject(new StoreUnavailableError());
+      const admission = book.admit(charges);
+      const record = { admit: { start, charges, admitted: admission.admitted, decidedAt: now(), instanceId: options.instanceId } };
+      return new Promise<Admission>((resolve, reject) => write({ line: lineOf(record), record, waiter: { resolve: () => resolve(admission), reject } }));
+    },
+    complete(id: string, completion: JournalCompletion, charges: readonly BudgetCharge[], actualCost: number): void {
+      book.settle(charges, actualCost);
+      finish({ finish: { kind: "complete", id, completion, charges, actualCost, finishedAt: now() } });
+    },
+    refuse(refusal: JournalRefusal): void {
+      finish({ finish: { kind: "refuse", refusal, finishedAt: now() } });
+    },
+    flush,
+    async ready() {
+      if (closing) return false;
+      // The log must take a write (an empty line, skipped on replay), and the database too.
+      const logged = await new Promise<boolean>((resolve) => write({ line: "\n", waiter: { resolve: () => resolve(true), reject: () => resolve(false) } }));
+      if (applyFailed) await applyOnce().catch(() => undefined);
+      storeDown = !(await store.ping());
+      return logged && !applyFailed && !storeDown;
+    },
+    close() {
+      closing ??= (async () => {
+        let applied = false;
+        try {
+          await flush();
+          applied = toApply.length === 0;
+        } finally {
+          clearTimeout(applyTimer);
+          log.close(applied);
+          await store.close();
+        }
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,118 @@
+import type { Kysely } from "kysely";
+import type { HotStatements } from "./hot-statements.ts";
+import type { DecidedAdmission, FinishItem, LogRecord } from "./store.ts";
+import { createMissingRows, entryValues } from "./store-admit.ts";
+import { finishInTransaction } from "./store-finish.ts";
+import { toNanos, type Database } from "./store-schema.ts";
+import { budgetKey, type RunQuery } from "./store-transaction.ts";
+
+type Completion = Extract<FinishItem, { kind: "complete" }>;
+
+interface Change {
+  budgetId: string;
+  period: string;
+  limit: number;
+  reserved: number;
+  spent: number;
+}
+
+/** Row counts multi-row inserts are compiled for: a few statements serve every batch size. */
+const CHUNK_SIZES = [64, 16, 4, 1] as const;
+
+/**
+ * Applies admission-log lines (JSON records, in log order) in the current transaction and
+ * returns the budget rows they touch. An admitted call whose completion is in the same batch
+ * is inserted finished, in one row write; other admissions are inserted started (reserving
+ * their charges), then the remaining completions and refusals are written as finishBatch
+ * writes them. Entries that already exist are left alone and their reservations not taken
+ * again, so replaying a batch changes nothing.
+ */
+export async function applyLogInTransaction(
+  trx: Kysely<Database>,
+  run: RunQuery,
+  text: string,
+  hot: HotStatements,
+  knownRows: ReadonlySet<string>,
+  instanceId: string | null,
+): Promise<Map<string, { budgetId: string; period: string }>> {
+  const admissions: DecidedAdmission[] = [];
+  const finishes: FinishItem[] = [];
+  for (const line of text.split("\n")) {
+    if (line === "") continue;
+    const record = JSON.parse(line) as LogRecord;
+    if ("admit" in record) admissions.push(record.admit);
+    else finishes.push(record.finish);
+  }
+  const completions = new Map<string, Completion>();
+  for (const finish of finishes) if (finish.kind === "complete") completions.set(finish.id, finish);
+
+  const touched = new Map<string, { budgetId: string; period: string }>();
+  for (const item of [...admissions, ...completions.values()]) {
+    for (const c of item.charges) touched.set(budgetKey(c.budgetId, c.period), { budgetId: c.budgetId, period: c.period });
+  }
+  const merged = new Map<string, Completion>();
+  const rows = admissions.map((admission) => {
+    const row = { ...entryValues(admission, admission.admitted, admission.decidedAt), instance_id: admission.instanceId };
+    const completion = admission.admitted ? completions.get(admission.start.id) : undefined;
+    if (!completion) return row;
+    merged.set(admission.start.id, completion);
+    return { ...row, ...finishedValues(completion) };
+  });
+  if (rows.length > 0) {
+    await createMissingRows(trx, admissions.flatMap((a) => a.charges), knownRows, admissions[admissions.length - 1]!.decidedAt);
+  }
+  const inserted = new Set<string>();
+  for (const chunk of statementSizedChunks(rows)) {
+    for (const row of (await run<{ id: string }>(hot.insertEntries(chunk, true))).rows) inserted.add(row.id);
+  }
+
+  const changes = new Map<string, Change>();
+  for (const admission of admissions) {
+    if (!admission.admitted || !inserted.has(admission.start.id)) continue;
+    const completion = merged.get(admission.start.id);
+    for (const charge of admission.charges) {
+      const key = budgetKey(charge.budgetId, charge.period);
+      const change = changes.get(key) ?? { budgetId: charge.budgetId, period: charge.period, limit: charge.limit, reserved: 0, spent: 0 };
+      change.limit = charge.limit;
+      if (completion) change.spent += toNanos(completion.actualCost);
+      else change.reserved += toNanos(charge.amount);
+      changes.set(key, change);
+    }
+  }
+  const now = admissions.at(-1)?.decidedAt ?? finishes.at(-1)?.finishedAt ?? Date.now();
+  for (const [, c] of [...changes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    await run(hot.reserveOnBudgetRow({ budgetId: c.budgetId, period: c.period, reserved: c.reserved, spent: c.spent, limit: toNanos(c.limit), now }));
+  }
+  // Completions not written with their entry (logged in an earlier batch, or the entry existed).
+  const rest = finishes.filter((f) => f.kind !== "complete" || !merged.has(f.id) || !inserted.has(f.id));
+  if (rest.length > 0) await finishInTransaction(run, rest, hot, instanceId);
+  return touched;
+}
+
+/** Column values of a completion, for an entry inserted already finished. */
+function finishedValues(item: Completion) {
+  const c = item.completion;
+  return {
+    finished_at: item.finishedAt,
+    outcome: c.outcome,
+    status: c.status,
+    ttfb_ms: c.ttfbMs,
+    total_ms: c.totalMs,
+    upstream_ms: c.upstreamMs,
+    input_tokens: c.usage?.inputTokens ?? null,
+    cached_input_tokens: c.usage?.cachedInputTokens ?? null,
+    output_tokens: c.usage?.outputTokens ?? null,
+    cost: c.cost,
+    error_code: c.errorCode,
+    response_body: c.responseBody,
+  };
+}
+
+function statementSizedChunks<T>(rows: readonly T[]): T[][] {
+  const chunks: T[][] = [];
+  let at = 0;
+  for (const size of CHUNK_SIZES) {
+    for (; rows.length - at >= size; at += size) chunks.push(rows.slice(at, at + size));
+  }
+  return chunks;
+}

@@ -1,0 +1,103 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import type { BudgetCharge, JournalCompletion, JournalStart } from "../src/journal/ledger.ts";
+import { admissionLogDir, openJournalLog, readJournalLog } from "../src/journal/journal-log.ts";
+import { createLogLedger } from "../src/journal/log-ledger.ts";
+import { replayAdmissionLog } from "../src/journal/log-replay.ts";
+import { StoreUnavailableError } from "../src/shared/relay-error.ts";
+import { newEntryId } from "../src/shared/entry-id.ts";
+import { createStore } from "../src/storage/store-open.ts";
+import type { Store } from "../src/storage/store.ts";
+import { openSqlite, tempDir } from "./support/store-targets.ts";
+
+const start = (): JournalStart => ({
+  id: newEntryId(),
+  receivedAt: Date.now(),
+  requestId: null,
+  keyId: "k1",
+  project: "p1",
+  route: "/v1/chat/completions",
+  model: "gpt-x",
+  provider: "mock",
+  upstreamModel: "gpt-x",
+  stream: false,
+  requestBytes: 100,
+  clientAddress: "127.0.0.1",
+  requestBody: null,
+});
+const charge = (amount: number, limit = 1): BudgetCharge => ({ budgetId: "total", period: "total", limit, mode: "strict", amount });
+const done: JournalCompletion = { outcome: "ok", status: 200, ttfbMs: 2, totalMs: 3, upstreamMs: 2, usage: { inputTokens: 5, cachedInputTokens: 0, outputTokens: 7 }, cost: 0.1, errorCode: null, responseBody: null };
+
+async function openLedger(path: string, instanceId: string, applyDelayMs = 50) {
+  const store = await createStore({ type: "sqlite", path }, { durability: "fsync", openSqlite, instanceId });
+  const dir = admissionLogDir(path);
+  await replayAdmissionLog(store, dir);
+  const ledger = createLogLedger(store, openJournalLog(dir, "fsync"), await store.budgetUsage(), { instanceId, applyDelayMs });
+  return { store, dir, ledger };
+}
+
+async function entries(store: Store) {
+  return new Map((await store.listJournal({ limit: 100 })).entries.map((e) => [e.id, e]));
+}
+
+describe("log ledger (SQLite owned by one relay)", () => {
+  test("decides budgets in memory before anything is applied, and the database agrees once it is", async () => {
+    const { store, ledger } = await openLedger(join(tempDir(), "renio.db"), "relay-1", 60_000);
+    const calls = Array.from({ length: 6 }, start);
+    const admissions = await Promise.all(calls.map((s) => ledger.admit(s, [charge(0.3)])));
+    assert.deepEqual(admissions.map((a) => a.admitted), [true, true, true, false, false, false], "0.3 × 3 fits a limit of 1, a fourth does not");
+    assert.equal((await store.listJournal({ limit: 10 })).entries.length, 0, "nothing applied yet: the log holds it");
+    assert.ok(!(await ledger.admit(start(), [charge(0.35)])).admitted, "0.9 reserved: 0.35 does not fit");
+    ledger.complete(calls[0]!.id, done, [charge(0.3)], 0.1);
+    assert.ok((await ledger.admit(start(), [charge(0.25)])).admitted, "settling 0.3 → 0.1 frees room at once");
+    await ledger.flush();
+    const byId = await entries(store);
+    assert.equal(byId.size, 8);
+    assert.equal(byId.get(calls[0]!.id)?.outcome, "ok");
+    assert.equal(byId.get(calls[1]!.id)?.outcome, "started");
+    assert.equal(byId.get(calls[3]!.id)?.outcome, "refused");
+    const [usage] = await store.budgetUsage();
+    assert.ok(Math.abs(usage!.spent - 0.1) < 1e-9 && Math.abs(usage!.reserved - 0.85) < 1e-9, `stored ${JSON.stringify(usage)}`);
+    await ledger.close();
+  });
+
+  test("after a crash, the next start replays the log: every admitted call is there, completions settled once", async () => {
+    const path = join(tempDir(), "renio.db");
+    const crashed = await openLedger(path, "relay-dead", 60_000);
+    const [a, b] = [start(), start()];
+    await crashed.ledger.admit(a, [charge(0.4)]);
+    await crashed.ledger.admit(b, [charge(0.4)]);
+    crashed.ledger.complete(a.id, done, [charge(0.4)], 0.2);
+    await crashed.ledger.admit(start(), []); // carries a's completion into the log
+    assert.equal(readJournalLog(crashed.dir).lines.length, 4);
+    await crashed.store.close(); // the process dies: nothing was applied
+
+    const next = await openLedger(path, "relay-next");
+    assert.equal(await next.store.recover(Date.now()), 2, "b (and the last call) never finished: interrupted");
+    const byId = await entries(next.store);
+    assert.equal(byId.get(a.id)?.outcome, "ok");
+    assert.equal(byId.get(b.id)?.outcome, "interrupted");
+    assert.equal(byId.get(b.id)?.reconcile, "pending");
+    const [usage] = await next.store.budgetUsage();
+    assert.ok(Math.abs(usage!.spent - 0.2) < 1e-9 && Math.abs(usage!.reserved - 0.4) < 1e-9, `stored ${JSON.stringify(usage)}`);
+    assert.deepEqual(readJournalLog(next.dir).lines, [], "replayed segments are gone");
+    assert.ok(!(await next.ledger.admit(start(), [charge(0.5)])).admitted, "b's reservation still counts until reconciled");
+    await next.ledger.close();
+    await crashed.ledger.close().catch(() => undefined);
+  });
+
+  test("a failed log write refuses the call and gives its reservation back", async () => {
+    const path = join(tempDir(), "renio.db");
+    const store = await createStore({ type: "sqlite", path }, { durability: "fsync", openSqlite, instanceId: "relay-1" });
+    const log = openJournalLog(admissionLogDir(path), "fsync");
+    const ledger = createLogLedger(store, log, [], { instanceId: "relay-1" });
+    await ledger.admit(start(), [charge(0.5)]);
+    log.close(false); // the segment's file descriptor is gone: the next write fails
+    await assert.rejects(ledger.admit(start(), [charge(0.5)]), StoreUnavailableError);
+    assert.ok((await ledger.admit(start(), [charge(0.5)])).admitted, "the refused call's 0.5 was given back");
+    await ledger.flush();
+    assert.equal((await store.listJournal({ limit: 10 })).entries.length, 2, "the refused call is not in the journal: it was never sent");
+    await ledger.close();
+  });
+});

@@ -14,7 +14,7 @@ export interface LogLedgerOptions {
   applyBatch?: number;
   /** Wait before retrying after a failed apply (ms, default 1000). */
   applyRetryMs?: number;
-  /** Records waiting to be applied beyond which calls are refused (default 100,000). */
+  /** Records waiting to be applied beyond which new calls wait for the database to catch up (default 50,000). */
   maxBacklog?: number;
   /** Clock (epoch ms). */
   now?: () => number;
@@ -55,7 +55,7 @@ export function createLogLedger(store: Store, log: JournalLog, budgets: readonly
   const applyDelayMs = options.applyDelayMs ?? 50;
   const applyBatch = options.applyBatch ?? 1024;
   const applyRetryMs = options.applyRetryMs ?? 1000;
-  const maxBacklog = options.maxBacklog ?? 100_000;
+  const maxBacklog = options.maxBacklog ?? 50_000;
   const now = options.now ?? Date.now;
   const onError = options.onError ?? (() => undefined);
   const book = createBudgetBook(budgets);
@@ -71,6 +71,8 @@ export function createLogLedger(store: Store, log: JournalLog, budgets: readonly
   let applying: Promise<void> | undefined;
   let applyTimer: ReturnType<typeof setTimeout> | undefined;
   let applyFailed = false;
+  /** Calls waiting for the database to catch up (the backlog was full). */
+  let waitingForRoom: Array<() => void> = [];
   /** The database failed a readiness check: calls are refused until it takes writes again. */
   let storeDown = false;
   let closing: Promise<void> | undefined;
@@ -160,11 +162,13 @@ export function createLogLedger(store: Store, log: JournalLog, budgets: readonly
         storeDown = false;
         toApply = toApply.slice(taken.length);
         book.applied(rows, deltas);
+        if (toApply.length <= maxBacklog) for (const resume of waitingForRoom.splice(0)) resume();
         const oldest = toApply.find((item) => item.segment !== null)?.segment ?? log.segment;
         log.release(Math.min(oldest, log.segment));
       },
       (error: unknown) => {
         applyFailed = true;
+        for (const resume of waitingForRoom.splice(0)) resume();
         throw error;
       },
     );
@@ -193,9 +197,11 @@ export function createLogLedger(store: Store, log: JournalLog, budgets: readonly
   };
 
   return {
-    admit(start: JournalStart, charges: readonly BudgetCharge[]): Promise<Admission> {
-      if (closing) return Promise.reject(new StoreUnavailableError("Renio is shutting down; the request was not sent"));
-      if (applyFailed || storeDown || toApply.length > maxBacklog) return Promise.reject(new StoreUnavailableError());
+    async admit(start: JournalStart, charges: readonly BudgetCharge[]): Promise<Admission> {
+      // Backpressure: while the database is far behind, calls wait for it (a failing one refuses them).
+      while (toApply.length > maxBacklog && !applyFailed && !closing) await new Promise<void>((resume) => waitingForRoom.push(resume));
+      if (closing) throw new StoreUnavailableError("Renio is shutting down; the request was not sent");
+      if (applyFailed || storeDown) throw new StoreUnavailableError();
       const admission = book.admit(charges);
       const record = { admit: { start, charges, admitted: admission.admitted, decidedAt: now(), instanceId: options.instanceId } };
       return new Promise<Admission>((resolve, reject) => write({ line: lineOf(record), record, waiter: { resolve: () => resolve(admission), reject } }));
@@ -222,6 +228,7 @@ export function createLogLedger(store: Store, log: JournalLog, budgets: readonly
         try {
           await flush();
           applied = toApply.length === 0;
+          for (const resume of waitingForRoom.splice(0)) resume();
         } finally {
           clearTimeout(applyTimer);
           log.close(applied);

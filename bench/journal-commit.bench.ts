@@ -1,6 +1,8 @@
 /**
  * Journal commit micro-benchmarks: one admission (entry + budget reservation in one commit)
- * per backend and durability, and how group commit scales with concurrent admissions.
+ * per backend and durability, and how group commit scales with concurrent admissions. This is
+ * the PostgreSQL path of `renio serve` (and the SQL admission the store offers on SQLite too);
+ * a relay owning an SQLite file admits through its admission log (admission-log.bench.ts).
  * Run: node_modules/.bin/bun bench/journal-commit.bench.ts   (starts a throwaway PostgreSQL
  * unless RENIO_TEST_PG_URL is set; RENIO_BENCH_TIME_MS sets the time per task).
  */

@@ -8,7 +8,7 @@ import { replayAdmissionLog } from "../src/journal/log-replay.ts";
 import { StoreUnavailableError } from "../src/shared/relay-error.ts";
 import { newEntryId } from "../src/shared/entry-id.ts";
 import { createStore } from "../src/storage/store-open.ts";
-import type { Store } from "../src/storage/store.ts";
+import type { Durability, Store } from "../src/storage/store.ts";
 import { openSqlite, tempDir } from "./support/store-targets.ts";
 
 const start = (): JournalStart => ({
@@ -29,11 +29,11 @@ const start = (): JournalStart => ({
 const charge = (amount: number, limit = 1): BudgetCharge => ({ budgetId: "total", period: "total", limit, mode: "strict", amount });
 const done: JournalCompletion = { outcome: "ok", status: 200, ttfbMs: 2, totalMs: 3, upstreamMs: 2, usage: { inputTokens: 5, cachedInputTokens: 0, outputTokens: 7 }, cost: 0.1, errorCode: null, responseBody: null };
 
-async function openLedger(path: string, instanceId: string, applyDelayMs = 50) {
-  const store = await createStore({ type: "sqlite", path }, { durability: "fsync", openSqlite, instanceId });
+async function openLedger(path: string, instanceId: string, applyDelayMs = 50, durability: Durability = "fsync") {
+  const store = await createStore({ type: "sqlite", path }, { durability, openSqlite, instanceId });
   const dir = admissionLogDir(path);
   await replayAdmissionLog(store, dir);
-  const ledger = createLogLedger(store, openJournalLog(dir, "fsync"), await store.budgetUsage(), { instanceId, applyDelayMs });
+  const ledger = createLogLedger(store, openJournalLog(dir, durability), await store.budgetUsage(), { instanceId, applyDelayMs });
   return { store, dir, ledger };
 }
 
@@ -42,8 +42,8 @@ async function entries(store: Store) {
 }
 
 describe("log ledger (SQLite owned by one relay)", () => {
-  test("decides budgets in memory before anything is applied, and the database agrees once it is", async () => {
-    const { store, ledger } = await openLedger(join(tempDir(), "renio.db"), "relay-1", 60_000);
+  for (const durability of ["fsync", "process"] as const) test(`${durability}: decides budgets in memory before anything is applied, and the database agrees once it is`, async () => {
+    const { store, ledger } = await openLedger(join(tempDir(), "renio.db"), "relay-1", 60_000, durability);
     const calls = Array.from({ length: 6 }, start);
     const admissions = await Promise.all(calls.map((s) => ledger.admit(s, [charge(0.3)])));
     assert.deepEqual(admissions.map((a) => a.admitted), [true, true, true, false, false, false], "0.3 × 3 fits a limit of 1, a fourth does not");
@@ -87,10 +87,10 @@ describe("log ledger (SQLite owned by one relay)", () => {
     await crashed.ledger.close().catch(() => undefined);
   });
 
-  test("a failed log write refuses the call and gives its reservation back", async () => {
+  for (const durability of ["fsync", "process"] as const) test(`${durability}: a failed log write refuses the call and gives its reservation back`, async () => {
     const path = join(tempDir(), "renio.db");
-    const store = await createStore({ type: "sqlite", path }, { durability: "fsync", openSqlite, instanceId: "relay-1" });
-    const log = openJournalLog(admissionLogDir(path), "fsync");
+    const store = await createStore({ type: "sqlite", path }, { durability, openSqlite, instanceId: "relay-1" });
+    const log = openJournalLog(admissionLogDir(path), durability);
     const ledger = createLogLedger(store, log, [], { instanceId: "relay-1" });
     await ledger.admit(start(), [charge(0.5)]);
     log.close(false); // the segment's file descriptor is gone: the next write fails

@@ -61,6 +61,21 @@ describe("admission log", () => {
     assert.deepEqual(readdirSync(dir).filter((name) => Number(name.slice(0, 8)) <= n), [], "closing an applied log deletes its segments");
   });
 
+  test("process durability appends synchronously, across segments; fsync durability only writes asynchronously", () => {
+    const dir = logDir();
+    const log = openJournalLog(dir, "process");
+    const big = line(0, 1024 * 1024);
+    const segments = Array.from({ length: 6 }, () => log.appendNow!(bytes(big)));
+    const used = [...new Set(segments)];
+    assert.equal(used.length, 2, "about 4 MiB per segment");
+    assert.ok(used[0]! < used[1]!, "segment numbers grow in write order (one still being prepared is skipped)");
+    assert.equal(readJournalLog(dir).lines.length, 6);
+    log.close(true);
+    const fsynced = openJournalLog(logDir(), "fsync");
+    assert.equal(fsynced.appendNow, undefined);
+    fsynced.close(true);
+  });
+
   test("a new log numbers its segments after those left on disk; removeSegments deletes them", async () => {
     const dir = logDir();
     const first = openJournalLog(dir, "fsync");

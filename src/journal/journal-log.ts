@@ -20,6 +20,11 @@ export interface JournalLog {
    * One write at a time: the caller waits for each before the next.
    */
   write(bytes: Uint8Array): Promise<number>;
+  /**
+   * With "process" durability only (nothing to wait for): appends `bytes` now, synchronously,
+   * and returns the segment holding them; throws when the write fails. Not mixed with `write`.
+   */
+  readonly appendNow: ((bytes: Uint8Array) => number) | undefined;
   /** The segment the next write goes to (or a later one). */
   readonly segment: number;
   /** Deletes the segments numbered below `segment` (every record in them is applied). */
@@ -88,6 +93,14 @@ interface Segment {
   close(): void;
 }
 
+/** A segment being created ahead of need. */
+interface Preparing {
+  n: number;
+  ready: Promise<Segment | undefined>;
+  /** Set once it is ready. */
+  segment?: Segment;
+}
+
 /** Opens a new log in `dir` (created if missing), numbering segments after any present. */
 export function openJournalLog(dir: string, durability: Durability): JournalLog {
   mkdirSync(dir, { recursive: true });
@@ -125,16 +138,32 @@ export function openJournalLog(dir: string, durability: Durability): JournalLog 
   let lastN = (segmentsIn(dir).at(-1) ?? 0) + 1;
   let current = create(lastN, SEGMENT_BYTES);
   const live: Segment[] = [current];
-  let next: { n: number; ready: Promise<Segment | undefined> } | undefined;
+  /** The next segment being prepared, and the segment once it is ready. */
+  let next: Preparing | undefined;
   let closed = false;
 
-  const advance = async (needed: number): Promise<void> => {
-    const prepared = next !== undefined && next.n > current.n ? await next.ready : undefined;
-    next = undefined;
+  /** Moves writing to the prepared segment, or to a new one created now. */
+  const moveTo = (prepared: Segment | undefined, needed: number): void => {
+    next = undefined; // one still being prepared is discarded when it is ready
     if (prepared) live.push(prepared);
     // A write larger than a segment gets one of its own (the prepared one stays empty).
     current = prepared && needed <= prepared.size ? prepared : create(++lastN, Math.max(SEGMENT_BYTES, needed));
     if (current !== prepared) live.push(current);
+  };
+  const advance = async (needed: number): Promise<void> => moveTo(next ? await next.ready : undefined, needed);
+
+  /** Once a segment is half full, its successor is prepared off the request path. */
+  const prepareNextAfter = (segment: Segment): void => {
+    if (segment.offset * 2 <= segment.size || next !== undefined || closed) return;
+    const n = ++lastN;
+    const preparing: Preparing = {
+      n,
+      ready: prepare(n).then(
+        (prepared) => (next !== preparing || closed ? discard(prepared) : (preparing.segment = prepared)),
+        () => undefined,
+      ),
+    };
+    next = preparing;
   };
 
   /** Closes and deletes a prepared segment nobody will write (the log closed first). */
@@ -175,18 +204,25 @@ export function openJournalLog(dir: string, durability: Durability): JournalLog 
         segment.offset = segment.size;
         throw error;
       }
-      if (segment.offset * 2 > segment.size && next === undefined) {
-        const n = ++lastN;
-        next = {
-          n,
-          ready: prepare(n).then(
-            (prepared) => (closed ? discard(prepared) : prepared),
-            () => undefined,
-          ),
-        };
-      }
+      prepareNextAfter(segment);
       return segment.n;
     },
+    appendNow: fsync
+      ? undefined
+      : (bytes) => {
+          if (current.offset + bytes.byteLength > current.size) moveTo(next?.segment, bytes.byteLength);
+          const segment = current;
+          const at = segment.offset;
+          segment.offset += bytes.byteLength;
+          try {
+            writeSync(segment.fd, bytes, 0, bytes.byteLength, at);
+          } catch (error) {
+            segment.offset = segment.size;
+            throw error;
+          }
+          prepareNextAfter(segment);
+          return segment.n;
+        },
     release(below) {
       while (live.length > 1 && (live[0] as Segment).n < below) {
         const done = live.shift() as Segment;
@@ -197,6 +233,7 @@ export function openJournalLog(dir: string, durability: Durability): JournalLog 
     close(applied) {
       closed = true;
       void next?.ready.then((prepared) => prepared && discard(prepared));
+      next = undefined;
       for (const segment of live.splice(0)) {
         segment.close();
         if (applied) unlinkSync(segmentPath(dir, segment.n));

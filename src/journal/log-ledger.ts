@@ -41,6 +41,20 @@ interface ToApply {
 const lineOf = (record: LogRecord): string => `${JSON.stringify(record)}\n`;
 
 /**
+ * UTF-8 encoding into one buffer reused for every log write (one write is in flight at a
+ * time, so the previous write is done with it): no allocation per write.
+ */
+function reusedBufferEncoder(): (text: string) => Uint8Array {
+  const encoder = new TextEncoder();
+  let buffer = new Uint8Array(64 * 1024);
+  return (text) => {
+    // UTF-8 needs at most 3 bytes per UTF-16 code unit.
+    if (buffer.byteLength < text.length * 3) buffer = new Uint8Array(Math.max(buffer.byteLength * 2, text.length * 3));
+    return buffer.subarray(0, encoder.encodeInto(text, buffer).written);
+  };
+}
+
+/**
  * The ledger of a relay that owns its SQLite file. An admission is decided in memory (the
  * budget book, by the same rule as the SQL path) and appended to the admission log; `admit`
  * resolves once that write is durable. Calls arriving while a write is in flight share the
@@ -49,7 +63,8 @@ const lineOf = (record: LogRecord): string => `${JSON.stringify(record)}\n`;
  * after (a call's admission and completion usually in one row write), on the store's own
  * thread; after a crash, the next start replays the log first. Completions and refusals are
  * not write-ahead: they ride along with the next admission's write (for replay) and are
- * applied like the rest.
+ * applied like the rest. With "process" durability (nothing to wait for) each admission is
+ * written at once instead.
  */
 export function createLogLedger(store: Store, log: JournalLog, budgets: readonly BudgetUsage[], options: LogLedgerOptions): Ledger {
   const applyDelayMs = options.applyDelayMs ?? 50;
@@ -59,7 +74,7 @@ export function createLogLedger(store: Store, log: JournalLog, budgets: readonly
   const now = options.now ?? Date.now;
   const onError = options.onError ?? (() => undefined);
   const book = createBudgetBook(budgets);
-  const encoder = new TextEncoder();
+  const encode = reusedBufferEncoder();
 
   let toWrite: ToWrite[] = [];
   /** Completion and refusal lines, written with the next admission (they do not wait). */
@@ -98,7 +113,7 @@ export function createLogLedger(store: Store, log: JournalLog, budgets: readonly
     riders = "";
     for (const item of batch) text += item.line;
     writing = true;
-    log.write(encoder.encode(text)).then(
+    log.write(encode(text)).then(
       (segment) => {
         for (const { line, record, waiter } of batch) {
           if (record) toApply.push({ line, record, segment });
@@ -117,6 +132,23 @@ export function createLogLedger(store: Store, log: JournalLog, budgets: readonly
       writing = false;
       runWrite();
     });
+  };
+
+  /**
+   * "process" durability: there is nothing to wait for, so a line (with the riders) is written
+   * at once, without a group. Returns false when the write failed.
+   */
+  const writeNow = (appendNow: (bytes: Uint8Array) => number, line: string, record?: ToWrite["record"]): boolean => {
+    try {
+      const segment = appendNow(encode(riders + line));
+      riders = "";
+      if (record) toApply.push({ line, record, segment });
+      scheduleApply();
+      return true;
+    } catch (error) {
+      onError(error);
+      return false;
+    }
   };
 
   /** Queues a completion or refusal: applied with the next batch, logged with the next write. */
@@ -204,6 +236,11 @@ export function createLogLedger(store: Store, log: JournalLog, budgets: readonly
       if (applyFailed || storeDown) throw new StoreUnavailableError();
       const admission = book.admit(charges);
       const record = { admit: { start, charges, admitted: admission.admitted, decidedAt: now(), instanceId: options.instanceId } };
+      if (log.appendNow) {
+        if (writeNow(log.appendNow, lineOf(record), record)) return admission;
+        if (admission.admitted) book.unreserve(charges);
+        throw new StoreUnavailableError();
+      }
       return new Promise<Admission>((resolve, reject) => write({ line: lineOf(record), record, waiter: { resolve: () => resolve(admission), reject } }));
     },
     complete(id: string, completion: JournalCompletion, charges: readonly BudgetCharge[], actualCost: number): void {
@@ -217,7 +254,9 @@ export function createLogLedger(store: Store, log: JournalLog, budgets: readonly
     async ready() {
       if (closing) return false;
       // The log must take a write (an empty line, skipped on replay), and the database too.
-      const logged = await new Promise<boolean>((resolve) => write({ line: "\n", waiter: { resolve: () => resolve(true), reject: () => resolve(false) } }));
+      const logged = log.appendNow
+        ? writeNow(log.appendNow, "\n")
+        : await new Promise<boolean>((resolve) => write({ line: "\n", waiter: { resolve: () => resolve(true), reject: () => resolve(false) } }));
       if (applyFailed) await applyOnce().catch(() => undefined);
       storeDown = !(await store.ping());
       return logged && !applyFailed && !storeDown;

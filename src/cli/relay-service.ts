@@ -5,7 +5,8 @@ import { createAdminRoutes } from "../http/admin-routes.ts";
 import { createHttpHandler } from "../http/app.ts";
 import { createJournalWriter } from "../journal/journal-writer.ts";
 import { createLedgerOff } from "../journal/ledger-off.ts";
-import { admissionLogDir, claimAdmissionLog, openJournalLog, type LogClaim } from "../journal/journal-log.ts";
+import { admissionLogDir, openJournalLog } from "../journal/journal-log.ts";
+import { claimAdmissionLog, type LogClaim } from "../journal/log-claim.ts";
 import { createLogLedger } from "../journal/log-ledger.ts";
 import { replayAdmissionLog } from "../journal/log-replay.ts";
 import { startRetention } from "../journal/journal-retention.ts";
@@ -49,7 +50,7 @@ export async function startRelayService(config: Config, runtime: Runtime): Promi
   let claim: LogClaim | undefined;
   if (store && logDir && databasePath) {
     try {
-      claim = claimAdmissionLog(logDir, databasePath);
+      claim = claimAdmissionLog(logDir, databasePath, runtime.openSqlite);
       await replayAdmissionLog(store, logDir);
     } catch (error) {
       claim?.release();

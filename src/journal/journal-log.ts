@@ -1,9 +1,7 @@
-import { closeSync, constants, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync, write, writeFileSync, writeSync } from "node:fs";
+import { closeSync, constants, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync, write, writeSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
-import process from "node:process";
 import type { Durability } from "../storage/store.ts";
-import { StoreOpenError } from "../storage/store-errors.ts";
 
 /**
  * The admission log: numbered segment files of newline-separated JSON records, written
@@ -258,44 +256,4 @@ function syncDirectory(dir: string): void {
 /** The admission log directory of the SQLite database at `databasePath` (beside it). */
 export function admissionLogDir(databasePath: string): string {
   return `${databasePath}-log`;
-}
-
-/** A relay's claim on an admission log directory (and so on its SQLite database). */
-export interface LogClaim {
-  release(): void;
-}
-
-/**
- * Claims the log directory for this process: budgets are decided in the memory of the one
- * relay owning the database, so a second relay on the same SQLite file must not start. The
- * claim is an `owner` file holding the process id, created exclusively; one left by a process
- * that is gone (a crash) is taken over. Throws StoreOpenError naming the live owner.
- */
-export function claimAdmissionLog(dir: string, databasePath: string): LogClaim {
-  mkdirSync(dir, { recursive: true });
-  const ownerPath = join(dir, "owner");
-  for (let attempt = 0; ; attempt++) {
-    try {
-      writeFileSync(ownerPath, String(process.pid), { flag: "wx", mode: 0o600 });
-      return { release: () => rmSync(ownerPath, { force: true }) };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 0) throw error;
-    }
-    const owner = Number(readFileSync(ownerPath, "utf8"));
-    if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isAlive(owner)) {
-      throw new StoreOpenError(
-        `the SQLite database ${databasePath} is in use by another Renio relay (process ${owner}); one relay owns an SQLite file (use PostgreSQL to share budgets between relays)`,
-      );
-    }
-    rmSync(ownerPath, { force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }

@@ -4,7 +4,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { after, before, describe, test } from "node:test";
-import { admissionLogDir } from "../src/journal/journal-log.ts";
+import { admissionLogDir } from "../src/journal/log-segments.ts";
 import { startPostgresCluster } from "./support/postgres.ts";
 import { startMockServer, startRelay, type MockServer, type RelayUnderTest } from "./support/relay-harness.ts";
 import { chatBody, errorOf, mockStats, post } from "./support/relay-calls.ts";

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { costOf } from "../src/budget/cost.ts";
 import { BUILTIN_PRICES } from "../src/budget/prices-builtin.ts";
-import { admissionLogDir, readJournalLog } from "../src/journal/journal-log.ts";
+import { admissionLogDir, readJournalLog } from "../src/journal/log-segments.ts";
 import type { LogRecord, Store } from "../src/storage/store.ts";
 import { startMockServer, startRelay, type MockServer, type RelayUnderTest } from "./support/relay-harness.ts";
 import { chatBody, errorOf, finishedEntries, mockStats, openStore, post } from "./support/relay-calls.ts";

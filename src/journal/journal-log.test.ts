@@ -3,7 +3,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { admissionLogDir, openJournalLog, readJournalLog, removeSegments } from "./journal-log.ts";
+import { openJournalLog } from "./journal-log.ts";
+import { admissionLogDir, readJournalLog, removeSegments } from "./log-segments.ts";
 
 const dirs: string[] = [];
 after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));

@@ -1,13 +1,12 @@
-import { closeSync, constants, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, unlinkSync, write, writeSync } from "node:fs";
+import { closeSync, constants, fsyncSync, mkdirSync, openSync, rmSync, unlinkSync, write, writeSync } from "node:fs";
 import { open } from "node:fs/promises";
-import { join } from "node:path";
 import type { Durability } from "../storage/store.ts";
+import { segmentPath, segmentsIn, syncDirectory } from "./log-segments.ts";
 
 /**
- * The admission log: numbered segment files of newline-separated JSON records, written
- * strictly in order. A segment is created full of zeros (so later writes never change the
- * file's size: an O_DSYNC write then flushes data only, no metadata), and the log ends at the
- * first zero byte or the first line that does not parse (a torn tail, never acknowledged).
+ * Writing the admission log (its format: log-segments.ts). A segment is created full of
+ * zeros, so later writes never change the file's size: an O_DSYNC write then flushes data
+ * only, no metadata. The next segment is prepared off the request path.
  */
 
 /** Where writes go. */
@@ -31,56 +30,9 @@ export interface JournalLog {
   close(applied: boolean): void;
 }
 
-/** What a log directory held: its record lines in order (each valid JSON), and its segment numbers. */
-export interface LogContents {
-  lines: string[];
-  segments: number[];
-}
-
 /** Segment size (bytes) unless a single write needs more. */
 const SEGMENT_BYTES = 4 * 1024 * 1024;
 const ZEROS = new Uint8Array(1024 * 1024);
-
-const segmentPath = (dir: string, n: number): string => join(dir, `${String(n).padStart(8, "0")}.seg`);
-
-/** Segment numbers in `dir`, ascending (none when it does not exist). */
-function segmentsIn(dir: string): number[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  return names.flatMap((name) => (/^\d{8}\.seg$/.test(name) ? [Number(name.slice(0, 8))] : [])).sort((a, b) => a - b);
-}
-
-/** Reads every record line of the log in `dir`, in order, up to each segment's end (a torn line ends it). */
-export function readJournalLog(dir: string): LogContents {
-  const segments = segmentsIn(dir);
-  const lines: string[] = [];
-  const decoder = new TextDecoder();
-  for (const n of segments) {
-    const bytes = readFileSync(segmentPath(dir, n));
-    const end = bytes.indexOf(0);
-    const text = decoder.decode(end < 0 ? bytes : bytes.subarray(0, end));
-    for (const line of text.split("\n")) {
-      if (line === "") continue;
-      try {
-        JSON.parse(line);
-      } catch {
-        break;
-      }
-      lines.push(line);
-    }
-  }
-  return { lines, segments };
-}
-
-/** Deletes the given segments of the log in `dir`. */
-export function removeSegments(dir: string, segments: readonly number[]): void {
-  for (const n of segments) unlinkSync(segmentPath(dir, n));
-  syncDirectory(dir);
-}
 
 interface Segment {
   n: number;
@@ -238,22 +190,4 @@ export function openJournalLog(dir: string, durability: Durability): JournalLog 
       }
     },
   };
-}
-
-/** Makes created or deleted directory entries durable (best effort where directories cannot be opened). */
-function syncDirectory(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(dir, "r");
-    fsyncSync(fd);
-  } catch {
-    // Some platforms cannot fsync a directory; the entry becomes durable with the file system's next commit.
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
-/** The admission log directory of the SQLite database at `databasePath` (beside it). */
-export function admissionLogDir(databasePath: string): string {
-  return `${databasePath}-log`;
 }

@@ -1,4 +1,4 @@
-import { readJournalLog, removeSegments } from "./journal-log.ts";
+import { readJournalLog, removeSegments } from "./log-segments.ts";
 import type { Store } from "../storage/store.ts";
 
 /** Record lines applied per transaction while replaying. */

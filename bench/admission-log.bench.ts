@@ -9,33 +9,18 @@ import { constants, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { Bench } from "tinybench";
-import type { BudgetCharge, JournalStart, Ledger } from "../src/journal/ledger.ts";
+import type { BudgetCharge, Ledger } from "../src/journal/ledger.ts";
+import { benchStart } from "./journal-fixtures.ts";
 import { openJournalLog } from "../src/journal/journal-log.ts";
 import { admissionLogDir } from "../src/journal/log-segments.ts";
 import { createLogLedger } from "../src/journal/log-ledger.ts";
 import { currentRuntime } from "../src/runtime/current-runtime.ts";
-import { newEntryId } from "../src/shared/entry-id.ts";
 import type { Durability } from "../src/storage/store.ts";
 import { createThreadStore } from "../src/storage/store-thread.ts";
 import { tempDir } from "../test/support/store-targets.ts";
 
 const runtime = await currentRuntime();
 const time = Number(process.env.RENIO_BENCH_TIME_MS ?? 1500);
-const start = (): JournalStart => ({
-  id: newEntryId(),
-  receivedAt: Date.now(),
-  requestId: null,
-  keyId: "bench",
-  project: "bench",
-  route: "/v1/chat/completions",
-  model: "gpt-4o-mini",
-  provider: "mock",
-  upstreamModel: "gpt-4o-mini",
-  stream: true,
-  requestBytes: 512,
-  clientAddress: "127.0.0.1",
-  requestBody: null,
-});
 const charges: BudgetCharge[] = [{ budgetId: "total", period: "total", limit: 1e6, mode: "strict", amount: 0.001 }];
 const completion = { outcome: "ok", status: 200, ttfbMs: 3, totalMs: 4, upstreamMs: 3, usage: { inputTokens: 10, cachedInputTokens: 0, outputTokens: 20 }, cost: 0.0001, errorCode: null, responseBody: null } as const;
 
@@ -48,7 +33,7 @@ for (const durability of ["fsync", "process"] as Durability[]) {
   ledgers.push(ledger);
   for (const concurrency of [1, 16, 64]) {
     bench.add(`${durability} · ${concurrency} concurrent admissions`, async () => {
-      const calls = Array.from({ length: concurrency }, start);
+      const calls = Array.from({ length: concurrency }, benchStart);
       await Promise.all(calls.map((s) => ledger.admit(s, charges)));
       for (const s of calls) ledger.complete(s.id, completion, charges, 0.0001);
     });

@@ -10,7 +10,8 @@ import { join } from "node:path";
 import process from "node:process";
 import { Bench } from "tinybench";
 import type { StorageConfig } from "../src/config/config-schema.ts";
-import type { BudgetCharge, JournalStart } from "../src/journal/ledger.ts";
+import type { BudgetCharge } from "../src/journal/ledger.ts";
+import { benchStart } from "./journal-fixtures.ts";
 import { createJournalWriter, type JournalWriter } from "../src/journal/journal-writer.ts";
 import { currentRuntime } from "../src/runtime/current-runtime.ts";
 import type { Durability } from "../src/storage/store.ts";
@@ -20,22 +21,6 @@ import { testPostgresUrl } from "../test/support/postgres.ts";
 
 const runtime = await currentRuntime();
 const time = Number(process.env.RENIO_BENCH_TIME_MS ?? 1500);
-let seq = 0;
-const start = (): JournalStart => ({
-  id: `bench-${process.pid}-${++seq}`,
-  receivedAt: Date.now(),
-  requestId: null,
-  keyId: "bench",
-  project: "bench",
-  route: "/v1/chat/completions",
-  model: "gpt-4o-mini",
-  provider: "mock",
-  upstreamModel: "gpt-4o-mini",
-  stream: true,
-  requestBytes: 512,
-  clientAddress: "127.0.0.1",
-  requestBody: null,
-});
 const charges: BudgetCharge[] = [
   { budgetId: "total", period: "total", limit: 1e6, mode: "strict", amount: 0.001 },
   { budgetId: "project:bench", period: "2026-12", limit: 1e6, mode: "strict", amount: 0.001 },
@@ -69,7 +54,7 @@ for (const target of targets) {
     rounds.set(name, round);
     bench.add(name, async () => {
       const before = ledger.store.stats.admitCommits;
-      const results = await Promise.all(Array.from({ length: concurrency }, () => ledger.admit(start(), charges)));
+      const results = await Promise.all(Array.from({ length: concurrency }, () => ledger.admit(benchStart(), charges)));
       round.commits += ledger.store.stats.admitCommits - before;
       round.admits += results.length;
     });

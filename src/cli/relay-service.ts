@@ -46,12 +46,12 @@ export async function startRelayService(config: Config, runtime: Runtime): Promi
     : undefined;
   // A relay owning its SQLite file decides admissions in memory and logs them (see log-ledger.ts);
   // first, whatever the previous process logged but had not applied reaches the database.
-  const databasePath = config.storage.type === "sqlite" ? resolve(config.storage.path) : undefined;
-  const logDir = store && databasePath ? admissionLogDir(databasePath) : undefined;
+  const databasePath = store && config.storage.type === "sqlite" ? resolve(config.storage.path) : undefined;
+  const logDir = databasePath === undefined ? undefined : admissionLogDir(databasePath);
   let claim: LogClaim | undefined;
-  if (store && logDir && databasePath) {
+  if (store && databasePath && logDir) {
     try {
-      claim = claimAdmissionLog(logDir, databasePath, runtime.openSqlite);
+      claim = claimAdmissionLog(databasePath, runtime.openSqlite);
       await replayAdmissionLog(store, logDir);
     } catch (error) {
       claim?.release();

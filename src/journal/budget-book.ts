@@ -1,11 +1,9 @@
 import type { Admission, BudgetCharge } from "./ledger.ts";
 import { decideCharges, type BudgetTotals } from "../storage/budget-decision.ts";
+import { addDelta, reservationDeltas, settlementDeltas, type BudgetDeltas } from "../storage/budget-deltas.ts";
 import type { BudgetUsage } from "../storage/store.ts";
 import { toNanos } from "../storage/store-schema.ts";
 import { budgetKey } from "../storage/store-transaction.ts";
-
-/** Changes to budget rows (nano-units), by budgetKey. */
-export type BudgetDeltas = Map<string, BudgetTotals>;
 
 /**
  * The budget rows of one relay owning its SQLite file, in memory: what the database holds
@@ -23,29 +21,6 @@ export interface BudgetBook {
   settle(charges: readonly BudgetCharge[], actualCost: number): void;
   /** A batch carrying `applied` was committed; `rows` are its budget rows as stored after it. */
   applied(rows: readonly BudgetUsage[], applied: BudgetDeltas): void;
-}
-
-/** Adds a change to `deltas`. */
-export function addDelta(deltas: BudgetDeltas, charge: BudgetCharge, reserved: number, spent: number): void {
-  const key = budgetKey(charge.budgetId, charge.period);
-  const delta = deltas.get(key);
-  if (delta) {
-    delta.reserved += reserved;
-    delta.spent += spent;
-  } else {
-    deltas.set(key, { reserved, spent });
-  }
-}
-
-/** The change an admitted call makes: each charge reserved. */
-export function reservationDeltas(deltas: BudgetDeltas, charges: readonly BudgetCharge[]): void {
-  for (const charge of charges) addDelta(deltas, charge, toNanos(charge.amount), 0);
-}
-
-/** The change a completed call makes: each reservation released, the actual cost spent. */
-export function settlementDeltas(deltas: BudgetDeltas, charges: readonly BudgetCharge[], actualCost: number): void {
-  const spent = toNanos(actualCost);
-  for (const charge of charges) addDelta(deltas, charge, -toNanos(charge.amount), spent);
 }
 
 /** A book starting from the stored rows. */

@@ -1,5 +1,6 @@
 import type { Admission, BudgetCharge, JournalCompletion, JournalRefusal, JournalStart, Ledger } from "./ledger.ts";
-import { createBudgetBook, reservationDeltas, settlementDeltas, type BudgetDeltas } from "./budget-book.ts";
+import { createBudgetBook } from "./budget-book.ts";
+import { reservationDeltas, settlementDeltas, type BudgetDeltas } from "../storage/budget-deltas.ts";
 import type { JournalLog } from "./journal-log.ts";
 import type { BudgetUsage, LogRecord, Store } from "../storage/store.ts";
 import { StoreUnavailableError } from "../shared/relay-error.ts";

@@ -36,15 +36,19 @@ export interface HotStatements {
   /** Reads (and on row-locking backends locks, in byte order) the given budget rows in one statement. */
   selectBudgetRows(keys: ReadonlyArray<{ budgetId: string; period: string }>): ReturnType<Precompiled<string>>;
   readonly setBudgetReserved: Precompiled<"budgetId" | "period" | "reserved" | "limit" | "now">;
-  readonly addToBudgetRow: Precompiled<"budgetId" | "period" | "reserved" | "spent" | "now">;
-  /** Adds `reserved` and `spent` to a row and sets its limit (the config's, as of the admissions). */
-  readonly reserveOnBudgetRow: Precompiled<"budgetId" | "period" | "reserved" | "spent" | "limit" | "now">;
+  /** Adds `reserved` and `spent` to a row; a non-null `limit` replaces its limit. */
+  readonly addToBudgetRow: Precompiled<"budgetId" | "period" | "reserved" | "spent" | "limit" | "now">;
   readonly completeEntry: Precompiled<CompleteParam>;
 }
 
-type CompleteParam =
-  | "id" | "finishedAt" | "outcome" | "status" | "ttfbMs" | "totalMs" | "upstreamMs" | "inputTokens"
-  | "cachedInputTokens" | "outputTokens" | "cost" | "errorCode" | "responseBody";
+/** The columns a completion sets (see finishedValues). */
+const FINISHED_COLUMNS = [
+  "finished_at", "outcome", "status", "ttfb_ms", "total_ms", "upstream_ms", "input_tokens", "cached_input_tokens",
+  "output_tokens", "cost", "error_code", "response_body",
+] as const satisfies ReadonlyArray<keyof JournalEntryTable>;
+
+type FinishedColumn = (typeof FINISHED_COLUMNS)[number];
+type CompleteParam = "id" | FinishedColumn;
 
 /** Compiles the hot statements for `db`'s dialect; `lockRows` adds FOR UPDATE to the budget read. */
 export function createHotStatements(db: Kysely<Database>, lockRows: boolean): HotStatements {
@@ -103,18 +107,7 @@ export function createHotStatements(db: Kysely<Database>, lockRows: boolean): Ho
         .set((eb) => ({
           reserved_nanos: eb("reserved_nanos", "+", param("reserved")),
           spent_nanos: eb("spent_nanos", "+", param("spent")),
-          updated_at: param("now"),
-        }))
-        .where("budget_id", "=", param("budgetId"))
-        .where("period", "=", param("period")),
-    ),
-    reserveOnBudgetRow: precompile((param) =>
-      db
-        .updateTable("budget_usage")
-        .set((eb) => ({
-          reserved_nanos: eb("reserved_nanos", "+", param("reserved")),
-          spent_nanos: eb("spent_nanos", "+", param("spent")),
-          limit_nanos: param("limit"),
+          limit_nanos: sql<number>`coalesce(${param("limit")}, limit_nanos)`,
           updated_at: param("now"),
         }))
         .where("budget_id", "=", param("budgetId"))
@@ -123,21 +116,7 @@ export function createHotStatements(db: Kysely<Database>, lockRows: boolean): Ho
     completeEntry: precompile((param) =>
       db
         .updateTable("journal_entry")
-        .set({
-          finished_at: param("finishedAt"),
-          outcome: param("outcome"),
-          status: param("status"),
-          ttfb_ms: param("ttfbMs"),
-          total_ms: param("totalMs"),
-          upstream_ms: param("upstreamMs"),
-          input_tokens: param("inputTokens"),
-          cached_input_tokens: param("cachedInputTokens"),
-          output_tokens: param("outputTokens"),
-          cost: param("cost"),
-          error_code: param("errorCode"),
-          response_body: param("responseBody"),
-          reconcile: null,
-        })
+        .set({ ...(Object.fromEntries(FINISHED_COLUMNS.map((column) => [column, param(column)])) as Record<FinishedColumn, never>), reconcile: null })
         .where("id", "=", param("id"))
         .where((eb) => eb.or([eb("finished_at", "is", null), eb("reconcile", "=", "pending")]))
         .returning("id"),

@@ -1,7 +1,7 @@
 import type { Insertable, Kysely } from "kysely";
 import type { HotStatements } from "./hot-statements.ts";
 import type { Admission, BudgetCharge, JournalStart } from "../journal/ledger.ts";
-import type { AdmitItem, BudgetUsage } from "./store.ts";
+import type { AdmitItem, BudgetUsage, FinishItem } from "./store.ts";
 import { decideCharges } from "./budget-decision.ts";
 import { fromNanos, toNanos, type Database, type JournalEntryTable } from "./store-schema.ts";
 import { budgetKey, type RunQuery } from "./store-transaction.ts";
@@ -164,4 +164,23 @@ export function startValues(start: JournalStart): Insertable<JournalEntryTable> 
 
 function compareRows(a: { budgetId: string; period: string }, b: { budgetId: string; period: string }): number {
   return a.budgetId < b.budgetId ? -1 : a.budgetId > b.budgetId ? 1 : a.period < b.period ? -1 : a.period > b.period ? 1 : 0;
+}
+
+/** Row values a completion sets (on an open entry, or on one inserted already finished). */
+export function finishedValues(item: Extract<FinishItem, { kind: "complete" }>) {
+  const c = item.completion;
+  return {
+    finished_at: item.finishedAt,
+    outcome: c.outcome,
+    status: c.status,
+    ttfb_ms: c.ttfbMs,
+    total_ms: c.totalMs,
+    upstream_ms: c.upstreamMs,
+    input_tokens: c.usage?.inputTokens ?? null,
+    cached_input_tokens: c.usage?.cachedInputTokens ?? null,
+    output_tokens: c.usage?.outputTokens ?? null,
+    cost: c.cost,
+    error_code: c.errorCode,
+    response_body: c.responseBody,
+  };
 }

@@ -1,20 +1,13 @@
 import type { Kysely } from "kysely";
 import type { HotStatements } from "./hot-statements.ts";
 import type { DecidedAdmission, FinishItem, LogRecord } from "./store.ts";
-import { createMissingRows, entryValues } from "./store-admit.ts";
+import { applyDeltas, reservationDeltas, settlementDeltas, type BudgetDeltas } from "./budget-deltas.ts";
+import { createMissingRows, entryValues, finishedValues } from "./store-admit.ts";
 import { finishInTransaction } from "./store-finish.ts";
-import { toNanos, type Database } from "./store-schema.ts";
+import type { Database } from "./store-schema.ts";
 import { budgetKey, type RunQuery } from "./store-transaction.ts";
 
 type Completion = Extract<FinishItem, { kind: "complete" }>;
-
-interface Change {
-  budgetId: string;
-  period: string;
-  limit: number;
-  reserved: number;
-  spent: number;
-}
 
 /** Row counts multi-row inserts are compiled for: a few statements serve every batch size. */
 const CHUNK_SIZES = [64, 16, 4, 1] as const;
@@ -66,46 +59,19 @@ export async function applyLogInTransaction(
     for (const row of (await run<{ id: string }>(hot.insertEntries(chunk, true))).rows) inserted.add(row.id);
   }
 
-  const changes = new Map<string, Change>();
+  // An admission applied with its completion nets out to the completion's spend.
+  const deltas: BudgetDeltas = new Map();
   for (const admission of admissions) {
     if (!admission.admitted || !inserted.has(admission.start.id)) continue;
+    reservationDeltas(deltas, admission.charges);
     const completion = merged.get(admission.start.id);
-    for (const charge of admission.charges) {
-      const key = budgetKey(charge.budgetId, charge.period);
-      const change = changes.get(key) ?? { budgetId: charge.budgetId, period: charge.period, limit: charge.limit, reserved: 0, spent: 0 };
-      change.limit = charge.limit;
-      if (completion) change.spent += toNanos(completion.actualCost);
-      else change.reserved += toNanos(charge.amount);
-      changes.set(key, change);
-    }
+    if (completion) settlementDeltas(deltas, completion.charges, completion.actualCost);
   }
-  const now = admissions.at(-1)?.decidedAt ?? finishes.at(-1)?.finishedAt ?? Date.now();
-  for (const [, c] of [...changes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    await run(hot.reserveOnBudgetRow({ budgetId: c.budgetId, period: c.period, reserved: c.reserved, spent: c.spent, limit: toNanos(c.limit), now }));
-  }
+  await applyDeltas(run, deltas, admissions.at(-1)?.decidedAt ?? Date.now(), hot);
   // Completions not written with their entry (logged in an earlier batch, or the entry existed).
   const rest = finishes.filter((f) => f.kind !== "complete" || !merged.has(f.id) || !inserted.has(f.id));
   if (rest.length > 0) await finishInTransaction(run, rest, hot, instanceId);
   return touched;
-}
-
-/** Column values of a completion, for an entry inserted already finished. */
-function finishedValues(item: Completion) {
-  const c = item.completion;
-  return {
-    finished_at: item.finishedAt,
-    outcome: c.outcome,
-    status: c.status,
-    ttfb_ms: c.ttfbMs,
-    total_ms: c.totalMs,
-    upstream_ms: c.upstreamMs,
-    input_tokens: c.usage?.inputTokens ?? null,
-    cached_input_tokens: c.usage?.cachedInputTokens ?? null,
-    output_tokens: c.usage?.outputTokens ?? null,
-    cost: c.cost,
-    error_code: c.errorCode,
-    response_body: c.responseBody,
-  };
 }
 
 function statementSizedChunks<T>(rows: readonly T[]): T[][] {

@@ -1,49 +1,23 @@
 import { sql, type Kysely } from "kysely";
 import type { FinishItem, ReconcileResult } from "./store.ts";
-import { fromNanos, toNanos, type Database } from "./store-schema.ts";
-import { startValues } from "./store-admit.ts";
+import { addDelta, applyDeltas, settlementDeltas, type BudgetDeltas } from "./budget-deltas.ts";
+import { fromNanos, type Database } from "./store-schema.ts";
+import { finishedValues, startValues } from "./store-admit.ts";
 import type { HotStatements } from "./hot-statements.ts";
 import type { StoreDialect } from "./store-dialect.ts";
-import { budgetKey, type RunQuery } from "./store-transaction.ts";
-
-interface Delta {
-  budgetId: string;
-  period: string;
-  reserved: number;
-  spent: number;
-}
-
-type Deltas = Map<string, Delta>;
+import type { RunQuery } from "./store-transaction.ts";
 
 /**
  * The body of one finish transaction: completes entries (only those still open or pending
  * reconciliation, so nothing is settled twice), settles their charges and records refusals.
  */
 export async function finishInTransaction(run: RunQuery, items: readonly FinishItem[], hot: HotStatements, instanceId: string | null): Promise<void> {
-  const deltas: Deltas = new Map();
+  const deltas: BudgetDeltas = new Map();
   const completes = items.filter((i) => i.kind === "complete").sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   for (const item of completes) {
-    const { completion: c } = item;
-    const updated = await run(
-      hot.completeEntry({
-        id: item.id,
-        finishedAt: item.finishedAt,
-        outcome: c.outcome,
-        status: c.status,
-        ttfbMs: c.ttfbMs,
-        totalMs: c.totalMs,
-        upstreamMs: c.upstreamMs,
-        inputTokens: c.usage?.inputTokens ?? null,
-        cachedInputTokens: c.usage?.cachedInputTokens ?? null,
-        outputTokens: c.usage?.outputTokens ?? null,
-        cost: c.cost,
-        errorCode: c.errorCode,
-        responseBody: c.responseBody,
-      }),
-    );
+    const updated = await run(hot.completeEntry({ id: item.id, ...finishedValues(item) }));
     if (updated.rows.length === 0) continue;
-    const spent = toNanos(item.actualCost);
-    for (const charge of item.charges) addDelta(deltas, charge.budgetId, charge.period, -toNanos(charge.amount), spent);
+    settlementDeltas(deltas, item.charges, item.actualCost);
   }
   await applyDeltas(run, deltas, items[0]?.finishedAt ?? Date.now(), hot);
   const refusals = items.flatMap((i) => (i.kind === "refuse" ? [i] : []));
@@ -91,13 +65,13 @@ export async function reconcileInTransaction(
   let query = trx.selectFrom("journal_entry").select(["id", "reserved_charges"]).where("reconcile", "=", "pending").orderBy("id");
   if (lockRows) query = query.forUpdate();
   const pending = await query.execute();
-  const deltas: Deltas = new Map();
+  const deltas: BudgetDeltas = new Map();
   const result: ReconcileResult = { entries: 0, charged: 0, released: 0 };
   for (const entry of pending) {
     let cost = 0;
     for (const [budgetId, period, amount] of parseCharges(entry.reserved_charges)) {
       const spent = costAt === "reserved" ? amount : 0;
-      addDelta(deltas, budgetId, period, -amount, spent);
+      addDelta(deltas, { budgetId, period }, -amount, spent);
       cost = Math.max(cost, spent);
       result.charged += fromNanos(spent);
       result.released += fromNanos(amount - spent);
@@ -114,20 +88,4 @@ function parseCharges(text: string | null): Array<[string, string, number]> {
   const parsed: unknown = JSON.parse(text);
   if (!Array.isArray(parsed)) return [];
   return parsed.filter((c): c is [string, string, number] => Array.isArray(c) && typeof c[0] === "string" && typeof c[1] === "string" && typeof c[2] === "number");
-}
-
-function addDelta(deltas: Deltas, budgetId: string, period: string, reserved: number, spent: number): void {
-  const key = budgetKey(budgetId, period);
-  const delta = deltas.get(key) ?? { budgetId, period, reserved: 0, spent: 0 };
-  delta.reserved += reserved;
-  delta.spent += spent;
-  deltas.set(key, delta);
-}
-
-/** One relative update per touched budget row, in key order (no deadlocks with admissions). */
-async function applyDeltas(run: RunQuery, deltas: Deltas, now: number, hot: HotStatements): Promise<void> {
-  const ordered = [...deltas.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  for (const [, d] of ordered) {
-    await run(hot.addToBudgetRow({ budgetId: d.budgetId, period: d.period, reserved: d.reserved, spent: d.spent, now }));
-  }
 }

@@ -10,6 +10,7 @@ import { startMockServer, startRelay, type MockServer } from "./support/relay-ha
 import { chatBody, errorOf, finishedEntries, mockStats, openStore, post } from "./support/relay-calls.ts";
 import { relayConfig, scratchDir, startRelayProcess, writeConfig } from "./support/relay-process.ts";
 import { pgExec } from "./support/store-targets.ts";
+import { startScriptedUpstream } from "./support/scripted-upstream.ts";
 
 const CALLS = 200;
 const BODY = chatBody({ max_tokens: 1000 });
@@ -109,5 +110,70 @@ describe("zero overshoot: 200 concurrent calls at a budget covering about 50", (
       await store.close();
       for (const relay of relays) assert.equal((await relay.stop()).code, 0, relay.output());
     }
+  });
+});
+
+/** A model priced in config with no known maximum output: 1 per million input, 10 per million output. */
+const SHAPE_PRICE = { input: 1, cachedInput: 1, output: 10 };
+/** Output the scripted upstream produces when a request sets no limit (more than Renio's default reservation). */
+const UNLIMITED_OUTPUT = 10_000;
+
+/**
+ * Sends `calls` sequential calls of `body` under a strict budget of 2.5 times what the call
+ * truly reserves (so the old, smaller reservation would admit a third call and overshoot), then
+ * checks the settled spend stays within the limit.
+ */
+async function shapeHoldsCeiling(body: Record<string, unknown>, reservation: number): Promise<{ accepted: number; upstreamBodies: Record<string, unknown>[] }> {
+  const upstream = await startScriptedUpstream(UNLIMITED_OUTPUT);
+  const limit = Math.round(reservation * 2.5 * 1e6) / 1e6;
+  const relay = await startRelay(upstream.url, {
+    models: { "shape-model": { provider: "mock" } },
+    prices: { "shape-model": SHAPE_PRICE },
+    budgets: [{ id: "shape", scope: "total", period: "total", limit, mode: "strict" }],
+  });
+  const store = await openStore(relay.config.storage);
+  try {
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const response = await post(relay.url, "/v1/chat/completions", body);
+      if (response.status === 200) {
+        ids.push(response.headers.get("x-request-id")!);
+        await response.arrayBuffer();
+      } else assert.equal((await errorOf(response)).code, "budget_exceeded");
+    }
+    await finishedEntries(store, ids, 10_000);
+    const [usage] = await store.budgetUsage([{ budgetId: "shape", period: "total" }]);
+    assert.ok(ids.length >= 2, `the budget covers two calls (accepted ${ids.length})`);
+    assert.ok(usage!.spent <= limit, `spent ${usage!.spent} ≤ limit ${limit}`);
+    assert.equal(usage!.reserved, 0);
+    return { accepted: ids.length, upstreamBodies: upstream.bodies };
+  } finally {
+    await store.close();
+    await relay.stop();
+    await upstream.stop();
+  }
+}
+
+function bytesOf(body: unknown): number {
+  return new TextEncoder().encode(JSON.stringify(body)).byteLength;
+}
+
+describe("zero overshoot: request shapes the provider bills beyond one bounded output", () => {
+  test("`n: 8` reserves every choice's output", async () => {
+    const body = { model: "shape-model", messages: [{ role: "user", content: "hello" }], max_tokens: 100, n: 8 };
+    const reservation = reservationFor({ requestBytes: bytesOf(body), maxOutputTokens: 100, choices: 8, price: SHAPE_PRICE, model: "shape-model" }).amount;
+    const old = reservationFor({ requestBytes: bytesOf(body), maxOutputTokens: 100, price: SHAPE_PRICE, model: "shape-model" }).amount;
+    assert.ok(old * 4 < reservation, "the old reservation would admit more calls than the budget covers");
+    const { accepted } = await shapeHoldsCeiling(body, reservation);
+    assert.equal(accepted, 2);
+  });
+
+  test("no output limit: Renio adds the limit it reserved to the upstream request", async () => {
+    const body = { model: "shape-model", messages: [{ role: "user", content: "hello" }] };
+    const reserved = reservationFor({ requestBytes: bytesOf(body), price: SHAPE_PRICE, model: "shape-model" });
+    assert.ok(reserved.outputTokens < UNLIMITED_OUTPUT, "unlimited, the upstream would bill more than was reserved");
+    const { accepted, upstreamBodies } = await shapeHoldsCeiling(body, reserved.amount);
+    assert.equal(accepted, 2);
+    for (const sent of upstreamBodies) assert.equal(sent["max_tokens"], reserved.outputTokens);
   });
 });

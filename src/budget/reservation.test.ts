@@ -37,3 +37,10 @@ test("a request above the model maximum is refused with max_tokens_too_large", (
   );
   assert.equal(reservationFor({ requestBytes: 10, maxOutputTokens: 16_384, price: GPT_4O, model: "gpt-4o" }).outputTokens, 16_384);
 });
+
+test("every choice (`n`, `best_of`) reserves its own output; outputTokens stays per choice", () => {
+  const one = reservationFor({ requestBytes: 0, maxOutputTokens: 1000, price: GPT_4O, model: "gpt-4o" });
+  const eight = reservationFor({ requestBytes: 0, maxOutputTokens: 1000, choices: 8, price: GPT_4O, model: "gpt-4o" });
+  assert.ok(Math.abs(eight.amount - 8 * one.amount) < 1e-12);
+  assert.equal(eight.outputTokens, 1000);
+});

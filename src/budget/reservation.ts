@@ -11,6 +11,8 @@ export interface ReservationInput {
   requestBytes: number;
   /** The request's output limit (`max_tokens` & co.), if any; 0 for calls without output. */
   maxOutputTokens?: number;
+  /** Outputs generated per call (`n`, `best_of`); each may reach the output limit. Default 1. */
+  choices?: number;
   price: Price;
   /** Model name, for the error message. */
   model: string;
@@ -24,12 +26,14 @@ export interface ReservationInput {
  * and cached-input prices. This bound holds for text (messages, tools, prompts); inputs the
  * provider fetches or expands (image/file URLs, audio) and per-message template tokens on tiny
  * bodies can exceed it; settlement charges the real cost in any case.
- * Output: the request's limit, else the model's maximum, else DEFAULT_OUTPUT_RESERVATION.
+ * Output: the request's limit, else the model's maximum, else DEFAULT_OUTPUT_RESERVATION, for
+ * each of `choices` outputs. `outputTokens` is the per-output limit (what a relay adds to a
+ * request that set none, so the provider enforces the bound).
  * Throws RelayError 400 `max_tokens_too_large` when the request asks for more than the model's
  * maximum output.
  */
 export function reservationFor(input: ReservationInput): { amount: number; outputTokens: number } {
-  const { requestBytes, maxOutputTokens, price, model } = input;
+  const { requestBytes, maxOutputTokens, price, model, choices = 1 } = input;
   const limit = price.maxOutputTokens;
   if (maxOutputTokens !== undefined && limit !== undefined && maxOutputTokens > limit) {
     throw new RelayError(
@@ -40,6 +44,6 @@ export function reservationFor(input: ReservationInput): { amount: number; outpu
   }
   const outputTokens = maxOutputTokens ?? limit ?? DEFAULT_OUTPUT_RESERVATION;
   const inputPrice = price.cachedInput > price.input ? { ...price, input: price.cachedInput } : price;
-  const amount = costOf({ inputTokens: requestBytes, cachedInputTokens: 0, outputTokens }, inputPrice);
+  const amount = costOf({ inputTokens: requestBytes, cachedInputTokens: 0, outputTokens: outputTokens * choices }, inputPrice);
   return { amount, outputTokens };
 }

@@ -16,11 +16,16 @@ export interface CallQuote {
   /** Upper bound reserved against every charge. */
   readonly reserved: number;
   readonly charges: readonly BudgetCharge[];
+  /**
+   * Set when a strict budget applies and the request set no output limit: the limit reserved
+   * per output, which the relay adds to the upstream request so the provider enforces it.
+   */
+  readonly enforceOutputLimit?: number;
 }
 
 /** Prices calls and settles their real cost. */
 export interface CallPricing {
-  quote(input: { key: CallerKey; route: RouteSpec; model: string; upstreamModel: string; requestBytes: number; maxOutputTokens: number | undefined; now: Date }): CallQuote;
+  quote(input: { key: CallerKey; route: RouteSpec; model: string; upstreamModel: string; requestBytes: number; maxOutputTokens: number | undefined; choices?: number; now: Date }): CallQuote;
   /**
    * The real cost from the provider's final usage; without it (none seen, or a cut stream's
    * lower bound, which the caller passes as null) the reservation when the call may have been
@@ -36,27 +41,29 @@ export function createCallPricing(config: Config): CallPricing {
   const prices = createPriceBook(config.prices);
   const plan = createBudgetPlan(config.budgets, config.budget.mode);
   return {
-    quote({ key, route, model, upstreamModel, requestBytes, maxOutputTokens, now }) {
+    quote({ key, route, model, upstreamModel, requestBytes, maxOutputTokens, choices, now }) {
       const known = prices.priceOf(model) ?? prices.priceOf(upstreamModel) ?? null;
       if (!route.billable) return { price: known ?? FREE, reserved: 0, charges: [] };
       // Fresh charge objects per call: the amount is filled in once the reservation is known.
       const charges = plan.chargesFor(key.id, key.project, 0, now);
+      const strict = charges.some((charge) => charge.mode === "strict");
       let price = known;
       if (price === null) {
-        const strict = charges.some((charge) => charge.mode === "strict");
         if (strict && config.budget.unpricedModels === "refuse") {
           throw new RelayError(403, "model_not_priced", `The model \`${model}\` has no price, so a strict budget cannot be enforced; add it to \`prices\` in the config`);
         }
         price = strict ? FREE : null;
       }
-      const { amount } = reservationFor({
+      const { amount, outputTokens } = reservationFor({
         requestBytes,
         maxOutputTokens: route.hasOutput ? maxOutputTokens : 0,
+        choices: route.hasOutput ? (choices ?? 1) : 1,
         price: price ?? FREE,
         model,
       });
       for (const charge of charges) charge.amount = amount;
-      return { price, reserved: amount, charges };
+      const enforce = strict && route.hasOutput && maxOutputTokens === undefined;
+      return enforce ? { price, reserved: amount, charges, enforceOutputLimit: outputTokens } : { price, reserved: amount, charges };
     },
     settle(quote, usage, mayHaveBeenBilled) {
       if (quote.price === null) return 0;

@@ -6,6 +6,7 @@ import { blankStart, type CallInput } from "./call-context.ts";
 import { presentedSecret, type CallerKey, type Keyring } from "./keyring.ts";
 import type { ModelRouter } from "./model-router.ts";
 import { readBody } from "./read-body.ts";
+import { outputLimitField } from "./output-limit-field.ts";
 import { inspectRequestBody, NOT_JSON, rewriteRequestBody } from "./request-body.ts";
 import { createInFlightCalls } from "./in-flight-calls.ts";
 import { createConnectCheck, type ConnectCheck } from "./upstream-connect.ts";
@@ -135,6 +136,7 @@ export function createRelay(deps: RelayDeps): Relay {
           upstreamModel: target.upstreamModel,
           requestBytes: body.byteLength,
           maxOutputTokens: fields.maxOutputTokens,
+          choices: fields.choices,
           now: new Date(input.receivedAt),
         });
         const dropUsageChunk = start.stream && route.wire === "openai" && route.path !== "/v1/responses" && !fields.includeUsage;
@@ -142,6 +144,7 @@ export function createRelay(deps: RelayDeps): Relay {
         const upstreamBody = rewriteRequestBody(body, {
           model: target.upstreamModel === fields.model ? undefined : target.upstreamModel,
           addIncludeUsage: dropUsageChunk,
+          outputLimit: quote.enforceOutputLimit === undefined ? undefined : { field: outputLimitField(route.path, target.upstreamModel), tokens: quote.enforceOutputLimit },
         }) as Uint8Array<ArrayBuffer>;
 
         recorded = true;

@@ -8,6 +8,8 @@ export interface RequestFields {
   includeUsage: boolean;
   /** The largest of `max_tokens`, `max_completion_tokens`, `max_output_tokens` present. */
   maxOutputTokens?: number;
+  /** Outputs the provider generates (and bills): the largest of `n` and `best_of`; absent means 1. */
+  choices?: number;
 }
 
 /** Result of inspectRequestBody. */
@@ -22,13 +24,19 @@ export interface BodyChange {
   model?: string;
   /** Ensure `stream_options.include_usage` is true. */
   addIncludeUsage?: boolean;
+  /** Set this output-limit field (one of MAX_TOKEN_FIELDS) when the request has none. */
+  outputLimit?: { field: (typeof MAX_TOKEN_FIELDS)[number]; tokens: number };
 }
 
 const strictDecoder = new TextDecoder("utf-8", { fatal: true });
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 
-const MAX_TOKEN_FIELDS = ["max_tokens", "max_completion_tokens", "max_output_tokens"] as const;
+/** The fields that limit a call's output, across wire formats. */
+export const MAX_TOKEN_FIELDS = ["max_tokens", "max_completion_tokens", "max_output_tokens"] as const;
+const CHOICE_FIELDS = ["n", "best_of"] as const;
+/** Lengths of the keys rewriteRequestBody may change (others are not decoded). */
+const CHANGED_KEY_LENGTHS = new Set(["model", "stream_options", ...MAX_TOKEN_FIELDS].map((key) => key.length));
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -68,6 +76,14 @@ export function inspectRequestBody(bytes: Uint8Array): InspectedBody {
     }
     fields.maxOutputTokens = Math.max(fields.maxOutputTokens ?? 0, value);
   }
+  for (const name of CHOICE_FIELDS) {
+    const value = body[name] ?? undefined;
+    if (value === undefined) continue;
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) {
+      return { ok: false, problem: `\`${name}\` must be a positive integer` };
+    }
+    fields.choices = Math.max(fields.choices ?? 1, value);
+  }
   return { ok: true, fields };
 }
 
@@ -75,16 +91,25 @@ export function inspectRequestBody(bytes: Uint8Array): InspectedBody {
  * Changes the minimum in a body that inspectRequestBody accepted: every top-level `"model"`
  * value is replaced in place, and `stream_options.include_usage: true` is added (inserted after
  * the opening `{` when `stream_options` is absent, else only its value is replaced by the
- * merged object). All other bytes are kept. Returns `bytes` itself when nothing changes.
+ * merged object), and `outputLimit` is set (inserted after the opening `{`, or a `null` value
+ * replaced). All other bytes are kept. Returns `bytes` itself when nothing changes.
  * Throws RelayError 400 `invalid_json` when the body is not a JSON object.
  */
 export function rewriteRequestBody(bytes: Uint8Array, change: BodyChange): Uint8Array {
-  if (change.model === undefined && change.addIncludeUsage !== true) return bytes;
+  const limit = change.outputLimit;
+  if (change.model === undefined && change.addIncludeUsage !== true && limit === undefined) return bytes;
   const top = scanTopLevel(bytes);
   const splices: Splice[] = [];
   let hasModel = false;
   let hasOptions = false;
+  let hasLimit = false;
   for (const member of top.members) {
+    if (limit !== undefined && member.key === limit.field) {
+      // Only a `null` value reaches here (inspectRequestBody reads any other as the caller's limit).
+      hasLimit = true;
+      splices.push({ ...member, text: String(limit.tokens) });
+      continue;
+    }
     if (member.key === "model" && change.model !== undefined) {
       hasModel = true;
       const text = JSON.stringify(change.model);
@@ -98,6 +123,7 @@ export function rewriteRequestBody(bytes: Uint8Array, change: BodyChange): Uint8
     }
   }
   const inserted: string[] = [];
+  if (limit !== undefined && !hasLimit) inserted.push(`"${limit.field}":${limit.tokens}`);
   if (change.addIncludeUsage === true && !hasOptions) inserted.push('"stream_options":{"include_usage":true}');
   if (change.model !== undefined && !hasModel) inserted.push(`"model":${JSON.stringify(change.model)}`);
   if (inserted.length > 0) {
@@ -226,7 +252,7 @@ function skipValue(b: Uint8Array, i: number): number {
 function keyAt(b: Uint8Array, start: number, end: number): string {
   const raw = b.subarray(start, end);
   if (!raw.includes(BACKSLASH)) {
-    return raw.length === 5 || raw.length === 14 ? String.fromCharCode(...raw) : "";
+    return CHANGED_KEY_LENGTHS.has(raw.length) ? String.fromCharCode(...raw) : "";
   }
   const key: unknown = JSON.parse(decoder.decode(b.subarray(start - 1, end + 1)));
   return typeof key === "string" ? key : "";

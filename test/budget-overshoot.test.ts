@@ -114,9 +114,11 @@ describe("zero overshoot: 200 concurrent calls at a budget covering about 50", (
 });
 
 /** A model priced in config with no known maximum output: 1 per million input, 10 per million output. */
-const SHAPE_PRICE = { input: 1, cachedInput: 1, output: 10 };
+const SHAPE_PRICE = { input: 1, cachedInput: 1, output: 10, contextWindow: 100_000 };
 /** Output the scripted upstream produces when a request sets no limit (more than Renio's default reservation). */
 const UNLIMITED_OUTPUT = 10_000;
+/** Input tokens the scripted upstream bills for a referenced image (within the context window). */
+const REFERENCED_INPUT = 90_000;
 
 /**
  * Sends `calls` sequential calls of `body` under a strict budget of 2.5 times what the call
@@ -124,7 +126,7 @@ const UNLIMITED_OUTPUT = 10_000;
  * checks the settled spend stays within the limit.
  */
 async function shapeHoldsCeiling(body: Record<string, unknown>, reservation: number): Promise<{ accepted: number; upstreamBodies: Record<string, unknown>[] }> {
-  const upstream = await startScriptedUpstream(UNLIMITED_OUTPUT);
+  const upstream = await startScriptedUpstream(UNLIMITED_OUTPUT, REFERENCED_INPUT);
   const limit = Math.round(reservation * 2.5 * 1e6) / 1e6;
   const relay = await startRelay(upstream.url, {
     models: { "shape-model": { provider: "mock" } },
@@ -175,5 +177,46 @@ describe("zero overshoot: request shapes the provider bills beyond one bounded o
     const { accepted, upstreamBodies } = await shapeHoldsCeiling(body, reserved.amount);
     assert.equal(accepted, 2);
     for (const sent of upstreamBodies) assert.equal(sent["max_tokens"], reserved.outputTokens);
+  });
+});
+
+describe("strict budgets refuse or bound what the body does not show", () => {
+  const imageBody = {
+    model: "shape-model",
+    max_tokens: 100,
+    messages: [{ role: "user", content: [{ type: "text", text: "what is this?" }, { type: "image_url", image_url: { url: "https://example.com/cat.png" } }] }],
+  };
+
+  test("a referenced image reserves the context window", async () => {
+    const reservation = reservationFor({ requestBytes: bytesOf(imageBody), maxOutputTokens: 100, inputByReference: true, price: SHAPE_PRICE, model: "shape-model" }).amount;
+    const old = reservationFor({ requestBytes: bytesOf(imageBody), maxOutputTokens: 100, price: SHAPE_PRICE, model: "shape-model" }).amount;
+    assert.ok(old * 4 < reservation, "the old reservation would admit more calls than the budget covers");
+    const { accepted } = await shapeHoldsCeiling(imageBody, reservation);
+    assert.equal(accepted, 2);
+  });
+
+  test("per-use server tools and references without a context window are refused with the reason", async () => {
+    const upstream = await startScriptedUpstream(UNLIMITED_OUTPUT, REFERENCED_INPUT);
+    const relay = await startRelay(upstream.url, {
+      models: { "shape-model": { provider: "mock" }, "no-window": { provider: "mock" } },
+      prices: { "shape-model": SHAPE_PRICE, "no-window": { input: 1, output: 10 } },
+      budgets: [{ id: "shape", scope: "total", period: "total", limit: 10, mode: "strict" }],
+    });
+    try {
+      const tool = await post(relay.url, "/v1/responses", { model: "shape-model", input: "news?", max_output_tokens: 100, tools: [{ type: "web_search_preview" }] });
+      assert.equal(tool.status, 403);
+      const toolError = await errorOf(tool);
+      assert.equal(toolError.code, "tool_not_bounded");
+      assert.match(toolError.message, /`web_search_preview`/);
+      const unbounded = await post(relay.url, "/v1/chat/completions", { ...imageBody, model: "no-window" });
+      assert.equal(unbounded.status, 403);
+      const inputError = await errorOf(unbounded);
+      assert.equal(inputError.code, "input_not_bounded");
+      assert.match(inputError.message, /`no-window`.*contextWindow/);
+      assert.equal(upstream.bodies.length, 0, "nothing reached the provider");
+    } finally {
+      await relay.stop();
+      await upstream.stop();
+    }
   });
 });

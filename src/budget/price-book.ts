@@ -15,6 +15,7 @@ const MEMO_LIMIT = 1024;
 function fromConfig(config: PriceConfig): Price {
   const price: Price = { input: config.input, cachedInput: config.cachedInput ?? config.input, output: config.output };
   if (config.maxOutputTokens !== undefined) price.maxOutputTokens = config.maxOutputTokens;
+  if (config.contextWindow !== undefined) price.contextWindow = config.contextWindow;
   return Object.freeze(price);
 }
 

@@ -6,6 +6,8 @@ export interface Price {
   output: number;
   /** Largest output the model can produce (reserved when a request sets no limit). */
   maxOutputTokens?: number;
+  /** Largest input the model accepts: the bound on input referenced rather than contained. */
+  contextWindow?: number;
 }
 
 function p(input: number, cachedInput: number, output: number, maxOutputTokens?: number): Price {
@@ -22,7 +24,7 @@ function p(input: number, cachedInput: number, output: number, maxOutputTokens?:
  * override these. `mock` covers every `mock-*` model, priced like a mid-size model so the
  * default config has real budgets.
  */
-export const BUILTIN_PRICES: Readonly<Record<string, Price>> = {
+const LISTED_PRICES: Readonly<Record<string, Price>> = {
   // OpenAI
   "gpt-4o": p(2.5, 1.25, 10, 16_384),
   "gpt-4o-2024-05-13": p(5, 5, 15, 4_096),
@@ -85,3 +87,32 @@ export const BUILTIN_PRICES: Readonly<Record<string, Price>> = {
   // Renio's built-in mock provider: `mock-model`, `mock-gpt`, `mock-claude`, …
   mock: p(2, 0.5, 8, 16_384),
 };
+
+/** Context windows (tokens) of the listed models, by the same keys. */
+const CONTEXT_WINDOWS: Readonly<Record<string, number>> = {
+  "gpt-4o": 128_000, "gpt-4o-2024-05-13": 128_000, "chatgpt-4o-latest": 128_000, "gpt-4o-mini": 128_000,
+  "gpt-4o-realtime-preview": 128_000, "gpt-4o-mini-realtime-preview": 128_000,
+  "gpt-4.1": 1_047_576, "gpt-4.1-mini": 1_047_576, "gpt-4.1-nano": 1_047_576,
+  "gpt-4-turbo": 128_000, "gpt-4": 8_192, "gpt-4-32k": 32_768, "gpt-3.5-turbo": 16_385,
+  "gpt-5": 400_000, "gpt-5-mini": 400_000, "gpt-5-nano": 400_000, "gpt-5-pro": 400_000, "gpt-5.1": 400_000,
+  o1: 200_000, "o1-mini": 128_000, "o1-pro": 200_000, o3: 200_000, "o3-mini": 200_000, "o3-pro": 200_000,
+  "o3-deep-research": 200_000, "o4-mini": 200_000, "o4-mini-deep-research": 200_000,
+  "claude-opus-4": 200_000, "claude-opus-4-1": 200_000, "claude-opus-4-5": 200_000, "claude-sonnet-4": 200_000,
+  "claude-sonnet-4-5": 200_000, "claude-haiku-4-5": 200_000, "claude-3-7-sonnet": 200_000, "claude-3-5-sonnet": 200_000,
+  "claude-3-5-haiku": 200_000, "claude-3-opus": 200_000, "claude-3-sonnet": 200_000, "claude-3-haiku": 200_000,
+  "mistral-large": 128_000, "mistral-medium": 128_000, "mistral-small": 128_000, codestral: 256_000,
+  "open-mistral-nemo": 128_000, "pixtral-large": 128_000, "magistral-medium": 40_000, "magistral-small": 40_000,
+  "ministral-8b": 128_000, "ministral-3b": 128_000,
+  mock: 128_000,
+};
+
+/**
+ * Built-in list prices with their context windows (see LISTED_PRICES for the terms). Models
+ * without a listed window (embeddings) cannot be sent input by reference under a strict budget.
+ */
+export const BUILTIN_PRICES: Readonly<Record<string, Price>> = Object.fromEntries(
+  Object.entries(LISTED_PRICES).map(([model, price]) => {
+    const window = CONTEXT_WINDOWS[model];
+    return [model, window === undefined ? price : { ...price, contextWindow: window }];
+  }),
+);

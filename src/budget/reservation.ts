@@ -13,6 +13,8 @@ export interface ReservationInput {
   maxOutputTokens?: number;
   /** Outputs generated per call (`n`, `best_of`); each may reach the output limit. Default 1. */
   choices?: number;
+  /** True when some input is referenced (URL, file id, earlier response): input is bounded by the context window. */
+  inputByReference?: boolean;
   price: Price;
   /** Model name, for the error message. */
   model: string;
@@ -23,9 +25,9 @@ export interface ReservationInput {
  *
  * Input: every token of text is at least one UTF-8 byte and JSON encoding never shrinks text,
  * so the request body's byte count bounds its input tokens, charged at the higher of the input
- * and cached-input prices. This bound holds for text (messages, tools, prompts); inputs the
- * provider fetches or expands (image/file URLs, audio) and per-message template tokens on tiny
- * bodies can exceed it; settlement charges the real cost in any case.
+ * and cached-input prices. This bound holds for text and inline (base64) media. Input by
+ * reference (image/file URLs, file ids, an earlier response) is bounded by the model's
+ * `contextWindow` instead, when known (callers refuse such calls under a strict budget when not).
  * Output: the request's limit, else the model's maximum, else DEFAULT_OUTPUT_RESERVATION, for
  * each of `choices` outputs. `outputTokens` is the per-output limit (what a relay adds to a
  * request that set none, so the provider enforces the bound).
@@ -33,7 +35,8 @@ export interface ReservationInput {
  * maximum output.
  */
 export function reservationFor(input: ReservationInput): { amount: number; outputTokens: number } {
-  const { requestBytes, maxOutputTokens, price, model, choices = 1 } = input;
+  const { requestBytes, maxOutputTokens, price, model, choices = 1, inputByReference = false } = input;
+  const inputTokens = inputByReference && price.contextWindow !== undefined ? Math.max(requestBytes, price.contextWindow) : requestBytes;
   const limit = price.maxOutputTokens;
   if (maxOutputTokens !== undefined && limit !== undefined && maxOutputTokens > limit) {
     throw new RelayError(
@@ -44,6 +47,6 @@ export function reservationFor(input: ReservationInput): { amount: number; outpu
   }
   const outputTokens = maxOutputTokens ?? limit ?? DEFAULT_OUTPUT_RESERVATION;
   const inputPrice = price.cachedInput > price.input ? { ...price, input: price.cachedInput } : price;
-  const amount = costOf({ inputTokens: requestBytes, cachedInputTokens: 0, outputTokens: outputTokens * choices }, inputPrice);
+  const amount = costOf({ inputTokens, cachedInputTokens: 0, outputTokens: outputTokens * choices }, inputPrice);
   return { amount, outputTokens };
 }

@@ -93,6 +93,8 @@ const priceSchema = z.strictObject({
   output: amount,
   /** Largest output the model can produce; the reservation when a request sets none. */
   maxOutputTokens: positiveInt.optional(),
+  /** Largest input the model accepts; the reservation for input sent by reference (URLs, file ids). */
+  contextWindow: positiveInt.optional(),
 });
 
 const storageSchema = z.discriminatedUnion("type", [

@@ -8,6 +8,7 @@ import { RelayError } from "../shared/relay-error.ts";
 import type { Usage } from "../shared/usage.ts";
 import type { CallerKey } from "./keyring.ts";
 import type { RouteSpec } from "../shared/route-spec.ts";
+import type { RequestReferences } from "./request-references.ts";
 
 /** What a call may cost, decided before it is sent. */
 export interface CallQuote {
@@ -25,7 +26,7 @@ export interface CallQuote {
 
 /** Prices calls and settles their real cost. */
 export interface CallPricing {
-  quote(input: { key: CallerKey; route: RouteSpec; model: string; upstreamModel: string; requestBytes: number; maxOutputTokens: number | undefined; choices?: number; now: Date }): CallQuote;
+  quote(input: { key: CallerKey; route: RouteSpec; model: string; upstreamModel: string; requestBytes: number; maxOutputTokens: number | undefined; choices?: number; references?: RequestReferences; now: Date }): CallQuote;
   /**
    * The real cost from the provider's final usage; without it (none seen, or a cut stream's
    * lower bound, which the caller passes as null) the reservation when the call may have been
@@ -41,7 +42,7 @@ export function createCallPricing(config: Config): CallPricing {
   const prices = createPriceBook(config.prices);
   const plan = createBudgetPlan(config.budgets, config.budget.mode);
   return {
-    quote({ key, route, model, upstreamModel, requestBytes, maxOutputTokens, choices, now }) {
+    quote({ key, route, model, upstreamModel, requestBytes, maxOutputTokens, choices, references, now }) {
       const known = prices.priceOf(model) ?? prices.priceOf(upstreamModel) ?? null;
       if (!route.billable) return { price: known ?? FREE, reserved: 0, charges: [] };
       // Fresh charge objects per call: the amount is filled in once the reservation is known.
@@ -54,7 +55,9 @@ export function createCallPricing(config: Config): CallPricing {
         }
         price = strict ? FREE : null;
       }
+      if (strict && references !== undefined) refuseUnbounded(references, price ?? FREE, model);
       const { amount, outputTokens } = reservationFor({
+        inputByReference: references?.inputByReference ?? false,
         requestBytes,
         maxOutputTokens: route.hasOutput ? maxOutputTokens : 0,
         choices: route.hasOutput ? (choices ?? 1) : 1,
@@ -71,4 +74,18 @@ export function createCallPricing(config: Config): CallPricing {
       return mayHaveBeenBilled ? quote.reserved : 0;
     },
   };
+}
+
+/**
+ * Under a strict budget, refuses what no reservation can bound: per-use server tools (Renio
+ * does not price tool uses), and input by reference to a model without a known context window.
+ */
+function refuseUnbounded(references: RequestReferences, price: Price, model: string): void {
+  const tool = references.serverTools[0];
+  if (tool !== undefined) {
+    throw new RelayError(403, "tool_not_bounded", `The tool \`${tool}\` is billed per use by the provider and Renio cannot bound its cost, so a strict budget refuses it`);
+  }
+  if (references.inputByReference && price.contextWindow === undefined) {
+    throw new RelayError(403, "input_not_bounded", `The request sends input by reference (a URL, file id or earlier response) and \`${model}\` has no known context window to bound it, so a strict budget refuses it; set \`contextWindow\` in its \`prices\` entry`);
+  }
 }

@@ -137,6 +137,7 @@ export function createRelay(deps: RelayDeps): Relay {
           requestBytes: body.byteLength,
           maxOutputTokens: fields.maxOutputTokens,
           choices: fields.choices,
+          references: fields.references,
           now: new Date(input.receivedAt),
         });
         const dropUsageChunk = start.stream && route.wire === "openai" && route.path !== "/v1/responses" && !fields.includeUsage;

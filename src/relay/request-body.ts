@@ -1,4 +1,5 @@
 import { RelayError } from "../shared/relay-error.ts";
+import { requestReferences, type RequestReferences } from "./request-references.ts";
 
 /** The request fields the relay needs, read once from the body. */
 export interface RequestFields {
@@ -10,6 +11,8 @@ export interface RequestFields {
   maxOutputTokens?: number;
   /** Outputs the provider generates (and bills): the largest of `n` and `best_of`; absent means 1. */
   choices?: number;
+  /** Input referenced rather than contained, and per-use server tools (requestReferences); absent when neither. */
+  references?: RequestReferences;
 }
 
 /** Result of inspectRequestBody. */
@@ -55,6 +58,8 @@ export function inspectRequestBody(bytes: Uint8Array): InspectedBody {
   }
   if (!isObject(body)) return { ok: false, problem: "request body must be a JSON object" };
   const fields: RequestFields = { stream: false, includeUsage: false };
+  const references = requestReferences(body);
+  if (references.inputByReference || references.serverTools.length > 0) fields.references = references;
   const model = body["model"] ?? undefined;
   if (model !== undefined) {
     if (typeof model !== "string" || model === "") return { ok: false, problem: "`model` must be a non-empty string" };

@@ -13,6 +13,8 @@ export type RelayErrorCode =
   | "request_too_large"
   | "max_tokens_too_large"
   | "model_not_priced"
+  | "tool_not_bounded"
+  | "input_not_bounded"
   | "budget_exceeded"
   | "upstream_unreachable"
   | "upstream_reset"

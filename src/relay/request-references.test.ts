@@ -1,0 +1,29 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { requestReferences } from "./request-references.ts";
+
+describe("requestReferences", () => {
+  test("finds input by reference in every wire format, not inline data", () => {
+    const byRef = (body: Record<string, unknown>) => requestReferences(body).inputByReference;
+    assert.equal(byRef({ messages: [{ role: "user", content: "hi" }] }), false);
+    assert.equal(byRef({ messages: [{ content: [{ type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } }] }] }), false);
+    assert.equal(byRef({ messages: [{ content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: "AAAA" } }] }] }), false);
+    assert.equal(byRef({ messages: [{ content: [{ type: "image_url", image_url: { url: "https://x/cat.png" } }] }] }), true);
+    assert.equal(byRef({ input: [{ content: [{ type: "input_image", image_url: "https://x/cat.png" }] }] }), true);
+    assert.equal(byRef({ input: [{ content: [{ type: "input_file", file_id: "file-1" }] }] }), true);
+    assert.equal(byRef({ messages: [{ content: [{ type: "document", source: { type: "url", url: "https://x/a.pdf" } }] }] }), true);
+    assert.equal(byRef({ messages: [{ content: [{ type: "document", source: { type: "file", file_id: "f" } }] }] }), true);
+    assert.equal(byRef({ input: "more", previous_response_id: "resp_1" }), true);
+    assert.equal(byRef({ input: "more", conversation: "conv_1" }), true);
+    assert.equal(byRef({ messages: [], container: "cntr_1" }), true);
+    assert.equal(byRef({ input: "more", previous_response_id: null }), false);
+  });
+
+  test("names server-side tools billed per use, dated variants included", () => {
+    const tools = (body: Record<string, unknown>) => requestReferences(body).serverTools;
+    assert.deepEqual(tools({ tools: [{ type: "function", function: { name: "f" } }] }), []);
+    assert.deepEqual(tools({ tools: [{ type: "web_search_20250305", name: "web_search", max_uses: 3 }, { type: "code_execution_20250522" }] }), ["web_search_20250305", "code_execution_20250522"]);
+    assert.deepEqual(tools({ tools: [{ type: "file_search" }, { type: "code_interpreter" }, { type: "web_fetch_20250910" }] }), ["file_search", "code_interpreter", "web_fetch_20250910"]);
+    assert.deepEqual(tools({ web_search_options: {} }), ["web_search_options"]);
+  });
+});

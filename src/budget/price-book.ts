@@ -16,6 +16,8 @@ function fromConfig(config: PriceConfig): Price {
   const price: Price = { input: config.input, cachedInput: config.cachedInput ?? config.input, output: config.output };
   if (config.maxOutputTokens !== undefined) price.maxOutputTokens = config.maxOutputTokens;
   if (config.contextWindow !== undefined) price.contextWindow = config.contextWindow;
+  if (config.cacheWrite5m !== undefined) price.cacheWrite5m = config.cacheWrite5m;
+  if (config.cacheWrite1h !== undefined) price.cacheWrite1h = config.cacheWrite1h;
   return Object.freeze(price);
 }
 

@@ -8,6 +8,10 @@ export interface Price {
   maxOutputTokens?: number;
   /** Largest input the model accepts: the bound on input referenced rather than contained. */
   contextWindow?: number;
+  /** Price of input tokens written to the prompt cache for 5 minutes (default `input`). */
+  cacheWrite5m?: number;
+  /** Price of input tokens written to the prompt cache for 1 hour (default `input`). */
+  cacheWrite1h?: number;
 }
 
 function p(input: number, cachedInput: number, output: number, maxOutputTokens?: number): Price {
@@ -19,8 +23,9 @@ function p(input: number, cachedInput: number, output: number, maxOutputTokens?:
  * in 2025). Keys are base model names; dated or suffixed variants (`gpt-4o-2024-08-06`,
  * `claude-3-5-sonnet-20241022`, `mistral-large-latest`) match by longest prefix at a `-`
  * boundary (see price-book). Variants priced differently from their prefix are listed
- * explicitly (e.g. `o3-pro` under `o3`). Anthropic cache writes are charged at the input price
- * (usage counts them as input); long-context surcharges are not modelled. Config `prices`
+ * explicitly (e.g. `o3-pro` under `o3`). Anthropic cache-write rates are listed (see
+ * BUILTIN_PRICES) and reserved at; settlement still charges writes at the input price, and
+ * long-context surcharges are not modelled. Config `prices`
  * override these. `mock` covers every `mock-*` model, priced like a mid-size model so the
  * default config has real budgets.
  */
@@ -113,6 +118,9 @@ const CONTEXT_WINDOWS: Readonly<Record<string, number>> = {
 export const BUILTIN_PRICES: Readonly<Record<string, Price>> = Object.fromEntries(
   Object.entries(LISTED_PRICES).map(([model, price]) => {
     const window = CONTEXT_WINDOWS[model];
-    return [model, window === undefined ? price : { ...price, contextWindow: window }];
+    const full: Price = window === undefined ? { ...price } : { ...price, contextWindow: window };
+    // Anthropic bills cache writes at 1.25x input (5-minute) and 2x input (1-hour).
+    if (model.startsWith("claude-")) Object.assign(full, { cacheWrite5m: price.input * 1.25, cacheWrite1h: price.input * 2 });
+    return [model, full];
   }),
 );

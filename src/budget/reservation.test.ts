@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { RelayError } from "../shared/relay-error.ts";
 import { costOf } from "./cost.ts";
+import { BUILTIN_PRICES } from "./prices-builtin.ts";
 import { DEFAULT_OUTPUT_RESERVATION, reservationFor } from "./reservation.ts";
 
 const GPT_4O = { input: 2.5, cachedInput: 1.25, output: 10, maxOutputTokens: 16_384 };
@@ -43,4 +44,11 @@ test("every choice (`n`, `best_of`) reserves its own output; outputTokens stays 
   const eight = reservationFor({ requestBytes: 0, maxOutputTokens: 1000, choices: 8, price: GPT_4O, model: "gpt-4o" });
   assert.ok(Math.abs(eight.amount - 8 * one.amount) < 1e-12);
   assert.equal(eight.outputTokens, 1000);
+});
+
+test("input is reserved at the highest rate that can apply: Anthropic 1-hour cache writes at 2x input", () => {
+  const sonnet = BUILTIN_PRICES["claude-sonnet-4"]!;
+  assert.equal(sonnet.cacheWrite5m, 3.75);
+  assert.equal(sonnet.cacheWrite1h, 6);
+  assert.equal(reservationFor({ requestBytes: 1_000_000, maxOutputTokens: 0, price: sonnet, model: "claude-sonnet-4" }).amount, 6);
 });

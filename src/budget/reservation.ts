@@ -46,7 +46,9 @@ export function reservationFor(input: ReservationInput): { amount: number; outpu
     );
   }
   const outputTokens = maxOutputTokens ?? limit ?? DEFAULT_OUTPUT_RESERVATION;
-  const inputPrice = price.cachedInput > price.input ? { ...price, input: price.cachedInput } : price;
+  // Every input token is charged at the highest input rate that can apply (plain, cached, cache write).
+  const highest = Math.max(price.input, price.cachedInput, price.cacheWrite5m ?? 0, price.cacheWrite1h ?? 0);
+  const inputPrice = highest > price.input ? { ...price, input: highest } : price;
   const amount = costOf({ inputTokens, cachedInputTokens: 0, outputTokens: outputTokens * choices }, inputPrice);
   return { amount, outputTokens };
 }

@@ -95,6 +95,10 @@ const priceSchema = z.strictObject({
   maxOutputTokens: positiveInt.optional(),
   /** Largest input the model accepts; the reservation for input sent by reference (URLs, file ids). */
   contextWindow: positiveInt.optional(),
+  /** Price per million input tokens written to the prompt cache for 5 minutes (defaults to `input`). */
+  cacheWrite5m: amount.optional(),
+  /** Price per million input tokens written to the prompt cache for 1 hour (defaults to `input`). */
+  cacheWrite1h: amount.optional(),
 });
 
 const storageSchema = z.discriminatedUnion("type", [

@@ -29,6 +29,9 @@ function p(input: number, cachedInput: number, output: number, maxOutputTokens?:
  * override these. `mock` covers every `mock-*` model, priced like a mid-size model so the
  * default config has real budgets.
  */
+/** When the built-in list prices were taken from the providers' price pages (not rechecked since). */
+export const PRICES_AS_OF = "2025";
+
 const LISTED_PRICES: Readonly<Record<string, Price>> = {
   // OpenAI
   "gpt-4o": p(2.5, 1.25, 10, 16_384),

@@ -44,6 +44,10 @@ const BUDGET: CommandHelp = {
   synopsis: ["budget status [--config FILE] [--json]", "budget reconcile [--config FILE] [--cost-at reserved|zero] [--json]"],
   summary: "status: every configured budget in its current period; reconcile: settle calls a crash left interrupted",
 };
+const PRICES: CommandHelp = {
+  synopsis: ["prices list"],
+  summary: "print the built-in price table (per million tokens) with the date of its list prices",
+};
 
 /** `line` after `prefix`, its continuation lines indented under the first option. */
 function indented(prefix: string, line: string): string {
@@ -68,6 +72,8 @@ export const CONFIG_USAGE = usage(CONFIG);
 export const JOURNAL_USAGE = usage(JOURNAL);
 /** `renio budget --help`. */
 export const BUDGET_USAGE = usage(BUDGET);
+/** `renio prices --help`. */
+export const PRICES_USAGE = usage(PRICES);
 
 /** True when the arguments ask for help (`help`, `--help`, `-h`). */
 export function wantsHelp(args: readonly string[]): boolean {
@@ -84,7 +90,7 @@ export const HELP = `renio — a fast, fail-closed LLM relay with a write-ahead 
 usage: renio <command> [options]        (renio <command> --help: that command's usage)
 
 commands:
-${[SERVE, MOCK, BENCH, PASSTHROUGH, CONFIG, JOURNAL, BUDGET].map(entry).join("\n")}
+${[SERVE, MOCK, BENCH, PASSTHROUGH, CONFIG, JOURNAL, BUDGET, PRICES].map(entry).join("\n")}
   help, --help
         this text
   version, --version

@@ -6,6 +6,7 @@ import { runPassthroughCommand } from "../bench/passthrough.ts";
 import { runConfigCommand } from "./cli-config.ts";
 import { HELP, PASSTHROUGH_USAGE, wantsHelp } from "./cli-help.ts";
 import { runMockCommand } from "./cli-mock.ts";
+import { runPricesCommand } from "./cli-prices.ts";
 import { runServeCommand, UsageError } from "./cli-serve.ts";
 import { runStoreCommand } from "./cli-store.ts";
 
@@ -34,6 +35,8 @@ export async function runCli(args: string[], runtime: Runtime): Promise<number> 
         return await runPassthroughCommand(rest, runtime);
       case "config":
         return await runConfigCommand(rest, out, err);
+      case "prices":
+        return runPricesCommand(rest, out, err);
       case "journal":
       case "budget":
         return await runStoreCommand(command, rest, runtime, out, err);

@@ -1,7 +1,7 @@
 import type { MAX_TOKEN_FIELDS } from "./request-body.ts";
 
 /** OpenAI chat models that reject `max_tokens` and take `max_completion_tokens` (reasoning models). */
-const REASONING_MODEL = /^(o\d|gpt-5)(-|$)/;
+const REASONING_MODEL = /^(o\d|gpt-5)([-.]|$)/;
 
 /**
  * The output-limit field a provider expects for a route and upstream model: `max_output_tokens`

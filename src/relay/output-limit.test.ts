@@ -22,7 +22,7 @@ describe("output limits and choices", () => {
 
   test("the field each wire format and model family expects", () => {
     assert.equal(outputLimitField("/v1/responses", "gpt-4o"), "max_output_tokens");
-    for (const model of ["o1", "o3-mini", "o4-mini-2025-04-16", "gpt-5", "gpt-5-mini"]) {
+    for (const model of ["o1", "o3-mini", "o4-mini-2025-04-16", "gpt-5", "gpt-5-mini", "gpt-5.1"]) {
       assert.equal(outputLimitField("/v1/chat/completions", model), "max_completion_tokens", model);
     }
     assert.equal(outputLimitField("/v1/chat/completions", "gpt-4o"), "max_tokens");

@@ -12,7 +12,7 @@ import { Bench } from "tinybench";
 import type { StorageConfig } from "../src/config/config-schema.ts";
 import type { BudgetCharge } from "../src/journal/ledger.ts";
 import { benchStart } from "./journal-fixtures.ts";
-import { createJournalWriter, type JournalWriter } from "../src/journal/journal-writer.ts";
+import { createSqlLedger, type SqlLedger } from "../src/journal/sql-ledger.ts";
 import { currentRuntime } from "../src/runtime/current-runtime.ts";
 import type { Durability } from "../src/storage/store.ts";
 import { createStore } from "../src/storage/store-open.ts";
@@ -43,10 +43,10 @@ const targets: Array<{ name: string; storage: () => Promise<StorageConfig>; dura
 ];
 
 const bench = new Bench({ name: "journal commit", time, warmupTime: 200 });
-const ledgers: JournalWriter[] = [];
+const ledgers: SqlLedger[] = [];
 const rounds = new Map<string, { concurrency: number; commits: number; admits: number }>();
 for (const target of targets) {
-  const ledger = createJournalWriter(await createStore(await target.storage(), { durability: target.durability, openSqlite: runtime.openSqlite }));
+  const ledger = createSqlLedger(await createStore(await target.storage(), { durability: target.durability, openSqlite: runtime.openSqlite }));
   ledgers.push(ledger);
   for (const concurrency of [1, 16, 64]) {
     const name = `${target.name} · ${concurrency} concurrent`;

@@ -5,13 +5,13 @@ import type { BudgetConfig } from "../src/config/config-schema.ts";
 import { runBudgetCommand } from "../src/cli/cli-budget.ts";
 import { runJournalCommand } from "../src/cli/cli-journal.ts";
 import { periodOf } from "../src/budget/budget-plan.ts";
-import { createJournalWriter } from "../src/journal/journal-writer.ts";
+import { createSqlLedger } from "../src/journal/sql-ledger.ts";
 import { createStore } from "../src/storage/store-open.ts";
 import { openSqlite, tempDir } from "./support/store-targets.ts";
 
 async function seeded() {
   const store = await createStore({ type: "sqlite", path: join(tempDir(), "renio.db") }, { durability: "process", openSqlite });
-  const ledger = createJournalWriter(store);
+  const ledger = createSqlLedger(store);
   const period = periodOf("month", new Date());
   const charge = { budgetId: "team", period, limit: 10, mode: "strict" as const, amount: 2 };
   const now = Date.now();

@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { Admission, BudgetCharge, JournalCompletion, JournalStart } from "../src/journal/ledger.ts";
-import { createJournalWriter } from "../src/journal/journal-writer.ts";
+import { createSqlLedger } from "../src/journal/sql-ledger.ts";
 import type { LogRecord } from "../src/storage/store.ts";
 import { pruneOlderThan } from "../src/journal/journal-retention.ts";
 import { SchemaTooNewError, StoreOpenError } from "../src/storage/store-errors.ts";
@@ -60,7 +60,7 @@ for (const backend of backends) {
 
     it("admits, completes and settles in a round trip", async () => {
       const store = await (await backend.target()).open();
-      const ledger = createJournalWriter(store);
+      const ledger = createSqlLedger(store);
       const s = start({ stream: true });
       const admission = await ledger.admit(s, [charge(0.5, 2), charge(0.5, 1, "b2")]);
       assert.deepEqual(admission, { admitted: true, remaining: { budgetId: "b2", amount: 0.5 } });
@@ -86,7 +86,7 @@ for (const backend of backends) {
 
     it("group-commits concurrent admissions", async () => {
       const store = await (await backend.target()).open();
-      const ledger = createJournalWriter(store);
+      const ledger = createSqlLedger(store);
       await ledger.admit(start(), []);
       const before = store.stats.admitCommits;
       const results = await Promise.all(Array.from({ length: 64 }, () => ledger.admit(start(), [charge(0.001, 10)])));
@@ -99,7 +99,7 @@ for (const backend of backends) {
 
     it("refuses a charge that does not fit, with the exact remaining amount", async () => {
       const store = await (await backend.target()).open();
-      const ledger = createJournalWriter(store);
+      const ledger = createSqlLedger(store);
       assert.deepEqual(await ledger.admit(start(), [charge(0.75)]), { admitted: true, remaining: { budgetId: "b1", amount: 0.25 } });
       const refusedStart = start();
       assert.deepEqual(await ledger.admit(refusedStart, [charge(0.5), charge(0.1, 5, "b0")]), { admitted: false, budgetId: "b1", limit: 1, remaining: 0.25 });
@@ -114,7 +114,7 @@ for (const backend of backends) {
 
     it("never overshoots: 200 concurrent admissions against a limit covering ~50, on two stores", async () => {
       const target = await backend.target();
-      const ledgers = [createJournalWriter(await target.open(), { maxAdmitBatch: 16 }), createJournalWriter(await target.open(), { maxAdmitBatch: 16 })];
+      const ledgers = [createSqlLedger(await target.open(), { maxAdmitBatch: 16 }), createSqlLedger(await target.open(), { maxAdmitBatch: 16 })];
       const amounts = Array.from({ length: 200 }, (_, i) => 0.01 + (i % 7) * 0.005);
       const limit = 1;
       const results = await Promise.all(amounts.map((amount, i) => ledgers[i % 2]!.admit(start(), [charge(amount, limit)]).then((r) => ({ r, amount }))));
@@ -134,7 +134,7 @@ for (const backend of backends) {
 
     it("settles reservations to the actual cost", async () => {
       const store = await (await backend.target()).open();
-      const ledger = createJournalWriter(store, { finishBatch: 2 });
+      const ledger = createSqlLedger(store, { finishBatch: 2 });
       const ids = [start(), start(), start()];
       for (const s of ids) assert.ok((await ledger.admit(s, [charge(0.3, 1)])).admitted);
       ledger.complete(ids[0]!.id, done, [charge(0.3, 1)], 0.1);
@@ -148,7 +148,7 @@ for (const backend of backends) {
 
     it("flushes batched completions on close, after admissions in flight", async () => {
       const target = await backend.target();
-      const ledger = createJournalWriter(await target.open(), { finishDelayMs: 60_000 });
+      const ledger = createSqlLedger(await target.open(), { finishDelayMs: 60_000 });
       const s = start();
       assert.ok((await ledger.admit(s, [charge(0.4)])).admitted);
       ledger.complete(s.id, done, [charge(0.4)], 0.1);
@@ -165,11 +165,11 @@ for (const backend of backends) {
     it("recovers entries a dead process left unfinished, keeping their reservations", async () => {
       const target = await backend.target();
       const crashed = await target.open();
-      const ledger = createJournalWriter(crashed);
+      const ledger = createSqlLedger(crashed);
       await Promise.all([ledger.admit(start(), [charge(0.2, 1)]), ledger.admit(start(), [charge(0.3, 1)]), ledger.admit(start(), [])]);
       await crashed.close(); // abandoned: never completed, never flushed
       const store = await target.open();
-      const recovered = createJournalWriter(store);
+      const recovered = createSqlLedger(store);
       assert.equal(await recovered.recover(1_800_000_000_000), 3);
       const entries = (await store.listJournal({ limit: 10 })).entries;
       assert.ok(entries.every((e) => e.outcome === "interrupted" && e.finishedAt === 1_800_000_000_000));
@@ -186,10 +186,10 @@ for (const backend of backends) {
     it("recovery never touches its own entries, nor a live sibling's on PostgreSQL", async () => {
       const target = await backend.target();
       const sibling = await target.open("fsync", "instance-a");
-      const siblingLedger = createJournalWriter(sibling);
+      const siblingLedger = createSqlLedger(sibling);
       await siblingLedger.admit(start(), [charge(0.2, 1)]);
       const self = await target.open("fsync", "instance-b");
-      const selfLedger = createJournalWriter(self);
+      const selfLedger = createSqlLedger(self);
       const own = start();
       await selfLedger.admit(own, []);
       // PostgreSQL knows the sibling is alive (it holds its liveness lock); SQLite has one relay per file.
@@ -216,7 +216,7 @@ for (const backend of backends) {
 
     it("lists with filters and cursor pagination, newest first", async () => {
       const store = await (await backend.target()).open();
-      const ledger = createJournalWriter(store);
+      const ledger = createSqlLedger(store);
       const t0 = 1_750_000_000_000;
       const starts = Array.from({ length: 25 }, (_, i) =>
         start({ receivedAt: t0 + Math.floor(i / 2), keyId: i % 3 === 0 ? "kA" : "kB", requestId: i % 4 === 0 ? `caller-${i % 8}` : null }),
@@ -256,7 +256,7 @@ for (const backend of backends) {
 
     it("prunes old finished entries in small batches, keeping open and pending ones", async () => {
       const store = await (await backend.target()).open();
-      const ledger = createJournalWriter(store);
+      const ledger = createSqlLedger(store);
       const old = Array.from({ length: 23 }, () => start({ receivedAt: 1_000 }));
       await Promise.all(old.map((s) => ledger.admit(s, [])));
       old.slice(0, 20).forEach((s) => ledger.complete(s.id, done, [], 0));

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import process from "node:process";
 import pg from "pg";
 import type { JournalStart } from "../src/journal/ledger.ts";
-import { createJournalWriter } from "../src/journal/journal-writer.ts";
+import { createSqlLedger } from "../src/journal/sql-ledger.ts";
 import { StoreUnavailableError } from "../src/shared/relay-error.ts";
 import { StoreOpenError } from "../src/storage/store-errors.ts";
 import { createStore } from "../src/storage/store-open.ts";
@@ -98,7 +98,7 @@ describe("store faults: sqlite", () => {
   });
 
   it("fails closed while the file cannot be written, and recovers", async () => {
-    const ledger = createJournalWriter(await createStore({ type: "sqlite", path: sqlitePath() }, { durability: "fsync", openSqlite }));
+    const ledger = createSqlLedger(await createStore({ type: "sqlite", path: sqlitePath() }, { durability: "fsync", openSqlite }));
     const db = sqliteConnections[sqliteConnections.length - 1];
     assert.ok((await ledger.admit(start(), [])).admitted);
     db?.exec("pragma query_only = 1"); // every write now fails with SQLITE_READONLY
@@ -139,7 +139,7 @@ describe("store faults: postgres", () => {
     const cluster = startPostgresCluster();
     try {
       const store = await createStore({ type: "postgres", url: cluster.url, poolSize: 4 }, { durability: "fsync", openSqlite, connectTimeoutMs: 1000 });
-      const ledger = createJournalWriter(store);
+      const ledger = createSqlLedger(store);
       assert.ok((await ledger.admit(start(), [])).admitted);
       cluster.pause();
       await assert.rejects(ledger.admit(start(), []), StoreUnavailableError);
@@ -169,7 +169,7 @@ describe("store faults: postgres", () => {
         assert.ok(Date.now() < deadline, "relay-a re-took its liveness lock within 10 s");
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      const ledger = createJournalWriter(relay);
+      const ledger = createSqlLedger(relay);
       assert.ok((await ledger.admit(start(), [])).admitted);
       assert.equal(await sibling.recover(Date.now()), 0, "relay-a is alive: its call in flight is left alone");
       await ledger.close();

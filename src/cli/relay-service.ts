@@ -3,7 +3,7 @@ import process from "node:process";
 import type { Config } from "../config/config-schema.ts";
 import { createAdminRoutes } from "../http/admin-routes.ts";
 import { createHttpHandler } from "../http/app.ts";
-import { createJournalWriter } from "../journal/journal-writer.ts";
+import { createSqlLedger } from "../journal/sql-ledger.ts";
 import { createLedgerOff } from "../journal/ledger-off.ts";
 import { openJournalLog } from "../journal/journal-log.ts";
 import { admissionLogDir } from "../journal/log-segments.ts";
@@ -66,7 +66,7 @@ export async function startRelayService(config: Config, runtime: Runtime): Promi
     ? createLedgerOff()
     : logDir
       ? createLogLedger(store, openJournalLog(logDir, durability), await store.budgetUsage(), { instanceId, onError: reportJournalError })
-      : createJournalWriter(store);
+      : createSqlLedger(store);
   const providers = createProviders(config, fetch);
   const router = createModelRouter(config, providers);
   const relay = createRelay({ config, keyring: createKeyring(config.keys), router, pricing: createCallPricing(config), ledger });

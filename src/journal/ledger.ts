@@ -2,7 +2,7 @@ import type { Usage } from "../shared/usage.ts";
 
 /**
  * The relay's view of storage: the write-ahead journal and the budget ledger.
- * Implemented over the Store with group commit (see journal-writer).
+ * Implemented over the Store with group commit (see sql-ledger).
  */
 
 /** How a call ended. */
@@ -79,7 +79,7 @@ export interface JournalRefusal {
   errorCode: string;
 }
 
-/** The journal and budget ledger as the relay uses it (see journal-writer.ts for the implementation). */
+/** The journal and budget ledger as the relay uses it (see sql-ledger.ts for the implementation). */
 export interface Ledger {
   /**
    * Durably records `start` and atomically reserves every charge, in one commit shared with

@@ -19,6 +19,8 @@ export interface LogLedgerOptions {
   maxBacklog?: number;
   /** Clock (epoch ms). */
   now?: () => number;
+  /** Completions and refusals are written to the log at most this long after they are queued, even when no admission comes (ms, default 10). */
+  finishWriteMs?: number;
   /** Told about failed log writes and applies. */
   onError?: (error: unknown) => void;
 }
@@ -63,8 +65,9 @@ function reusedBufferEncoder(): (text: string) => Uint8Array {
  * not a database transaction. Records are applied to the database in large batches shortly
  * after (a call's admission and completion usually in one row write), on the store's own
  * thread; after a crash, the next start replays the log first. Completions and refusals are
- * not write-ahead: they ride along with the next admission's write (for replay) and are
- * applied like the rest. With "process" durability (nothing to wait for) each admission is
+ * not write-ahead: they ride along with the next admission's write (for replay), or are
+ * written on their own at most finishWriteMs (10 ms) after they are queued when no admission
+ * comes, and are applied like the rest. With "process" durability (nothing to wait for) each admission is
  * written at once instead.
  */
 export function createLogLedger(store: Store, log: JournalLog, budgets: readonly BudgetUsage[], options: LogLedgerOptions): Ledger {
@@ -92,6 +95,9 @@ export function createLogLedger(store: Store, log: JournalLog, budgets: readonly
   /** The database failed a readiness check: calls are refused until it takes writes again. */
   let storeDown = false;
   let closing: Promise<void> | undefined;
+  /** Writes the riders if no admission has carried them by then (a call answered is journaled finished within finishWriteMs). */
+  let ridersTimer: ReturnType<typeof setTimeout> | undefined;
+  const finishWriteMs = options.finishWriteMs ?? 10;
 
   const write = (item: ToWrite): void => {
     toWrite.push(item);
@@ -158,6 +164,15 @@ export function createLogLedger(store: Store, log: JournalLog, budgets: readonly
     riders += line;
     toApply.push({ line, record, segment: null });
     scheduleApply();
+    ridersTimer ??= setTimeout(writeRiders, finishWriteMs);
+  };
+
+  /** Writes the waiting completion and refusal lines on their own (an ordinary write, durable like an admission's). */
+  const writeRiders = (): void => {
+    ridersTimer = undefined;
+    if (riders === "" || closing) return;
+    if (log.appendNow) writeNow(log.appendNow, "");
+    else write({ line: "", waiter: { resolve: () => undefined, reject: () => undefined } });
   };
 
   const scheduleApply = (): void => {
@@ -271,6 +286,7 @@ export function createLogLedger(store: Store, log: JournalLog, budgets: readonly
           for (const resume of waitingForRoom.splice(0)) resume();
         } finally {
           clearTimeout(applyTimer);
+          clearTimeout(ridersTimer);
           log.close(applied);
           await store.close();
         }

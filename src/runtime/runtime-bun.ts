@@ -23,7 +23,7 @@ export const bunRuntime: Runtime = {
   openSqlite: openBunSqlite,
   // Compiled, the worker is embedded beside the entry point (scripts/build.sh adds it to the build).
   storeWorker: () =>
-    new Worker(isCompiled() ? `${dirname(Bun.main)}/runtime/store-worker-bun.ts` : new URL("./store-worker-bun.ts", import.meta.url).href),
+    new Worker(isCompiled() ? `${dirname(Bun.main)}/store-worker-bun.ts` : new URL("../store-worker-bun.ts", import.meta.url).href),
   selfCommand: () => (isCompiled() ? [process.execPath] : [process.execPath, Bun.main]),
 };
 

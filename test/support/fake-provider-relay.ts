@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { validateConfig } from "../../src/config/config-load.ts";
 import type { Config } from "../../src/config/config-schema.ts";
-import { createJournalWriter, type JournalWriter } from "../../src/journal/journal-writer.ts";
+import { createSqlLedger, type SqlLedger } from "../../src/journal/sql-ledger.ts";
 import type { Provider } from "../../src/providers/provider.ts";
 import { createCallPricing, type CallPricing } from "../../src/relay/call-pricing.ts";
 import { createKeyring } from "../../src/relay/keyring.ts";
@@ -23,7 +23,7 @@ import { TEST_KEY } from "./relay-harness.ts";
 export interface FakeProviderRelay {
   readonly config: Config;
   readonly store: Store;
-  readonly ledger: JournalWriter;
+  readonly ledger: SqlLedger;
   /** What the provider answers to the next calls. */
   answer: () => Response;
   /** Calls the provider received. */
@@ -48,7 +48,7 @@ export async function createFakeProviderRelay(): Promise<FakeProviderRelay> {
     budgets: [{ id: "all", scope: "total", period: "total", limit: 100 }],
   }, {});
   const store = await openStore(config.storage);
-  const ledger = createJournalWriter(store);
+  const ledger = createSqlLedger(store);
   const harness: FakeProviderRelay = {
     config,
     store,

@@ -2,8 +2,8 @@ import type { Admission, BudgetCharge, JournalCompletion, JournalRefusal, Journa
 import type { AdmitItem, FinishItem, Store } from "../storage/store.ts";
 import { StoreUnavailableError } from "../shared/relay-error.ts";
 
-/** Options of {@link createJournalWriter}. */
-export interface JournalWriterOptions {
+/** Options of {@link createSqlLedger}. */
+export interface SqlLedgerOptions {
   /** Most admissions in one commit (default 200). */
   maxAdmitBatch?: number;
   /** Completions wait at most this long before being written (ms, default 20). */
@@ -19,7 +19,7 @@ export interface JournalWriterOptions {
 }
 
 /** The Ledger over a Store, plus startup recovery. */
-export interface JournalWriter extends Ledger {
+export interface SqlLedger extends Ledger {
   readonly store: Store;
   /** Marks entries a previous process left unfinished as interrupted; returns how many. */
   recover(now?: number): Promise<number>;
@@ -36,7 +36,7 @@ interface Pending {
  * next batch, and each call waits only for the commit that holds its entry. Completions and
  * refusals are batched (timer or size) and written by {@link Ledger.flush}.
  */
-export function createJournalWriter(store: Store, options: JournalWriterOptions = {}): JournalWriter {
+export function createSqlLedger(store: Store, options: SqlLedgerOptions = {}): SqlLedger {
   const maxAdmitBatch = options.maxAdmitBatch ?? 200;
   const finishDelayMs = options.finishDelayMs ?? 20;
   const finishBatch = options.finishBatch ?? 256;

@@ -1,4 +1,4 @@
-import type { JournalStart } from "../src/journal/ledger.ts";
+import type { JournalStart } from "../src/shared/journal-records.ts";
 import { newEntryId } from "../src/shared/entry-id.ts";
 
 /** The start of a typical streamed chat call, with a fresh id, as the journal benchmarks admit it. */

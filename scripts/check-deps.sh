@@ -1,9 +1,96 @@
 #!/usr/bin/env bash
-# Enforces the dependency rules of DESIGN.md: runtime-specific APIs only in main-*.ts and
-# src/runtime/, and providers never import Hono, http or relay.
+# Enforces the dependency rules of DESIGN.md: the folder order (no file imports a folder above
+# its own), runtime-specific APIs only in main-*.ts and src/runtime/, providers never import
+# Hono, http or relay, and no `any`.
+#   bash scripts/check-deps.sh              check src/
+#   bash scripts/check-deps.sh --self-test  show the folder-order check fails on an upward import
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# Folder order, top to bottom: main → cli (with bench) → http → relay → providers / journal
+# (with sse) → storage → budget → config / runtime / shared. A file may import its own rank or
+# any rank below it. Prints the rank of a path under src/ (empty when the folder is not listed).
+rank_of() {
+  case "$1" in
+    main-*.ts) echo 0 ;;
+    cli/* | bench/*) echo 1 ;;
+    http/*) echo 2 ;;
+    relay/*) echo 3 ;;
+    providers/* | journal/* | sse/*) echo 4 ;;
+    storage/*) echo 5 ;;
+    budget/*) echo 6 ;;
+    config/* | runtime/* | shared/*) echo 7 ;;
+    *) echo "" ;;
+  esac
+}
+
+# Exceptions to the folder order, as "importer-glob imported-folder".
+# The store worker entry points are composition roots kept in runtime/ for now (they are to
+# move beside main-*.ts); they wire storage/ and may import it.
+ORDER_EXCEPTIONS=("runtime/store-worker-bun.ts storage" "runtime/store-worker-deno.ts storage")
+
+# Prints "importer -> imported" for every relative import (static, re-export or dynamic) of a
+# non-test .ts file under $1 that points to a folder above the importer's.
+upward_imports() {
+  local root=$1 line from to rf rt exception
+  while read -r line; do
+    from=${line% *}
+    to=${line#* }
+    rf=$(rank_of "$from")
+    rt=$(rank_of "$to")
+    [ -n "$rf" ] && [ -n "$rt" ] && [ "$rt" -lt "$rf" ] || continue
+    exception=0
+    for e in "${ORDER_EXCEPTIONS[@]}"; do
+      # shellcheck disable=SC2053 # the exception's importer is a glob
+      [[ $from == ${e% *} && $to == "${e#* }"/* ]] && exception=1
+    done
+    [ $exception -eq 1 ] || echo "$from -> $to"
+  done < <(cd "$root" && find . -name '*.ts' ! -name '*.test.ts' -print0 \
+    | xargs -0 grep -oHE "(from|import\() *\"\.{1,2}/[^\"]+\"" | resolve_imports)
+}
+
+# Reads "file:…\"spec\"" lines (paths relative to the root) and prints "file target", the
+# import resolved against the file's folder, both without a leading "./".
+resolve_imports() {
+  awk -F: '{
+    file = $1; sub(/^\.\//, "", file)
+    spec = substr($0, length($1) + 2); sub(/^[^"]*"/, "", spec); sub(/"$/, "", spec)
+    n = split(file, parts, "/"); depth = n - 1
+    m = split(spec, segs, "/")
+    for (i = 1; i <= m; i++) {
+      if (segs[i] == ".") continue
+      if (segs[i] == "..") { if (depth > 0) depth--; continue }
+      parts[++depth] = segs[i]
+    }
+    target = parts[1]; for (i = 2; i <= depth; i++) target = target "/" parts[i]
+    print file " " target
+  }'
+}
+
+if [ "${1:-}" = "--self-test" ]; then
+  fixture=$(mktemp -d)
+  trap 'rm -rf "$fixture"' EXIT
+  mkdir -p "$fixture"/{budget,journal,runtime,storage,providers/openai,relay,shared}
+  echo 'import type { X } from "../journal/ledger.ts";' >"$fixture/budget/up.ts"
+  echo 'export { Y } from "../../relay/relay.ts";' >"$fixture/providers/openai/up.ts"
+  echo 'const m = await import("../storage/store.ts");' >"$fixture/runtime/up.ts"
+  echo 'import { a } from "../budget/a.ts"; import { s } from "./same.ts";' >"$fixture/journal/down.ts"
+  echo 'import { b } from "../shared/b.ts";' >"$fixture/storage/down.ts"
+  echo 'import { s } from "../storage/store.ts";' >"$fixture/runtime/store-worker-bun.ts"
+  echo 'import { r } from "../relay/relay.ts";' >"$fixture/budget/up.test.ts"
+  found=$(upward_imports "$fixture" | sort)
+  expected=$(printf '%s\n' "budget/up.ts -> journal/ledger.ts" "providers/openai/up.ts -> relay/relay.ts" "runtime/up.ts -> storage/store.ts" | sort)
+  if [ "$found" != "$expected" ]; then
+    echo "folder-order self-test failed; expected:"; echo "$expected"; echo "found:"; echo "$found"
+    exit 1
+  fi
+  echo "folder-order self-test: ok (upward imports found, downward and excepted ones allowed)"
+  exit 0
+fi
+
 status=0
+upward=$(upward_imports src)
+if [ -n "$upward" ]; then echo "imports against the folder order (DESIGN.md):"; echo "$upward"; status=1; fi
 runtime_leaks=$(grep -rlE "(\bBun\.|\bDeno\.|from \"bun:|from \"node:sqlite\")" src --include='*.ts' \
   | grep -vE '^src/(main-bun|main-deno)\.ts$|^src/runtime/' | grep -vE '\.test\.ts$' || true)
 if [ -n "$runtime_leaks" ]; then echo "runtime APIs outside src/runtime and main-*.ts:"; echo "$runtime_leaks"; status=1; fi

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { JournalEntry, Store } from "../src/storage/store.ts";
+import type { JournalEntry } from "../src/shared/journal-records.ts";
+import type { Store } from "../src/storage/store.ts";
 import { startMockServer, startRelay, type MockServer, type RelayUnderTest } from "./support/relay-harness.ts";
 import { allEntries, chatBody, errorOf, finishedEntries, openStore, post } from "./support/relay-calls.ts";
 import { runRenio, writeConfig } from "./support/relay-process.ts";

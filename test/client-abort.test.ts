@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import type { JournalEntry, Store } from "../src/storage/store.ts";
+import type { JournalEntry } from "../src/shared/journal-records.ts";
+import type { Store } from "../src/storage/store.ts";
 import { startMockServer, startRelay, type MockServer, type RelayUnderTest } from "./support/relay-harness.ts";
 import { chatBody, mockStats, openStore, post } from "./support/relay-calls.ts";
 import { eventually } from "./support/sse-bytes.ts";

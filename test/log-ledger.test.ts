@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import type { BudgetCharge, JournalCompletion, JournalStart } from "../src/journal/ledger.ts";
+import type { BudgetCharge } from "../src/budget/budget-charge.ts";
+import type { JournalCompletion, JournalStart } from "../src/shared/journal-records.ts";
 import { openJournalLog } from "../src/journal/journal-log.ts";
 import { admissionLogDir, readJournalLog } from "../src/journal/log-segments.ts";
 import { createLogLedger } from "../src/journal/log-ledger.ts";

@@ -1,6 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import type { Admission, BudgetCharge, JournalCompletion, JournalStart } from "../src/journal/ledger.ts";
+import type { Admission, BudgetCharge } from "../src/budget/budget-charge.ts";
+import type { JournalCompletion, JournalStart } from "../src/shared/journal-records.ts";
 import { createSqlLedger } from "../src/journal/sql-ledger.ts";
 import type { LogRecord } from "../src/storage/store.ts";
 import { pruneOlderThan } from "../src/journal/journal-retention.ts";

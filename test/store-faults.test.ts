@@ -5,7 +5,7 @@ import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import pg from "pg";
-import type { JournalStart } from "../src/journal/ledger.ts";
+import type { JournalStart } from "../src/shared/journal-records.ts";
 import { createSqlLedger } from "../src/journal/sql-ledger.ts";
 import { StoreUnavailableError } from "../src/shared/relay-error.ts";
 import { StoreOpenError } from "../src/storage/store-errors.ts";

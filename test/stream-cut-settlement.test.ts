@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { costOf } from "../src/budget/cost.ts";
 import { BUILTIN_PRICES } from "../src/budget/prices-builtin.ts";
-import type { JournalEntry } from "../src/storage/store.ts";
+import type { JournalEntry } from "../src/shared/journal-records.ts";
 import { anthropicEvents, join, openAiEvents } from "../src/sse/usage-sse-fixtures.ts";
 import { createFakeProviderRelay, type FakeProviderRelay } from "./support/fake-provider-relay.ts";
 

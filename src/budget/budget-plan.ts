@@ -1,5 +1,5 @@
 import type { BudgetConfig } from "../config/config-schema.ts";
-import type { BudgetCharge } from "../journal/ledger.ts";
+import type { BudgetCharge } from "./budget-charge.ts";
 
 /** A budget's period kind. */
 export type PeriodKind = BudgetConfig["period"];

@@ -1,5 +1,5 @@
 import type { BudgetConfig } from "../config/config-schema.ts";
-import { periodOf } from "../budget/budget-plan.ts";
+import { configuredUsage, currentRows } from "../budget/budget-usage.ts";
 import type { Store } from "../storage/store.ts";
 import { BUDGET_USAGE, wantsHelp } from "./cli-help.ts";
 import { parseFlags, usageLine, UsageError } from "./cli-journal.ts";
@@ -91,15 +91,17 @@ export async function runBudgetCommand(
 
 /** Every configured budget in the period `now` falls in, with its stored usage (zero if none yet) and the mode in effect. */
 export async function budgetStatus(store: Store, budgets: readonly BudgetConfig[], defaultMode: BudgetMode, now: Date): Promise<BudgetStatusRow[]> {
-  const keys = budgets.map((b) => ({ budgetId: b.id, period: periodOf(b.period, now) }));
-  const usage = new Map((await store.budgetUsage(keys)).map((u) => [`${u.budgetId}\u0000${u.period}`, u]));
-  return budgets.map((b, i) => {
-    const period = keys[i]?.period ?? "total";
-    const u = usage.get(`${b.id}\u0000${period}`);
-    const spent = u?.spent ?? 0;
-    const reserved = u?.reserved ?? 0;
-    return { budgetId: b.id, scope: scopeText(b.scope), period, mode: b.mode ?? defaultMode, limit: b.limit, spent, reserved, remaining: b.limit - spent - reserved };
-  });
+  const stored = await store.budgetUsage(currentRows(budgets, now));
+  return configuredUsage(budgets, stored, now).map(({ budget: b, usage: u }) => ({
+    budgetId: b.id,
+    scope: scopeText(b.scope),
+    period: u.period,
+    mode: b.mode ?? defaultMode,
+    limit: u.limit,
+    spent: u.spent,
+    reserved: u.reserved,
+    remaining: u.remaining,
+  }));
 }
 
 function scopeText(scope: BudgetConfig["scope"]): string {

@@ -1,5 +1,6 @@
 import { JOURNAL_USAGE, wantsHelp } from "./cli-help.ts";
-import type { JournalEntry, JournalQuery, Store } from "../storage/store.ts";
+import type { JournalEntry } from "../shared/journal-records.ts";
+import type { JournalQuery, Store } from "../storage/store.ts";
 
 /** Thrown for bad command-line input; the message is shown as is. */
 export class UsageError extends Error {}

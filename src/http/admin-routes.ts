@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
-import { periodOf } from "../budget/budget-plan.ts";
+import { configuredUsage } from "../budget/budget-usage.ts";
 import type { BudgetConfig } from "../config/config-schema.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { Store } from "../storage/store.ts";
@@ -66,12 +66,8 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
       return { ...row, scope: budget?.scope ?? null, mode: budget === undefined ? null : (budget.mode ?? deps.defaultMode) };
     });
     // Configured budgets not charged in their current period yet: zero usage, as `renio budget status` shows them.
-    const stored = new Set(usage.map((row) => `${row.budgetId}\u0000${row.period}`));
-    const now = new Date();
-    for (const budget of deps.budgets) {
-      const period = periodOf(budget.period, now);
-      if (stored.has(`${budget.id}\u0000${period}`)) continue;
-      data.push({ budgetId: budget.id, period, limit: budget.limit, spent: 0, reserved: 0, remaining: budget.limit, scope: budget.scope, mode: budget.mode ?? deps.defaultMode });
+    for (const { budget, usage: zero, stored } of configuredUsage(deps.budgets, usage, new Date())) {
+      if (!stored) data.push({ ...zero, scope: budget.scope, mode: budget.mode ?? deps.defaultMode });
     }
     return c.json({ object: "list", data });
   });

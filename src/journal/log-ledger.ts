@@ -1,8 +1,11 @@
-import type { Admission, BudgetCharge, JournalCompletion, JournalRefusal, JournalStart, Ledger } from "./ledger.ts";
-import { createBudgetBook } from "./budget-book.ts";
-import { reservationDeltas, settlementDeltas, type BudgetDeltas } from "../storage/budget-deltas.ts";
+import type { Admission, BudgetCharge } from "../budget/budget-charge.ts";
+import type { JournalCompletion, JournalRefusal, JournalStart } from "../shared/journal-records.ts";
+import type { Ledger } from "./ledger.ts";
+import { createBudgetBook } from "../budget/budget-book.ts";
+import { reservationDeltas, settlementDeltas, type BudgetDeltas } from "../budget/budget-deltas.ts";
 import type { JournalLog } from "./journal-log.ts";
-import type { BudgetUsage, LogRecord, Store } from "../storage/store.ts";
+import type { BudgetUsage } from "../budget/budget-usage.ts";
+import type { LogRecord, Store } from "../storage/store.ts";
 import { StoreUnavailableError } from "../shared/relay-error.ts";
 
 /** Options of {@link createLogLedger}. */

@@ -1,4 +1,6 @@
-import type { Admission, BudgetCharge, JournalCompletion, JournalRefusal, JournalStart, Ledger } from "./ledger.ts";
+import type { Admission, BudgetCharge } from "../budget/budget-charge.ts";
+import type { JournalCompletion, JournalRefusal, JournalStart } from "../shared/journal-records.ts";
+import type { Ledger } from "./ledger.ts";
 import type { AdmitItem, FinishItem, Store } from "../storage/store.ts";
 import { StoreUnavailableError } from "../shared/relay-error.ts";
 

@@ -1,4 +1,4 @@
-import type { JournalStart } from "../journal/ledger.ts";
+import type { JournalStart } from "../shared/journal-records.ts";
 import type { RouteSpec } from "../shared/route-spec.ts";
 
 /** One model call as it moves through the relay. */

@@ -3,7 +3,7 @@ import { createBudgetPlan } from "../budget/budget-plan.ts";
 import { costOf } from "../budget/cost.ts";
 import { createPriceBook, type Price } from "../budget/price-book.ts";
 import { reservationFor } from "../budget/reservation.ts";
-import type { BudgetCharge } from "../journal/ledger.ts";
+import type { BudgetCharge } from "../budget/budget-charge.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { Usage } from "../shared/usage.ts";
 import type { CallerKey } from "./keyring.ts";

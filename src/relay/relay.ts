@@ -1,5 +1,7 @@
 import type { Config } from "../config/config-schema.ts";
-import type { Admission, JournalCompletion, JournalStart, Ledger } from "../journal/ledger.ts";
+import type { Admission } from "../budget/budget-charge.ts";
+import type { JournalCompletion, JournalStart } from "../shared/journal-records.ts";
+import type { Ledger } from "../journal/ledger.ts";
 import { RelayError, StoreUnavailableError } from "../shared/relay-error.ts";
 import type { CallPricing, CallQuote } from "./call-pricing.ts";
 import { blankStart, type CallInput } from "./call-context.ts";

@@ -2,7 +2,7 @@ import { clientResponseHeaders, forwardableRequestHeaders } from "../providers/u
 import type { Provider } from "../providers/provider.ts";
 import { createUsageScanner } from "../sse/usage-scanner.ts";
 import { usageFromJson } from "../sse/usage-json.ts";
-import type { Outcome } from "../journal/ledger.ts";
+import type { Outcome } from "../shared/journal-records.ts";
 import type { Usage } from "../shared/usage.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { CallInput } from "./call-context.ts";

@@ -1,5 +1,5 @@
 import { RelayError } from "../shared/relay-error.ts";
-import type { Outcome } from "../journal/ledger.ts";
+import type { Outcome } from "../shared/journal-records.ts";
 
 /** Why an upstream exchange was stopped by Renio. */
 export type AbortCause = "client" | "timeout";

@@ -35,7 +35,6 @@ export interface HotStatements {
   insertEntries(rows: readonly EntryRow[], ignoreExisting: boolean): ReturnType<Precompiled<string>>;
   /** Reads (and on row-locking backends locks, in byte order) the given budget rows in one statement. */
   selectBudgetRows(keys: ReadonlyArray<{ budgetId: string; period: string }>): ReturnType<Precompiled<string>>;
-  readonly setBudgetReserved: Precompiled<"budgetId" | "period" | "reserved" | "limit" | "now">;
   /** Adds `reserved` and `spent` to a row; a non-null `limit` replaces its limit. */
   readonly addToBudgetRow: Precompiled<"budgetId" | "period" | "reserved" | "spent" | "limit" | "now">;
   readonly completeEntry: Precompiled<CompleteParam>;
@@ -94,13 +93,6 @@ export function createHotStatements(db: Kysely<Database>, lockRows: boolean): Ho
       });
       return statement(values);
     },
-    setBudgetReserved: precompile((param) =>
-      db
-        .updateTable("budget_usage")
-        .set({ reserved_nanos: param("reserved"), limit_nanos: param("limit"), updated_at: param("now") })
-        .where("budget_id", "=", param("budgetId"))
-        .where("period", "=", param("period")),
-    ),
     addToBudgetRow: precompile((param) =>
       db
         .updateTable("budget_usage")

@@ -1,24 +1,27 @@
 import type { Insertable, Kysely } from "kysely";
+import { fromNanos, toNanos } from "../budget/budget-amounts.ts";
+import type { Admission, BudgetCharge } from "../budget/budget-charge.ts";
+import { decideCharges, type BudgetTotals } from "../budget/budget-decision.ts";
+import { addDelta, reservationDeltas, type BudgetDeltas } from "../budget/budget-deltas.ts";
+import { budgetKey } from "../budget/budget-key.ts";
+import type { BudgetUsage } from "../budget/budget-usage.ts";
+import type { JournalStart } from "../shared/journal-records.ts";
 import type { HotStatements } from "./hot-statements.ts";
-import type { Admission, BudgetCharge, JournalStart } from "../journal/ledger.ts";
-import type { AdmitItem, BudgetUsage, FinishItem } from "./store.ts";
-import { decideCharges } from "./budget-decision.ts";
-import { fromNanos, toNanos, type Database, type JournalEntryTable } from "./store-schema.ts";
-import { budgetKey, type RunQuery } from "./store-transaction.ts";
+import type { AdmitItem, FinishItem } from "./store.ts";
+import { applyDeltas } from "./store-budget-rows.ts";
+import type { Database, JournalEntryTable } from "./store-schema.ts";
+import type { RunQuery } from "./store-transaction.ts";
 
-interface RowState {
-  budgetId: string;
-  period: string;
+/** A budget row as read at the start of an admission transaction, in billionths. */
+interface StoredRow extends BudgetTotals {
   limit: number;
-  spent: number;
-  reserved: number;
-  dirty: boolean;
 }
 
 /**
  * The body of one admission transaction: creates missing budget rows, reads (and on
- * PostgreSQL locks, in key order) every row the batch touches, decides each item in order,
- * writes each touched row once and inserts every entry in one multi-row insert.
+ * PostgreSQL locks, in key order) every row the batch touches, decides each item in order
+ * (reserving by the same delta rule as the admission log), writes each touched row once and
+ * inserts every entry in one multi-row insert.
  */
 export async function admitInTransaction(
   trx: Kysely<Database>,
@@ -30,11 +33,9 @@ export async function admitInTransaction(
   instanceId: string | null,
 ): Promise<Admission[]> {
   const rows = await loadRows(trx, run, items, hot, knownRows, now);
-  const admissions = items.map((item) => decide(item.charges, rows));
-  for (const row of [...rows.values()].sort(compareRows)) {
-    if (!row.dirty) continue;
-    await run(hot.setBudgetReserved({ budgetId: row.budgetId, period: row.period, reserved: row.reserved, limit: row.limit, now }));
-  }
+  const deltas: BudgetDeltas = new Map();
+  const admissions = items.map((item) => decide(item.charges, rows, deltas));
+  await applyDeltas(run, deltas, now, hot);
   const values = items.map((item, index) => ({ ...entryValues(item, (admissions[index] as Admission).admitted, now), instance_id: instanceId }));
   await run(hot.insertEntries(values, false));
   return admissions;
@@ -52,24 +53,17 @@ async function loadRows(
   hot: HotStatements,
   knownRows: ReadonlySet<string>,
   now: number,
-): Promise<Map<string, RowState>> {
+): Promise<Map<string, StoredRow>> {
   const wanted = new Map<string, BudgetCharge>();
   for (const item of items) for (const charge of item.charges) wanted.set(budgetKey(charge.budgetId, charge.period), charge);
-  const rows = new Map<string, RowState>();
+  const rows = new Map<string, StoredRow>();
   if (wanted.size === 0) return rows;
   // Lock in byte order, the order every other writer touches these rows in (no deadlocks).
   const keys = [...wanted.values()].sort((a, b) => compareRows(a, b));
   await createMissingRows(trx, keys, knownRows, now);
   const result = await run<BudgetRow>(hot.selectBudgetRows(keys));
   for (const row of result.rows) {
-    rows.set(budgetKey(row.budget_id, row.period), {
-      budgetId: row.budget_id,
-      period: row.period,
-      limit: Number(row.limit_nanos),
-      spent: Number(row.spent_nanos),
-      reserved: Number(row.reserved_nanos),
-      dirty: false,
-    });
+    rows.set(budgetKey(row.budget_id, row.period), { limit: Number(row.limit_nanos), spent: Number(row.spent_nanos), reserved: Number(row.reserved_nanos) });
   }
   return rows;
 }
@@ -104,28 +98,30 @@ export function budgetUsageOf(row: BudgetRow): BudgetUsage {
   return { budgetId: row.budget_id, period: row.period, limit: fromNanos(limit), spent: fromNanos(spent), reserved: fromNanos(reserved), remaining: fromNanos(limit - spent - reserved) };
 }
 
-/** Decides one call against the batch's rows (see decideCharges), reserving on success. */
-function decide(charges: readonly BudgetCharge[], rows: Map<string, RowState>): Admission {
-  const rowOf = (charge: BudgetCharge): RowState => {
+/**
+ * Decides one call against the batch's rows as stored plus the batch's changes so far (see
+ * decideCharges); an admitted call adds its reservation (reservationDeltas). A refused call
+ * reserves nothing but still moves a row to the charge's limit when config changed it.
+ */
+function decide(charges: readonly BudgetCharge[], rows: ReadonlyMap<string, StoredRow>, deltas: BudgetDeltas): Admission {
+  const rowOf = (charge: BudgetCharge): StoredRow => {
     const row = rows.get(budgetKey(charge.budgetId, charge.period));
     if (!row) throw new Error(`budget row ${charge.budgetId}/${charge.period} missing after insert`);
     return row;
   };
-  for (const charge of charges) {
+  const totalsOf = (charge: BudgetCharge): BudgetTotals => {
     const row = rowOf(charge);
-    const limit = toNanos(charge.limit);
-    if (row.limit !== limit) {
-      row.limit = limit;
-      row.dirty = true;
-    }
-  }
-  const admission = decideCharges(charges, rowOf);
+    const delta = deltas.get(budgetKey(charge.budgetId, charge.period));
+    return { spent: row.spent + (delta?.spent ?? 0), reserved: row.reserved + (delta?.reserved ?? 0) };
+  };
+  const admission = decideCharges(charges, totalsOf);
   if (admission.admitted) {
-    for (const charge of charges) {
-      const row = rowOf(charge);
-      row.reserved += toNanos(charge.amount);
-      row.dirty = true;
-    }
+    reservationDeltas(deltas, charges);
+    return admission;
+  }
+  for (const charge of charges) {
+    const limit = toNanos(charge.limit);
+    if ((deltas.get(budgetKey(charge.budgetId, charge.period))?.limit ?? rowOf(charge).limit) !== limit) addDelta(deltas, charge, 0, 0).limit = limit;
   }
   return admission;
 }

@@ -1,11 +1,13 @@
 import type { Kysely } from "kysely";
 import type { HotStatements } from "./hot-statements.ts";
 import type { DecidedAdmission, FinishItem, LogRecord } from "./store.ts";
-import { applyDeltas, reservationDeltas, settlementDeltas, type BudgetDeltas } from "./budget-deltas.ts";
+import { applyDeltas } from "./store-budget-rows.ts";
+import { reservationDeltas, settlementDeltas, type BudgetDeltas } from "../budget/budget-deltas.ts";
 import { createMissingRows, entryValues, finishedValues } from "./store-admit.ts";
 import { finishInTransaction } from "./store-finish.ts";
 import type { Database } from "./store-schema.ts";
-import { budgetKey, type RunQuery } from "./store-transaction.ts";
+import { budgetKey } from "../budget/budget-key.ts";
+import type { RunQuery } from "./store-transaction.ts";
 
 type Completion = Extract<FinishItem, { kind: "complete" }>;
 

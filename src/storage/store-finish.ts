@@ -1,7 +1,9 @@
 import { sql, type Kysely } from "kysely";
 import type { FinishItem, ReconcileResult } from "./store.ts";
-import { addDelta, applyDeltas, settlementDeltas, type BudgetDeltas } from "./budget-deltas.ts";
-import { fromNanos, type Database } from "./store-schema.ts";
+import { addDelta, settlementDeltas, type BudgetDeltas } from "../budget/budget-deltas.ts";
+import { applyDeltas } from "./store-budget-rows.ts";
+import { fromNanos } from "../budget/budget-amounts.ts";
+import type { Database } from "./store-schema.ts";
 import { finishedValues, startValues } from "./store-admit.ts";
 import type { HotStatements } from "./hot-statements.ts";
 import type { StoreDialect } from "./store-dialect.ts";

@@ -1,6 +1,8 @@
 import type { Kysely, Selectable } from "kysely";
 import { RelayError } from "../shared/relay-error.ts";
-import type { BudgetUsage, JournalEntry, JournalPage, JournalQuery } from "./store.ts";
+import type { BudgetUsage } from "../budget/budget-usage.ts";
+import type { JournalEntry } from "../shared/journal-records.ts";
+import type { JournalPage, JournalQuery } from "./store.ts";
 import { budgetUsageOf } from "./store-admit.ts";
 import type { Database, JournalEntryTable } from "./store-schema.ts";
 

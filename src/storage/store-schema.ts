@@ -64,13 +64,3 @@ export interface Database {
   budget_usage: BudgetUsageTable;
   renio_meta: MetaTable;
 }
-
-/** Converts a currency amount to the exact integer nano-units stored in budget rows. */
-export function toNanos(amount: number): number {
-  return Math.round(amount * 1e9);
-}
-
-/** Converts stored nano-units back to a currency amount. */
-export function fromNanos(nanos: number): number {
-  return nanos / 1e9;
-}

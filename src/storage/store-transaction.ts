@@ -40,8 +40,3 @@ export async function inWriteTransaction<T>(
     return result;
   });
 }
-
-/** Stable composite key of a budget row. */
-export function budgetKey(budgetId: string, period: string): string {
-  return `${budgetId}\u0000${period}`;
-}

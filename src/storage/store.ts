@@ -1,4 +1,6 @@
-import type { Admission, BudgetCharge, JournalCompletion, JournalRefusal, JournalStart, Outcome } from "../journal/ledger.ts";
+import type { Admission, BudgetCharge } from "../budget/budget-charge.ts";
+import type { BudgetUsage } from "../budget/budget-usage.ts";
+import type { JournalCompletion, JournalEntry, JournalRefusal, JournalStart } from "../shared/journal-records.ts";
 
 /** How durable a commit is: "fsync" survives power loss, "process" survives a killed process. */
 export type Durability = "fsync" | "process";
@@ -31,25 +33,6 @@ export interface DecidedAdmission {
 /** One line of the admission log (JSON). */
 export type LogRecord = { admit: DecidedAdmission } | { finish: FinishItem };
 
-/** A journal entry as read back. Times are epoch ms. */
-export interface JournalEntry extends JournalStart {
-  finishedAt: number | null;
-  /** "started" while in flight. */
-  outcome: Outcome | "started";
-  status: number | null;
-  ttfbMs: number | null;
-  totalMs: number | null;
-  upstreamMs: number | null;
-  inputTokens: number | null;
-  cachedInputTokens: number | null;
-  outputTokens: number | null;
-  reservedCost: number | null;
-  cost: number | null;
-  errorCode: string | null;
-  responseBody: string | null;
-  reconcile: "pending" | "settled" | null;
-}
-
 /** Filters and page of {@link Store.listJournal}; newest first. */
 export interface JournalQuery {
   /** Epoch ms, inclusive. */
@@ -70,17 +53,6 @@ export interface JournalPage {
   entries: JournalEntry[];
   /** Pass as `cursor` for the next page; null on the last page. */
   nextCursor: string | null;
-}
-
-/** Usage of one budget in one period (currency amounts). */
-export interface BudgetUsage {
-  budgetId: string;
-  period: string;
-  limit: number;
-  spent: number;
-  reserved: number;
-  /** limit − spent − reserved (may be negative for observe budgets). */
-  remaining: number;
 }
 
 /** Outcome of {@link Store.reconcile}. */

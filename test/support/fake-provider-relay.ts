@@ -12,7 +12,8 @@ import { createRelay, type Relay } from "../../src/relay/relay.ts";
 import type { ConnectCheck } from "../../src/relay/upstream-connect.ts";
 import { ROUTES } from "../../src/shared/route-spec.ts";
 import { newEntryId } from "../../src/shared/entry-id.ts";
-import type { JournalEntry, Store } from "../../src/storage/store.ts";
+import type { JournalEntry } from "../../src/shared/journal-records.ts";
+import type { Store } from "../../src/storage/store.ts";
 import { openStore } from "./relay-calls.ts";
 import { TEST_KEY } from "./relay-harness.ts";
 

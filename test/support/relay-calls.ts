@@ -1,7 +1,8 @@
 import type { StorageConfig } from "../../src/config/config-schema.ts";
 import type { MockStats } from "../../src/providers/mock/mock-server.ts";
 import { currentRuntime } from "../../src/runtime/current-runtime.ts";
-import type { JournalEntry, Store } from "../../src/storage/store.ts";
+import type { JournalEntry } from "../../src/shared/journal-records.ts";
+import type { Store } from "../../src/storage/store.ts";
 import { createStore } from "../../src/storage/store-open.ts";
 import { TEST_KEY } from "./relay-harness.ts";
 

@@ -1,7 +1,6 @@
-import type { BudgetCharge } from "../journal/ledger.ts";
-import type { HotStatements } from "./hot-statements.ts";
-import { toNanos } from "./store-schema.ts";
-import { budgetKey, type RunQuery } from "./store-transaction.ts";
+import { toNanos } from "./budget-amounts.ts";
+import type { BudgetCharge } from "./budget-charge.ts";
+import { budgetKey } from "./budget-key.ts";
 
 /** A change to one budget row, in exact nano-units of the currency. */
 export interface BudgetDelta {
@@ -38,12 +37,4 @@ export function reservationDeltas(deltas: BudgetDeltas, charges: readonly Budget
 export function settlementDeltas(deltas: BudgetDeltas, charges: readonly BudgetCharge[], actualCost: number): void {
   const spent = toNanos(actualCost);
   for (const charge of charges) addDelta(deltas, charge, -toNanos(charge.amount), spent);
-}
-
-/** One relative update per touched budget row, in key order (no deadlocks with admissions). */
-export async function applyDeltas(run: RunQuery, deltas: BudgetDeltas, now: number, hot: HotStatements): Promise<void> {
-  const ordered = [...deltas.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  for (const [, d] of ordered) {
-    await run(hot.addToBudgetRow({ budgetId: d.budgetId, period: d.period, reserved: d.reserved, spent: d.spent, limit: d.limit ?? null, now }));
-  }
 }

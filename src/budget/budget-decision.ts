@@ -1,5 +1,5 @@
-import type { Admission, BudgetCharge } from "../journal/ledger.ts";
-import { fromNanos, toNanos } from "./store-schema.ts";
+import { fromNanos, toNanos } from "./budget-amounts.ts";
+import type { Admission, BudgetCharge } from "./budget-charge.ts";
 
 /** A budget row's amounts, in exact nano-units of the currency. */
 export interface BudgetTotals {

@@ -1,9 +1,9 @@
-import type { Admission, BudgetCharge } from "./ledger.ts";
-import { decideCharges, type BudgetTotals } from "../storage/budget-decision.ts";
-import { addDelta, reservationDeltas, settlementDeltas, type BudgetDeltas } from "../storage/budget-deltas.ts";
-import type { BudgetUsage } from "../storage/store.ts";
-import { toNanos } from "../storage/store-schema.ts";
-import { budgetKey } from "../storage/store-transaction.ts";
+import { toNanos } from "./budget-amounts.ts";
+import type { Admission, BudgetCharge } from "./budget-charge.ts";
+import { decideCharges, type BudgetTotals } from "./budget-decision.ts";
+import { addDelta, reservationDeltas, settlementDeltas, type BudgetDeltas } from "./budget-deltas.ts";
+import { budgetKey } from "./budget-key.ts";
+import type { BudgetUsage } from "./budget-usage.ts";
 
 /**
  * The budget rows of one relay owning its SQLite file, in memory: what the database holds

@@ -1,0 +1,17 @@
+/** One amount held against one budget for one period. */
+export interface BudgetCharge {
+  budgetId: string;
+  /** Period the charge falls in: "total", "2026-12" or "2026-12-02". */
+  period: string;
+  /** Limit of that budget (same currency as all amounts). */
+  limit: number;
+  /** strict refuses when the amount does not fit; observe only records. */
+  mode: "strict" | "observe";
+  /** Amount to reserve (the cost's upper bound). */
+  amount: number;
+}
+
+/** Result of admitting a call. */
+export type Admission =
+  | { admitted: true; /** Remaining amount of the tightest budget after the reservation, if any budget applies. */ remaining?: { budgetId: string; amount: number } }
+  | { admitted: false; /** The budget that could not cover the charge. */ budgetId: string; limit: number; remaining: number };

@@ -1,0 +1,41 @@
+import type { BudgetConfig } from "../config/config-schema.ts";
+import { budgetKey } from "./budget-key.ts";
+import { periodOf } from "./budget-plan.ts";
+
+/** Usage of one budget in one period (currency amounts). */
+export interface BudgetUsage {
+  budgetId: string;
+  period: string;
+  limit: number;
+  spent: number;
+  reserved: number;
+  /** limit − spent − reserved (may be negative for observe budgets). */
+  remaining: number;
+}
+
+/** One configured budget in the period `now` falls in, with its usage. */
+export interface ConfiguredUsage {
+  budget: BudgetConfig;
+  /** At the configured limit; zero spent and reserved when no row is stored for the period yet. */
+  usage: BudgetUsage;
+  /** Whether `stored` held the row. */
+  stored: boolean;
+}
+
+/** The row (budget and period) of each configured budget in the period `now` falls in, in config order. */
+export function currentRows(budgets: readonly BudgetConfig[], now: Date): Array<{ budgetId: string; period: string }> {
+  return budgets.map((b) => ({ budgetId: b.id, period: periodOf(b.period, now) }));
+}
+
+/** Each configured budget in its current period (config order), with its stored usage or a zero row. */
+export function configuredUsage(budgets: readonly BudgetConfig[], stored: readonly BudgetUsage[], now: Date): ConfiguredUsage[] {
+  const byKey = new Map(stored.map((row) => [budgetKey(row.budgetId, row.period), row]));
+  return budgets.map((budget) => {
+    const period = periodOf(budget.period, now);
+    const row = byKey.get(budgetKey(budget.id, period));
+    const spent = row?.spent ?? 0;
+    const reserved = row?.reserved ?? 0;
+    const usage = { budgetId: budget.id, period, limit: budget.limit, spent, reserved, remaining: budget.limit - spent - reserved };
+    return { budget, usage, stored: row !== undefined };
+  });
+}

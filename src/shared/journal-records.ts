@@ -1,0 +1,82 @@
+import type { Usage } from "./usage.ts";
+
+/**
+ * The journal's entry records: what is written before a call (JournalStart), after it
+ * (JournalCompletion), for a call refused before admission (JournalRefusal), and an entry as
+ * read back (JournalEntry). Shared by relay, journal, storage and the CLI.
+ */
+
+/** How a call ended. */
+export type Outcome =
+  | "ok"
+  | "upstream_error"
+  | "client_aborted"
+  | "timeout"
+  | "relay_error"
+  | "refused"
+  | "interrupted";
+
+/** Written (and durably committed) before the provider call. */
+export interface JournalStart {
+  /** Unique id (the request id). */
+  id: string;
+  /** Epoch ms the request arrived. */
+  receivedAt: number;
+  /** The caller's x-request-id when it sent a usable one, else null. */
+  requestId: string | null;
+  keyId: string | null;
+  project: string | null;
+  /** e.g. "/v1/chat/completions" */
+  route: string;
+  /** Public model name requested. */
+  model: string | null;
+  provider: string | null;
+  upstreamModel: string | null;
+  stream: boolean;
+  requestBytes: number;
+  clientAddress: string;
+  /** Request body as stored under `journal.bodies` (already capped), or null. */
+  requestBody: string | null;
+}
+
+/** Written after the call (may be batched). */
+export interface JournalCompletion {
+  outcome: Outcome;
+  status: number;
+  /** ms from arrival to the first response byte sent to the client. */
+  ttfbMs: number | null;
+  totalMs: number;
+  /** ms spent waiting on the upstream (request sent → response ended). */
+  upstreamMs: number | null;
+  usage: Usage | null;
+  /** Settled cost (null when no budget/price applies). */
+  cost: number | null;
+  errorCode: string | null;
+  responseBody: string | null;
+}
+
+/** A refused call: recorded, never forwarded. */
+export interface JournalRefusal {
+  start: JournalStart;
+  status: number;
+  errorCode: string;
+}
+
+/** A journal entry as read back. Times are epoch ms. */
+export interface JournalEntry extends JournalStart {
+  finishedAt: number | null;
+  /** "started" while in flight. */
+  outcome: Outcome | "started";
+  status: number | null;
+  ttfbMs: number | null;
+  totalMs: number | null;
+  upstreamMs: number | null;
+  inputTokens: number | null;
+  cachedInputTokens: number | null;
+  outputTokens: number | null;
+  reservedCost: number | null;
+  cost: number | null;
+  errorCode: string | null;
+  responseBody: string | null;
+  reconcile: "pending" | "settled" | null;
+}

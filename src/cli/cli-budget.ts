@@ -1,6 +1,6 @@
 import type { BudgetConfig } from "../config/config-schema.ts";
 import { configuredUsage, currentRows } from "../budget/budget-usage.ts";
-import type { Store } from "../storage/store.ts";
+import type { JournalReader, StoreMaintenance } from "../storage/store.ts";
 import { BUDGET_USAGE, wantsHelp } from "./cli-help.ts";
 import { parseFlags, usageLine, UsageError } from "./cli-journal.ts";
 
@@ -47,8 +47,11 @@ export interface BudgetSettings {
   readonly defaultMode: BudgetMode;
 }
 
+/** What `renio budget` needs of the store: budget rows for `status`, settlement for `reconcile`. */
+type BudgetCommandStore = JournalReader & Pick<StoreMaintenance, "reconcile">;
+
 /** Runs a parsed `renio budget` command against an open store; writes lines through `out`. */
-export async function executeBudgetCommand(command: BudgetCommand, store: Store, settings: BudgetSettings, out: (line: string) => void): Promise<void> {
+export async function executeBudgetCommand(command: BudgetCommand, store: BudgetCommandStore, settings: BudgetSettings, out: (line: string) => void): Promise<void> {
   if (command.sub === "help") {
     out(BUDGET_USAGE);
     return;
@@ -72,7 +75,7 @@ export async function executeBudgetCommand(command: BudgetCommand, store: Store,
  */
 export async function runBudgetCommand(
   args: string[],
-  store: Store,
+  store: BudgetCommandStore,
   budgets: readonly BudgetConfig[],
   out: (line: string) => void,
   options: { readonly defaultMode?: BudgetMode; readonly err?: (line: string) => void } = {},
@@ -90,7 +93,7 @@ export async function runBudgetCommand(
 }
 
 /** Every configured budget in the period `now` falls in, with its stored usage (zero if none yet) and the mode in effect. */
-export async function budgetStatus(store: Store, budgets: readonly BudgetConfig[], defaultMode: BudgetMode, now: Date): Promise<BudgetStatusRow[]> {
+export async function budgetStatus(store: JournalReader, budgets: readonly BudgetConfig[], defaultMode: BudgetMode, now: Date): Promise<BudgetStatusRow[]> {
   const stored = await store.budgetUsage(currentRows(budgets, now));
   return configuredUsage(budgets, stored, now).map(({ budget: b, usage: u }) => ({
     budgetId: b.id,

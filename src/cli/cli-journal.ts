@@ -1,6 +1,6 @@
 import { JOURNAL_USAGE, wantsHelp } from "./cli-help.ts";
 import type { JournalEntry } from "../shared/journal-records.ts";
-import type { JournalQuery, Store } from "../storage/store.ts";
+import type { JournalQuery, JournalReader } from "../storage/store.ts";
 
 /** Thrown for bad command-line input; the message is shown as is. */
 export class UsageError extends Error {}
@@ -30,7 +30,7 @@ export function parseJournalArgs(args: readonly string[], now: number): JournalC
 }
 
 /** Runs a parsed `renio journal` command against an open store; writes lines through `out`. */
-export async function executeJournalCommand(command: JournalCommand, store: Store, out: (line: string) => void): Promise<void> {
+export async function executeJournalCommand(command: JournalCommand, store: JournalReader, out: (line: string) => void): Promise<void> {
   if (command.sub === "help") {
     out(JOURNAL_USAGE);
     return;
@@ -55,7 +55,7 @@ export async function executeJournalCommand(command: JournalCommand, store: Stor
  * `renio journal list|export` against an open store. Output goes to `out`, a usage
  * error as one line to `err` (default `out`); returns the exit code (0 ok, 2 bad arguments).
  */
-export async function runJournalCommand(args: string[], store: Store, out: (line: string) => void, err: (line: string) => void = out): Promise<number> {
+export async function runJournalCommand(args: string[], store: JournalReader, out: (line: string) => void, err: (line: string) => void = out): Promise<number> {
   let command: JournalCommand;
   try {
     command = parseJournalArgs(args, Date.now());

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { parseInteger, parseOptions, UsageError } from "./cli-args.ts";
+import { parseInteger, parseOptions, parseSubcommand, UsageError } from "./cli-args.ts";
 
 const OPTIONS = {
   name: { type: "string" },
@@ -31,6 +31,21 @@ describe("parseOptions", () => {
     for (const args of [["--nope"], ["-n"], ["--name"], ["--name", "--json"], ["--json=1"], ["--mode", "d"], ["--count", "10"], ["--count", "0x3"], ["extra"]]) {
       assert.throws(() => parseOptions(args, OPTIONS), UsageError, args.join(" "));
     }
+  });
+});
+
+describe("parseSubcommand", () => {
+  const SUBS = { list: { config: { type: "string" }, json: { type: "boolean" } }, export: { config: { type: "string" }, format: { type: "string" } } } as const;
+
+  test("the subcommand is the first plain argument, its options before or after it", () => {
+    assert.deepEqual(parseSubcommand(["--config", "list", "export", "--format", "csv"], SUBS), { sub: "export", values: { config: "list", format: "csv" } });
+    assert.deepEqual(parseSubcommand(["--json", "list"], SUBS), { sub: "list", values: { config: undefined, json: true } });
+  });
+
+  test("a missing or unknown subcommand, or an option of another subcommand, is a UsageError", () => {
+    assert.throws(() => parseSubcommand(["--json"], SUBS), new UsageError("missing subcommand"));
+    assert.throws(() => parseSubcommand(["show"], SUBS), new UsageError('unknown subcommand "show"'));
+    assert.throws(() => parseSubcommand(["list", "--format", "csv"], SUBS), new UsageError("unknown option --format"));
   });
 });
 

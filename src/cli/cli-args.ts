@@ -64,16 +64,9 @@ export function parseOptions<const O extends OptionSpecs>(
   options: O,
   maxPositionals = 0,
 ): { readonly values: OptionValues<O>; readonly positionals: readonly string[] } {
-  const { tokens } = parseArgs({
-    args: [...args],
-    options: Object.fromEntries(Object.entries(options).map(([name, spec]) => [name, { type: spec.type === "boolean" ? "boolean" : "string" }])),
-    strict: false,
-    allowPositionals: true,
-    tokens: true,
-  });
   const given = new Map<string, string[]>();
   const positionals: string[] = [];
-  for (const token of tokens) {
+  for (const token of tokensOf(args, options)) {
     if (token.kind === "positional") {
       if (positionals.length === maxPositionals) throw new UsageError(`unexpected argument "${token.value}"`);
       positionals.push(token.value);
@@ -93,6 +86,37 @@ export function parseOptions<const O extends OptionSpecs>(
   const values: Record<string, unknown> = {};
   for (const [name, spec] of Object.entries(options)) values[name] = optionValue(`--${name}`, spec, given.get(name));
   return { values: values as OptionValues<O>, positionals };
+}
+
+/** A subcommand with its validated options, one variant per subcommand of `S`. */
+export type SubcommandLine<S extends Readonly<Record<string, OptionSpecs>>> = {
+  readonly [K in keyof S & string]: { readonly sub: K; readonly values: OptionValues<S[K]> };
+}[keyof S & string];
+
+/**
+ * Reads `renio <command> SUB [options]`, the options also allowed before SUB: returns SUB and
+ * its options validated against `subcommands[SUB]`. Throws {@link UsageError} for a missing or
+ * unknown SUB and everything {@link parseOptions} refuses.
+ */
+export function parseSubcommand<const S extends Readonly<Record<string, OptionSpecs>>>(
+  args: readonly string[],
+  subcommands: S,
+): SubcommandLine<S> {
+  const anyOf: OptionSpecs = Object.assign({}, ...Object.values(subcommands));
+  const first = tokensOf(args, anyOf).find((token) => token.kind === "positional");
+  if (first?.kind !== "positional" || !Object.hasOwn(subcommands, first.value)) throw badSubcommand(first?.kind === "positional" ? first.value : undefined);
+  const { values } = parseOptions(args.filter((_, i) => i !== first.index), subcommands[first.value]!);
+  return { sub: first.value, values } as SubcommandLine<S>;
+}
+
+function tokensOf(args: readonly string[], options: OptionSpecs) {
+  return parseArgs({
+    args: [...args],
+    options: Object.fromEntries(Object.entries(options).map(([name, spec]) => [name, { type: spec.type === "boolean" ? "boolean" : "string" }])),
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  }).tokens;
 }
 
 function optionValue(flag: string, spec: OptionSpec, given: readonly string[] | undefined): unknown {

@@ -1,7 +1,7 @@
 import type { BudgetConfig } from "../config/config-schema.ts";
 import { configuredUsage, currentRows } from "../budget/budget-usage.ts";
 import type { Store } from "../storage/store.ts";
-import { badSubcommand, CONFIG_OPTION, parseOptions, usageLine, UsageError } from "./cli-args.ts";
+import { CONFIG_OPTION, parseSubcommand, usageLine, UsageError } from "./cli-args.ts";
 import { BUDGET_USAGE, wantsHelp } from "./cli-help.ts";
 
 /** A budget's mode: `strict` refuses calls past the limit, `observe` only records. */
@@ -32,16 +32,9 @@ const RECONCILE_OPTIONS = { ...STATUS_OPTIONS, "cost-at": { type: "string", oneO
 /** Validates `renio budget …` arguments; throws {@link UsageError}. Touches no store. */
 export function parseBudgetArgs(args: readonly string[]): BudgetCommand {
   if (wantsHelp(args)) return { sub: "help" };
-  const [sub, ...rest] = args;
-  if (sub === "status") {
-    const { values } = parseOptions(rest, STATUS_OPTIONS);
-    return { sub, configPath: values.config, json: values.json };
-  }
-  if (sub === "reconcile") {
-    const { values } = parseOptions(rest, RECONCILE_OPTIONS);
-    return { sub, configPath: values.config, costAt: values["cost-at"], json: values.json };
-  }
-  throw badSubcommand(sub);
+  const line = parseSubcommand(args, { status: STATUS_OPTIONS, reconcile: RECONCILE_OPTIONS });
+  if (line.sub === "status") return { sub: "status", configPath: line.values.config, json: line.values.json };
+  return { sub: "reconcile", configPath: line.values.config, costAt: line.values["cost-at"], json: line.values.json };
 }
 
 /** What `renio budget` reads besides the store. */

@@ -1,6 +1,6 @@
 import type { JournalEntry } from "../shared/journal-records.ts";
 import type { JournalQuery, Store } from "../storage/store.ts";
-import { badSubcommand, CONFIG_OPTION, parseOptions, usageLine, UsageError } from "./cli-args.ts";
+import { CONFIG_OPTION, parseSubcommand, usageLine, UsageError } from "./cli-args.ts";
 import { JOURNAL_USAGE, wantsHelp } from "./cli-help.ts";
 
 /** A validated `renio journal` command line; `configPath` is its `--config FILE`, if any. */
@@ -23,16 +23,13 @@ const EXPORT_OPTIONS = { ...FILTERS, format: { type: "string", oneOf: ["jsonl", 
 /** Validates `renio journal …` arguments; throws {@link UsageError}. Touches no store. */
 export function parseJournalArgs(args: readonly string[], now: number): JournalCommand {
   if (wantsHelp(args)) return { sub: "help" };
-  const [sub, ...rest] = args;
-  if (sub === "list") {
-    const { values } = parseOptions(rest, LIST_OPTIONS);
-    return { sub, configPath: values.config, query: toQuery(values, now), limit: values.limit, json: values.json };
+  const line = parseSubcommand(args, { list: LIST_OPTIONS, export: EXPORT_OPTIONS });
+  if (line.sub === "list") {
+    const { values } = line;
+    return { sub: "list", configPath: values.config, query: toQuery(values, now), limit: values.limit, json: values.json };
   }
-  if (sub === "export") {
-    const { values } = parseOptions(rest, EXPORT_OPTIONS);
-    return { sub, configPath: values.config, query: toQuery(values, now), format: values.format };
-  }
-  throw badSubcommand(sub);
+  const { values } = line;
+  return { sub: "export", configPath: values.config, query: toQuery(values, now), format: values.format };
 }
 
 /** Runs a parsed `renio journal` command against an open store; writes lines through `out`. */

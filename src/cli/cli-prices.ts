@@ -1,5 +1,5 @@
 import { BUILTIN_PRICES, PRICES_AS_OF } from "../budget/prices-builtin.ts";
-import { badSubcommand, parseOptions, usageLine, UsageError } from "./cli-args.ts";
+import { parseSubcommand, usageLine, UsageError } from "./cli-args.ts";
 import { PRICES_USAGE, wantsHelp } from "./cli-help.ts";
 
 const COLUMNS = ["model", "input", "cachedInput", "output", "cacheWrite5m", "cacheWrite1h", "maxOutputTokens", "contextWindow"] as const;
@@ -27,10 +27,8 @@ export function runPricesCommand(args: readonly string[], out: (line: string) =>
     out(PRICES_USAGE);
     return 0;
   }
-  const [sub, ...rest] = args;
   try {
-    if (sub !== "list") throw badSubcommand(sub);
-    parseOptions(rest, {});
+    parseSubcommand(args, { list: {} });
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     err(usageLine("prices", error));

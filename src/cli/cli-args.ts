@@ -54,10 +54,11 @@ export type OptionValues<O extends OptionSpecs> = {
 };
 
 /**
- * Reads `args` against `options` with `node:util` parseArgs; throws {@link UsageError} on an
- * unknown option, a missing or unexpected value (`--json=yes`), a value outside `oneOf`, a bad
- * number, a missing required option, or more than `maxPositionals` plain arguments. Messages
- * name the option as typed and never depend on the runtime's parseArgs wording.
+ * Reads `args` against `options`; throws {@link UsageError} on an unknown option, a missing or
+ * unexpected value (`--json=yes`), a value outside `oneOf`, a bad number, a missing required
+ * option, or more than `maxPositionals` plain arguments. It checks the tokens of `node:util`
+ * parseArgs itself (the checks of its strict mode and more) rather than rewording strict mode's
+ * errors, whose text is the runtime's and names the option only inside an English sentence.
  */
 export function parseOptions<const O extends OptionSpecs>(
   args: readonly string[],

@@ -53,7 +53,7 @@ export function createLogApplier<T>(options: LogApplierOptions<T>): LogApplier<T
   const waiting: T[] = [];
   let applying: Promise<void> | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  /** The pending timer fires without the delay (many wait, or a retry is due). */
+  /** The pending timer was armed without the delay (soonAt items were waiting). */
   let timerSoon = false;
   let failing = false;
   let stopped = false;
@@ -89,7 +89,13 @@ export function createLogApplier<T>(options: LogApplierOptions<T>): LogApplier<T
     while (applying) await applying.catch(() => undefined);
     if (waiting.length === 0) return;
     const batch = waiting.length <= maxBatch ? waiting.slice() : waiting.slice(0, maxBatch);
-    applying = apply(batch).then(
+    let applied: Promise<void>;
+    try {
+      applied = apply(batch);
+    } catch (error) {
+      applied = Promise.reject(error);
+    }
+    applying = applied.then(
       () => {
         failing = false;
         waiting.splice(0, batch.length);

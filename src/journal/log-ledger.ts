@@ -9,6 +9,7 @@ import type { Store } from "../storage/store.ts";
 import { encodeLogRecord, type DecidedAdmission, type LogRecord } from "../storage/admission-log-record.ts";
 import { createGroupCommit } from "./group-commit.ts";
 import { createLogApplier } from "./log-applier.ts";
+import { reusedBufferEncoder } from "./reused-encoder.ts";
 import { StoreUnavailableError } from "../shared/relay-error.ts";
 
 /** Options of {@link createLogLedger}. */
@@ -51,31 +52,17 @@ interface ToApply {
 const ignore = (): void => undefined;
 
 /**
- * UTF-8 encoding into one buffer reused for every log write (one write is in flight at a
- * time, so the previous write is done with it): no allocation per write.
- */
-function reusedBufferEncoder(): (text: string) => Uint8Array {
-  const encoder = new TextEncoder();
-  let buffer = new Uint8Array(64 * 1024);
-  return (text) => {
-    // UTF-8 needs at most 3 bytes per UTF-16 code unit.
-    if (buffer.byteLength < text.length * 3) buffer = new Uint8Array(Math.max(buffer.byteLength * 2, text.length * 3));
-    return buffer.subarray(0, encoder.encodeInto(text, buffer).written);
-  };
-}
-
-/**
  * The ledger of a relay that owns its SQLite file. An admission is decided in memory (the
  * budget book, by the same rule as the SQL path) and appended to the admission log; `admit`
  * resolves once that write is durable. Calls arriving while a write is in flight share the
- * next one (group commit), and a write is one O_DSYNC write of a few hundred bytes per call,
- * not a database transaction. Records are applied to the database in large batches shortly
- * after (a call's admission and completion usually in one row write), on the store's own
- * thread; after a crash, the next start replays the log first. Completions and refusals are
- * not write-ahead: they ride along with the next admission's write (for replay), or are
- * written on their own at most finishWriteMs (10 ms) after they are queued when no admission
- * comes, and are applied like the rest. With "process" durability (nothing to wait for) each admission is
- * written at once instead.
+ * next one (group-commit.ts), and a write is one O_DSYNC write of a few hundred bytes per
+ * call, not a database transaction. Records are applied to the database in large batches
+ * shortly after (log-applier.ts; a call's admission and completion usually in one row write),
+ * on the store's own thread; after a crash, the next start replays the log first.
+ * Completions and refusals are not write-ahead: they ride along with the next admission's
+ * write (for replay), or are written on their own at most finishWriteMs (10 ms) after they are
+ * queued when no admission comes, and are applied like the rest. With "process" durability
+ * (nothing to wait for) each admission is written at once instead.
  */
 export function createLogLedger(store: Store, log: JournalLog, budgets: readonly BudgetUsage[], options: LogLedgerOptions): Ledger {
   const applyBatch = options.applyBatch ?? 1024;

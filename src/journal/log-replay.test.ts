@@ -62,7 +62,7 @@ describe("admission log replay", () => {
 
   test("a corrupt record is refused, saying what is wrong", async () => {
     const wrong = encodeLogRecord(admission("e1")).replace('"receivedAt":1700000000000', '"receivedAt":"yesterday"');
-    await assertRefused(wrong, 1, /not a valid admission record \(admit\.start\.receivedAt: .*expected number/);
+    await assertRefused(wrong, 1, /not a valid admission record: admit\.start\.receivedAt: .*expected number/);
     await assertRefused(`${encodeLogRecord(admission("e1"))}{"v":1,"admit":{"sta\n${encodeLogRecord(admission("e2"))}`, 2, /not JSON/);
     await assertRefused(`{"v":1,"other":{}}\n`, 1, /neither an admission nor a finish record/);
   });

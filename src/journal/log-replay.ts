@@ -23,7 +23,7 @@ export async function replayAdmissionLog(store: Store, dir: string): Promise<num
       const { segment, line: number } = origins[i]!;
       throw new StoreOpenError(
         `cannot replay the admission log: ${segmentPath(dir, segment)} line ${number}: ${error.message} ` +
-          "(it holds calls not yet in the database; Renio does not start without them)",
+          "(the log holds calls not yet in the database: Renio does not start without them)",
       );
     }
   });

@@ -49,12 +49,12 @@ export function readJournalLog(dir: string): LogContents {
     const bytes = readFileSync(segmentPath(dir, n));
     const end = bytes.indexOf(0);
     const split = decoder.decode(end < 0 ? bytes : bytes.subarray(0, end)).split("\n");
-    const last = split.length - 1;
-    split.forEach((line, i) => {
-      if (line === "" || (i === last && !parses(line))) return;
+    for (let i = 0; i < split.length; i++) {
+      const line = split[i]!;
+      if (line === "" || (i === split.length - 1 && !parses(line))) continue;
       lines.push(line);
       origins.push({ segment: n, line: i + 1 });
-    });
+    }
   }
   return { lines, origins, segments };
 }

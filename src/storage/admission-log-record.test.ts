@@ -25,7 +25,7 @@ test("a record missing a field, or with a value of the wrong kind, is refused sa
     [line.replace('"actualCost":0.1,', ""), /finish\.actualCost: /],
     [line.replace('"kind":"complete"', '"kind":"cancel"'), /finish\.kind: /],
   ] as const) {
-    assert.throws(() => decodeLogRecord(broken), (error: unknown) => error instanceof LogRecordError && where.test(error.message) && error.message.startsWith("not a valid finish record ("));
+    assert.throws(() => decodeLogRecord(broken), (error: unknown) => error instanceof LogRecordError && where.test(error.message) && error.message.startsWith("not a valid finish record: "));
   }
   assert.throws(() => decodeLogRecord("[1]"), { name: "LogRecordError", message: "not a JSON object" });
 });

@@ -108,5 +108,5 @@ export function decodeLogRecord(line: string): LogRecord {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  throw new LogRecordError(`not a valid ${schema === admitRecord ? "admission" : "finish"} record (${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"})`);
+  throw new LogRecordError(`not a valid ${schema === admitRecord ? "admission" : "finish"} record: ${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"}`);
 }

@@ -16,23 +16,6 @@ export type FinishItem =
   | { kind: "complete"; id: string; completion: JournalCompletion; charges: readonly BudgetCharge[]; actualCost: number; finishedAt: number }
   | { kind: "refuse"; refusal: JournalRefusal; finishedAt: number };
 
-/**
- * An admission decided outside the database (by the SQLite admission log's in-memory book)
- * and applied to it afterwards.
- */
-export interface DecidedAdmission {
-  start: JournalStart;
-  charges: readonly BudgetCharge[];
-  admitted: boolean;
-  /** Epoch ms of the decision (the finish time of a refused entry). */
-  decidedAt: number;
-  /** The relay process that decided it (a replay after a crash keeps the dead process's id). */
-  instanceId: string | null;
-}
-
-/** One line of the admission log (JSON). */
-export type LogRecord = { admit: DecidedAdmission } | { finish: FinishItem };
-
 /** Filters and page of {@link JournalReader.listJournal}; newest first. */
 export interface JournalQuery {
   /** Epoch ms, inclusive. */

@@ -50,5 +50,5 @@ test("input is reserved at the highest rate that can apply: Anthropic 1-hour cac
   const sonnet = BUILTIN_PRICES["claude-sonnet-4"]!;
   assert.equal(sonnet.cacheWrite5m, 3.75);
   assert.equal(sonnet.cacheWrite1h, 6);
-  assert.equal(reservationFor({ requestBytes: 1_000_000, maxOutputTokens: 0, price: sonnet, model: "claude-sonnet-4" }).amount, 6);
+  assert.equal(reservationFor({ requestBytes: 100_000, maxOutputTokens: 0, price: sonnet, model: "claude-sonnet-4" }).amount, 0.6);
 });

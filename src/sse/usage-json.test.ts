@@ -34,7 +34,7 @@ test("Anthropic message usage, cache writes counted as input", () => {
     body({ type: "message", usage: { input_tokens: 10, cache_creation_input_tokens: 3, cache_read_input_tokens: 7, output_tokens: 2 } }),
     "anthropic",
   );
-  assert.deepEqual(usage, { inputTokens: 13, cachedInputTokens: 7, outputTokens: 2 });
+  assert.deepEqual(usage, { inputTokens: 13, cachedInputTokens: 7, outputTokens: 2, cacheWrite5mTokens: 3 });
 });
 
 test("cached tokens larger than the prompt are clamped", () => {

@@ -176,7 +176,7 @@ describe("createUsageScanner, Anthropic", () => {
     assert.equal(scanner.usage(), null);
     const events = anthropicEvents();
     scanner.push(enc.encode(join(events.slice(0, 2), "\n") + events[3]!.slice(0, 30)));
-    assert.deepEqual(scanner.usage(), { inputTokens: 30, cachedInputTokens: 100, outputTokens: 1 });
+    assert.deepEqual(scanner.usage(), { inputTokens: 30, cachedInputTokens: 100, outputTokens: 1, cacheWrite5mTokens: 5 });
     assert.equal(scanner.usageFinal(), false, "message_start's output_tokens is a placeholder");
   });
 

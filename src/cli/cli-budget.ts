@@ -1,8 +1,8 @@
 import type { BudgetConfig } from "../config/config-schema.ts";
 import { configuredUsage, currentRows } from "../budget/budget-usage.ts";
-import type { Store } from "../storage/store.ts";
+import type { JournalReader, StoreMaintenance } from "../storage/store.ts";
+import { CONFIG_OPTION, parseSubcommand, usageLine, UsageError } from "./cli-args.ts";
 import { BUDGET_USAGE, wantsHelp } from "./cli-help.ts";
-import { parseFlags, usageLine, UsageError } from "./cli-journal.ts";
 
 /** A budget's mode: `strict` refuses calls past the limit, `observe` only records. */
 export type BudgetMode = NonNullable<BudgetConfig["mode"]>;
@@ -20,24 +20,21 @@ export interface BudgetStatusRow {
   remaining: number;
 }
 
-/** A validated `renio budget` command line. */
+/** A validated `renio budget` command line; `configPath` is its `--config FILE`, if any. */
 export type BudgetCommand =
   | { readonly sub: "help" }
-  | { readonly sub: "status"; readonly json: boolean }
-  | { readonly sub: "reconcile"; readonly costAt: "reserved" | "zero"; readonly json: boolean };
+  | { readonly sub: "status"; readonly configPath: string | undefined; readonly json: boolean }
+  | { readonly sub: "reconcile"; readonly configPath: string | undefined; readonly costAt: "reserved" | "zero"; readonly json: boolean };
 
-/** Validates `renio budget …` arguments (without `--config`); throws {@link UsageError}. Touches no store. */
+const STATUS_OPTIONS = { config: CONFIG_OPTION, json: { type: "boolean" } } as const;
+const RECONCILE_OPTIONS = { ...STATUS_OPTIONS, "cost-at": { type: "string", oneOf: ["reserved", "zero"], default: "reserved" } } as const;
+
+/** Validates `renio budget …` arguments; throws {@link UsageError}. Touches no store. */
 export function parseBudgetArgs(args: readonly string[]): BudgetCommand {
   if (wantsHelp(args)) return { sub: "help" };
-  const [sub, ...rest] = args;
-  if (sub === "status") return { sub, json: parseFlags(rest, ["json"]).json !== undefined };
-  if (sub === "reconcile") {
-    const flags = parseFlags(rest, ["cost-at", "json"]);
-    const costAt = flags["cost-at"] ?? "reserved";
-    if (costAt !== "reserved" && costAt !== "zero") throw new UsageError("--cost-at must be reserved or zero");
-    return { sub, costAt, json: flags.json !== undefined };
-  }
-  throw new UsageError(sub === undefined ? "missing subcommand" : `unknown subcommand "${sub}"`);
+  const line = parseSubcommand(args, { status: STATUS_OPTIONS, reconcile: RECONCILE_OPTIONS });
+  if (line.sub === "status") return { sub: "status", configPath: line.values.config, json: line.values.json };
+  return { sub: "reconcile", configPath: line.values.config, costAt: line.values["cost-at"], json: line.values.json };
 }
 
 /** What `renio budget` reads besides the store. */
@@ -47,8 +44,11 @@ export interface BudgetSettings {
   readonly defaultMode: BudgetMode;
 }
 
+/** What `renio budget` needs of the store: budget rows for `status`, settlement for `reconcile`. */
+type BudgetCommandStore = JournalReader & Pick<StoreMaintenance, "reconcile">;
+
 /** Runs a parsed `renio budget` command against an open store; writes lines through `out`. */
-export async function executeBudgetCommand(command: BudgetCommand, store: Store, settings: BudgetSettings, out: (line: string) => void): Promise<void> {
+export async function executeBudgetCommand(command: BudgetCommand, store: BudgetCommandStore, settings: BudgetSettings, out: (line: string) => void): Promise<void> {
   if (command.sub === "help") {
     out(BUDGET_USAGE);
     return;
@@ -72,7 +72,7 @@ export async function executeBudgetCommand(command: BudgetCommand, store: Store,
  */
 export async function runBudgetCommand(
   args: string[],
-  store: Store,
+  store: BudgetCommandStore,
   budgets: readonly BudgetConfig[],
   out: (line: string) => void,
   options: { readonly defaultMode?: BudgetMode; readonly err?: (line: string) => void } = {},
@@ -90,7 +90,7 @@ export async function runBudgetCommand(
 }
 
 /** Every configured budget in the period `now` falls in, with its stored usage (zero if none yet) and the mode in effect. */
-export async function budgetStatus(store: Store, budgets: readonly BudgetConfig[], defaultMode: BudgetMode, now: Date): Promise<BudgetStatusRow[]> {
+export async function budgetStatus(store: JournalReader, budgets: readonly BudgetConfig[], defaultMode: BudgetMode, now: Date): Promise<BudgetStatusRow[]> {
   const stored = await store.budgetUsage(currentRows(budgets, now));
   return configuredUsage(budgets, stored, now).map(({ budget: b, usage: u }) => ({
     budgetId: b.id,

@@ -1,4 +1,5 @@
 import { BUILTIN_PRICES, PRICES_AS_OF, type Price, type TokenRates } from "../budget/prices-builtin.ts";
+import { parseSubcommand, usageLine, UsageError } from "./cli-args.ts";
 import { PRICES_USAGE, wantsHelp } from "./cli-help.ts";
 
 const COLUMNS = ["model", "input", "cachedInput", "output", "cacheWrite5m", "cacheWrite1h", "maxOutputTokens", "contextWindow", "other"] as const;
@@ -40,8 +41,11 @@ export function runPricesCommand(args: readonly string[], out: (line: string) =>
     out(PRICES_USAGE);
     return 0;
   }
-  if (args.length !== 1 || args[0] !== "list") {
-    err(PRICES_USAGE);
+  try {
+    parseSubcommand(args, { list: {} });
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    err(usageLine("prices", error));
     return 2;
   }
   for (const line of priceTableLines()) out(line);

@@ -1,5 +1,4 @@
 import type { ConfigProblem } from "./config-error.ts";
-import { joinPath } from "./config-error.ts";
 
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
@@ -17,7 +16,7 @@ export function interpolateEnv(
     return value.replace(REFERENCE, (_match, name: string) => {
       const resolved = env[name];
       if (resolved === undefined || resolved === "") {
-        problems.push({ path: joinPath(path), message: `environment variable ${name} is not set` });
+        problems.push({ path, message: `environment variable ${name} is not set` });
         return "";
       }
       return resolved;

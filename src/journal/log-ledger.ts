@@ -5,7 +5,7 @@ import { createBudgetBook } from "../budget/budget-book.ts";
 import { reservationDeltas, settlementDeltas, type BudgetDeltas } from "../budget/budget-deltas.ts";
 import type { JournalLog } from "./journal-log.ts";
 import type { BudgetUsage } from "../budget/budget-usage.ts";
-import type { LogRecord, Store } from "../storage/store.ts";
+import type { LogApplyStore, LogRecord, StoreLifecycle } from "../storage/store.ts";
 import { StoreUnavailableError } from "../shared/relay-error.ts";
 
 /** Options of {@link createLogLedger}. */
@@ -73,7 +73,7 @@ function reusedBufferEncoder(): (text: string) => Uint8Array {
  * comes, and are applied like the rest. With "process" durability (nothing to wait for) each admission is
  * written at once instead.
  */
-export function createLogLedger(store: Store, log: JournalLog, budgets: readonly BudgetUsage[], options: LogLedgerOptions): Ledger {
+export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: JournalLog, budgets: readonly BudgetUsage[], options: LogLedgerOptions): Ledger {
   const applyDelayMs = options.applyDelayMs ?? 50;
   const applyBatch = options.applyBatch ?? 1024;
   const applyRetryMs = options.applyRetryMs ?? 1000;

@@ -1,7 +1,7 @@
 import type { Admission, BudgetCharge } from "../budget/budget-charge.ts";
 import type { JournalCompletion, JournalRefusal, JournalStart } from "../shared/journal-records.ts";
 import type { Ledger } from "./ledger.ts";
-import type { AdmitItem, FinishItem, Store } from "../storage/store.ts";
+import type { AdmitItem, BatchAdmissionStore, FinishItem, StoreLifecycle, StoreMaintenance } from "../storage/store.ts";
 import { StoreUnavailableError } from "../shared/relay-error.ts";
 
 /** Options of {@link createSqlLedger}. */
@@ -20,9 +20,12 @@ export interface SqlLedgerOptions {
   onError?: (error: unknown) => void;
 }
 
-/** The Ledger over a Store, plus startup recovery. */
-export interface SqlLedger extends Ledger {
-  readonly store: Store;
+/** What the SQL ledger uses of the store: batched admissions and completions, startup recovery, ping and close. */
+export type SqlLedgerStore = BatchAdmissionStore & Pick<StoreMaintenance, "recover"> & StoreLifecycle;
+
+/** The Ledger over a Store, plus startup recovery; `store` is the store it was given. */
+export interface SqlLedger<S extends SqlLedgerStore = SqlLedgerStore> extends Ledger {
+  readonly store: S;
   /** Marks entries a previous process left unfinished as interrupted; returns how many. */
   recover(now?: number): Promise<number>;
 }
@@ -38,7 +41,7 @@ interface Pending {
  * next batch, and each call waits only for the commit that holds its entry. Completions and
  * refusals are batched (timer or size) and written by {@link Ledger.flush}.
  */
-export function createSqlLedger(store: Store, options: SqlLedgerOptions = {}): SqlLedger {
+export function createSqlLedger<S extends SqlLedgerStore>(store: S, options: SqlLedgerOptions = {}): SqlLedger<S> {
   const maxAdmitBatch = options.maxAdmitBatch ?? 200;
   const finishDelayMs = options.finishDelayMs ?? 20;
   const finishBatch = options.finishBatch ?? 256;

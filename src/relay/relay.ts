@@ -111,7 +111,7 @@ export function createRelay(deps: RelayDeps): Relay {
         const key = authenticate(request);
         start.keyId = key.id;
         start.project = key.project;
-        const body = await readBody(request, config.server.maxBodyBytes);
+        const body = await readBody(request, { maxBytes: config.server.maxBodyBytes, timeoutMs: config.server.bodyReadTimeoutMs });
         start.requestBytes = body.byteLength;
         const inspected = inspectRequestBody(body);
         if (!inspected.ok) throw new RelayError(400, inspected.problem === NOT_JSON ? "invalid_json" : "invalid_request", inspected.problem);
@@ -148,7 +148,8 @@ export function createRelay(deps: RelayDeps): Relay {
         return await forward(start, quote, input, admission, { provider: target.provider, body: upstreamBody, dropUsageChunk });
       } catch (error) {
         if (!recorded && error instanceof RelayError && !(error instanceof StoreUnavailableError)) {
-          ledger.refuse({ start, status: error.status, errorCode: error.code });
+          // A client gone while sending its body was never admitted: journaled as client_aborted.
+          ledger.refuse({ start, status: error.status, errorCode: error.code, ...(error.code === "client_aborted" ? { outcome: "client_aborted" } : {}) });
         }
         throw error;
       }

@@ -67,7 +67,7 @@ export async function startRelayService(config: Config, runtime: Runtime): Promi
     : logDir
       ? createLogLedger(store, openJournalLog(logDir, durability), await store.budgetUsage(), { instanceId, onError: reportJournalError })
       : createSqlLedger(store);
-  const providers = createProviders(config, fetch);
+  const providers = createProviders(config, runtime.upstreamFetch);
   const router = createModelRouter(config, providers);
   const relay = createRelay({ config, keyring: createKeyring(config.keys), router, pricing: createCallPricing(config), ledger });
   const retention = new AbortController();

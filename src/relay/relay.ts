@@ -56,14 +56,16 @@ export function createRelay(deps: RelayDeps): Relay {
   /** Completes the entry and settles its charges; never throws, always ends the in-flight count. */
   const settle = (start: JournalStart, quote: CallQuote, input: CallInput, end: CallEnd) => {
     try {
-      const usage = end.kind === "failed" ? null : end.usage;
       const { outcome, status, errorCode } = outcomeOf(end);
+      // What was relayed of the answer, if anything was.
+      const relayed = end.kind === "failed" ? undefined : end;
+      const usage = relayed?.usage ?? null;
       let cost: number;
       let completion: JournalCompletion;
       try {
         // A stream cut before the provider's final usage has only a lower bound: charge the reservation.
-        cost = pricing.settle(quote, end.kind !== "failed" && end.usageFinal ? usage : null, end.mayHaveBeenBilled);
-        const responseBody = end.kind === "failed" ? null : end.responseBody;
+        cost = pricing.settle(quote, relayed?.usageFinal ? usage : null, end.mayHaveBeenBilled);
+        const responseBody = relayed?.responseBody ?? null;
         completion = {
           outcome,
           status,

@@ -7,7 +7,7 @@ import type { CallInput } from "./call-context.ts";
 import type { CallEnd } from "./call-end.ts";
 import type { ConnectCheck } from "./upstream-connect.ts";
 import { describeUpstreamFailure } from "./upstream-failure.ts";
-import { sendUpstream, type Answered } from "./upstream-send.ts";
+import { sendUpstream, type Answered, type Sent } from "./upstream-send.ts";
 
 /** What an unexpected failure inside the exchange is recorded as. */
 const INTERNAL_ERROR = new RelayError(500, "internal_error", "Renio hit an internal error");
@@ -34,7 +34,7 @@ export interface Exchange {
  * unexpected failures (outcome `relay_error`, then the error is rethrown).
  */
 export async function exchange(call: Exchange): Promise<Response> {
-  let sent: Awaited<ReturnType<typeof sendUpstream>>;
+  let sent: Sent;
   try {
     sent = await sendUpstream(call.provider, call.input, call.body, call.connectCheck);
   } catch (error) {

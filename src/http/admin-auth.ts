@@ -46,15 +46,27 @@ export function adminAuth(tokens: () => readonly AdminToken[]): MiddlewareHandle
     const configured = tokens();
     if (configured.length === 0) throw new RelayError(404, "route_not_found", `No route for ${c.req.method} ${c.req.path}`);
     const presented = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "")?.[1];
-    const hash = sha256(presented ?? "");
-    let match: AdminToken | undefined;
-    for (const token of configured) {
-      if (timingSafeEqual(hash, token.hash) && presented !== undefined) match = token;
-    }
+    const match = presented === undefined ? undefined : matchAdminToken(configured, presented);
     if (match === undefined) throw new RelayError(401, "unauthorized", "Admin routes need `Authorization: Bearer <admin token>`");
     c.set("adminActor", { id: match.id, roles: match.roles });
     await next();
   };
+}
+
+/** Byte comparison of two equal-length buffers whose time does not depend on their contents. */
+export type ConstantTimeEqual = (a: Buffer, b: Buffer) => boolean;
+
+/**
+ * The token whose hash equals the presented secret's sha256, comparing it with every configured
+ * hash (equal lengths: 32 bytes) by `equal` (crypto.timingSafeEqual), never stopping early.
+ */
+export function matchAdminToken(tokens: readonly AdminToken[], presented: string, equal: ConstantTimeEqual = timingSafeEqual): AdminToken | undefined {
+  const hash = sha256(presented);
+  let match: AdminToken | undefined;
+  for (const token of tokens) {
+    if (equal(hash, token.hash)) match = token;
+  }
+  return match;
 }
 
 /**

@@ -8,6 +8,7 @@ import { createCallPricing } from "../relay/call-pricing.ts";
 import { createKeyring } from "../relay/keyring.ts";
 import { createModelRouter } from "../relay/model-router.ts";
 import { createRelay } from "../relay/relay.ts";
+import type { RateClock } from "../relay/rate-limiter.ts";
 import type { Runtime, Server } from "../runtime/runtime.ts";
 
 /** A running relay. */
@@ -20,12 +21,15 @@ export interface RelayService {
   shutdown(): Promise<void>;
 }
 
-/** Wires config into a listening relay: the journal (see open-ledger.ts), providers, routing, pricing, HTTP. */
-export async function startRelayService(config: Config, runtime: Runtime): Promise<RelayService> {
+/**
+ * Wires config into a listening relay: the journal (see open-ledger.ts), providers, routing,
+ * pricing, HTTP. `clock` drives the rate limits (tests inject one).
+ */
+export async function startRelayService(config: Config, runtime: Runtime, options: { readonly clock?: RateClock } = {}): Promise<RelayService> {
   const { ledger, store, recovered, close: closeLedger } = await openLedger(config, runtime, { onError: reportJournalError });
   const providers = createProviders(config, fetch);
   const router = createModelRouter(config, providers);
-  const relay = createRelay({ config, keyring: createKeyring(config.keys), router, pricing: createCallPricing(config), ledger });
+  const relay = createRelay({ config, keyring: createKeyring(config.keys), router, pricing: createCallPricing(config), ledger, ...options });
 
   let accepting = true;
   const handler = createHttpHandler({

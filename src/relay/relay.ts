@@ -12,6 +12,7 @@ import { outputLimitField } from "./output-limit-field.ts";
 import { inspectRequestBody, NOT_JSON, rewriteRequestBody } from "./request-body.ts";
 import { createInFlightCalls } from "./in-flight-calls.ts";
 import { createConnectCheck, type ConnectCheck } from "./upstream-connect.ts";
+import { createRateLimiter, type RateClock, type RateTicket } from "./rate-limiter.ts";
 import { exchange, type Exchange, type ExchangeEnd } from "./upstream-exchange.ts";
 
 /** Everything the relay needs, built once at startup. */
@@ -23,6 +24,8 @@ export interface RelayDeps {
   readonly ledger: Ledger;
   /** Connect-timeout enforcement (default: a real TCP check while a provider is cold). */
   readonly connectCheck?: ConnectCheck;
+  /** The rate limits' clock (default: monotonic epoch ms). */
+  readonly clock?: RateClock;
 }
 
 /** The request path: authenticate, route, price, journal + reserve, forward, settle. */
@@ -41,6 +44,7 @@ export function createRelay(deps: RelayDeps): Relay {
   const decoder = new TextDecoder();
   const inFlight = createInFlightCalls();
   const connectCheck = deps.connectCheck ?? createConnectCheck();
+  const rateLimiter = createRateLimiter(config.rateLimits, deps.clock);
   const storedBody = (bytes: Uint8Array): string | null =>
     config.journal.bodies === "none" ? null : decoder.decode(bytes.subarray(0, config.journal.bodyMaxBytes));
 
@@ -52,8 +56,8 @@ export function createRelay(deps: RelayDeps): Relay {
     return key;
   };
 
-  /** Completes the entry and settles its charges; never throws, always ends the in-flight count. */
-  const settle = (start: JournalStart, quote: CallQuote, input: CallInput, end: ExchangeEnd) => {
+  /** Completes the entry and settles its charges; never throws, always ends the in-flight count and the rate-limit hold. */
+  const settle = (start: JournalStart, quote: CallQuote, limits: RateTicket, input: CallInput, end: ExchangeEnd) => {
     try {
       let cost: number;
       let completion: JournalCompletion;
@@ -79,6 +83,7 @@ export function createRelay(deps: RelayDeps): Relay {
       }
       ledger.complete(start.id, completion, quote.charges, cost);
     } finally {
+      limits.end(end.usageFinal ? end.usage : null, end.mayHaveBeenBilled);
       inFlight.end();
     }
   };
@@ -89,6 +94,7 @@ export function createRelay(deps: RelayDeps): Relay {
     quote: CallQuote,
     input: CallInput,
     admission: Extract<Admission, { admitted: true }>,
+    limits: RateTicket,
     call: Omit<Exchange, "input" | "onEnd" | "headers" | "connectCheck">,
   ): Promise<Response> => {
     inFlight.begin();
@@ -96,10 +102,10 @@ export function createRelay(deps: RelayDeps): Relay {
     const onEnd = (end: ExchangeEnd) => {
       if (ended) return;
       ended = true;
-      settle(start, quote, input, end);
+      settle(start, quote, limits, input, end);
     };
     try {
-      const headers = { "x-request-id": input.requestId, ...budgetHeaders(admission) };
+      const headers = { "x-request-id": input.requestId, ...budgetHeaders(admission), ...limits.headers };
       return await exchange({ ...call, input, headers, onEnd, connectCheck });
     } catch (error) {
       // exchange() ends itself on every path once it runs: an entry still open here was never sent.
@@ -153,10 +159,21 @@ export function createRelay(deps: RelayDeps): Relay {
           maxToolCalls: quote.enforceMaxToolCalls,
         }) as Uint8Array<ArrayBuffer>;
 
+        // Rate limits before the admission: a limited call is refused (journaled so) and writes no admitted entry.
+        const limits = rateLimiter.admit({ keyId: key.id, project: key.project, model: fields.model, tokens: quote.reservedTokens, wire: route.wire });
         recorded = true;
-        const admission = await ledger.admit(start, quote.charges);
-        if (!admission.admitted) throw budgetExceeded(admission, config.budget.currency);
-        return await forward(start, quote, input, admission, { provider: target.provider, body: upstreamBody, dropUsageChunk });
+        let admission: Admission;
+        try {
+          admission = await ledger.admit(start, quote.charges);
+        } catch (error) {
+          limits.cancel();
+          throw error;
+        }
+        if (!admission.admitted) {
+          limits.cancel();
+          throw budgetExceeded(admission, config.budget.currency);
+        }
+        return await forward(start, quote, input, admission, limits, { provider: target.provider, body: upstreamBody, dropUsageChunk });
       } catch (error) {
         if (!recorded && error instanceof RelayError && !(error instanceof StoreUnavailableError)) {
           ledger.refuse({ start, status: error.status, errorCode: error.code });

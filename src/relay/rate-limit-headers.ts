@@ -27,22 +27,38 @@ export function retryAfterHeaders(waitMs: number): Record<string, string> {
   return { "retry-after": String(Math.ceil(ms / 1000)), "retry-after-ms": String(ms) };
 }
 
+/** Header names by dialect and kind: limit, remaining, reset. */
+const NAMES = {
+  openai: {
+    requests: ["x-ratelimit-limit-requests", "x-ratelimit-remaining-requests", "x-ratelimit-reset-requests"],
+    tokens: ["x-ratelimit-limit-tokens", "x-ratelimit-remaining-tokens", "x-ratelimit-reset-tokens"],
+  },
+  anthropic: {
+    requests: ["anthropic-ratelimit-requests-limit", "anthropic-ratelimit-requests-remaining", "anthropic-ratelimit-requests-reset"],
+    tokens: ["anthropic-ratelimit-tokens-limit", "anthropic-ratelimit-tokens-remaining", "anthropic-ratelimit-tokens-reset"],
+  },
+} as const;
+
 function addReport(headers: Record<string, string>, wire: WireFormat, kind: "requests" | "tokens", report: RateReport, now: number): void {
-  if (wire === "anthropic") {
-    headers[`anthropic-ratelimit-${kind}-limit`] = String(report.limit);
-    headers[`anthropic-ratelimit-${kind}-remaining`] = String(report.remaining);
-    headers[`anthropic-ratelimit-${kind}-reset`] = rfc3339(now + report.resetMs);
-  } else {
-    headers[`x-ratelimit-limit-${kind}`] = String(report.limit);
-    headers[`x-ratelimit-remaining-${kind}`] = String(report.remaining);
-    headers[`x-ratelimit-reset-${kind}`] = duration(report.resetMs);
-  }
+  const [limit, remaining, reset] = NAMES[wire][kind];
+  headers[limit] = String(report.limit);
+  headers[remaining] = String(report.remaining);
+  headers[reset] = wire === "anthropic" ? rfc3339(now + report.resetMs) : duration(report.resetMs);
 }
 
 /** An epoch-ms instant as RFC 3339 in UTC, rounded up to the second (`2026-12-03T13:20:05Z`). */
 export function rfc3339(epochMs: number): string {
-  return new Date(Math.ceil(epochMs / 1000) * 1000).toISOString().replace(".000Z", "Z");
+  const second = Math.ceil(epochMs / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastRfc3339 = new Date(second * 1000).toISOString().replace(".000Z", "Z");
+  }
+  return lastRfc3339;
 }
+
+/** rfc3339's last answer: calls in the same second share it. */
+let lastSecond = Number.NaN;
+let lastRfc3339 = "";
 
 /** ms as OpenAI writes durations (Go's format): `0s`, `20ms`, `1s`, `1.5s`, `6m0s`, `1h2m3s`; rounded up to the ms. */
 export function duration(ms: number): string {

@@ -105,7 +105,7 @@ async function finishedOf(keyId: string, count: number): Promise<JournalEntry[]>
 }
 
 describe("requests per minute", () => {
-  test("OpenAI route: the 61st of 60 concurrent-ish calls is refused with the headers, journaled refused, and the SDK's retry succeeds", async () => {
+  test("OpenAI route: 60 concurrent calls admitted, the 61st refused with the headers and journaled refused; the SDK's retry succeeds", async () => {
     const received = (await mockStats(mock.url)).received;
     const burst = await Promise.all(Array.from({ length: 60 }, () => post(relay.url, "/v1/chat/completions", chatBody(), bearer(SECRETS.rpmOpenai))));
     assert.deepEqual(new Set(burst.map((r) => r.status)), new Set([200]));
@@ -226,7 +226,7 @@ describe("concurrent calls", () => {
     const [limited] = recorder.seen;
     assert.equal(limited!.headers.get("retry-after"), "1");
     assert.equal(limited!.headers.get("retry-after-ms"), "1000");
-    assert.match(JSON.parse(limited!.body).error.message, /^Rate limit reached for key concurrent: 1 concurrent calls/);
+    assert.match(JSON.parse(limited!.body).error.message, /^Rate limit reached for key concurrent: 1 concurrent call;/);
     const entries = await finishedEntries(store, [heldId]);
     assert.equal(entries.get(heldId)!.outcome, "client_aborted");
   });

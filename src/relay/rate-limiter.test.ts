@@ -124,7 +124,7 @@ describe("scopes and headers", () => {
     assert.match(refusal(limiter, { ...CALL, keyId: "app-3" }).message, /project support: 2 requests per minute/);
     assert.deepEqual(limiter.admit({ ...CALL, project: "other", keyId: "app-2" }).headers, {}, "no limit applies: no headers");
     limiter.admit({ ...CALL, project: "other", model: "claude" });
-    assert.match(refusal(limiter, { ...CALL, project: "other", model: "claude" }).message, /model claude: 1 requests per minute/);
+    assert.match(refusal(limiter, { ...CALL, project: "other", model: "claude" }).message, /model claude: 1 request per minute/);
   });
 
   test("the Anthropic routes get anthropic-ratelimit-* with RFC 3339 resets", () => {

@@ -105,7 +105,7 @@ function refuseOverLimit(rules: readonly RateRule[], call: RateCall, now: number
   let reason = "";
   for (const rule of rules) {
     const requestsWait = rule.requests === null ? 0 : rule.requests.waitMs(1, now);
-    if (requestsWait > waitMs) [waitMs, reason] = [requestsWait, `${rule.name}: ${rule.requests!.limit} requests per minute`];
+    if (requestsWait > waitMs) [waitMs, reason] = [requestsWait, `${rule.name}: ${count(rule.requests!.limit, "request")} per minute`];
     const tokensWait = rule.tokens === null ? 0 : rule.tokens.waitMs(call.tokens, now);
     if (tokensWait === Number.POSITIVE_INFINITY) {
       throw new RelayError(
@@ -115,9 +115,9 @@ function refuseOverLimit(rules: readonly RateRule[], call: RateCall, now: number
         { ...reportHeaders(rules, call.wire, now), "x-should-retry": "false" },
       );
     }
-    if (tokensWait > waitMs) [waitMs, reason] = [tokensWait, `${rule.name}: ${rule.tokens!.limit} tokens per minute`];
+    if (tokensWait > waitMs) [waitMs, reason] = [tokensWait, `${rule.name}: ${count(rule.tokens!.limit, "token")} per minute`];
     if (rule.concurrent !== null && rule.inFlight >= rule.concurrent && CONCURRENCY_RETRY_MS > waitMs) {
-      [waitMs, reason] = [CONCURRENCY_RETRY_MS, `${rule.name}: ${rule.concurrent} concurrent calls`];
+      [waitMs, reason] = [CONCURRENCY_RETRY_MS, `${rule.name}: ${count(rule.concurrent, "concurrent call")}`];
     }
   }
   if (waitMs === 0) return;
@@ -141,7 +141,9 @@ function ticketFor(rules: readonly RateRule[], call: RateCall, now: number): Rat
   return {
     headers: reportHeaders(rules, call.wire, now),
     end(usage, mayHaveBeenBilled) {
-      const used = usage === null ? (mayHaveBeenBilled ? call.tokens : 0) : usage.inputTokens + usage.cachedInputTokens + usage.outputTokens;
+      const reported = usage === null ? Number.NaN : usage.inputTokens + usage.cachedInputTokens + usage.outputTokens;
+      // No (or no usable) final usage: the budget's rule, the reservation when the provider may have billed.
+      const used = Number.isFinite(reported) ? reported : mayHaveBeenBilled ? call.tokens : 0;
       release(call.tokens - used, false);
     },
     cancel: () => release(call.tokens, true),
@@ -163,6 +165,10 @@ function tighter(report: RateReport | null, bucket: RateBucket, now: number): Ra
   const remaining = bucket.remaining(now);
   if (report !== null && (report.remaining < remaining || (report.remaining === remaining && report.limit <= bucket.limit))) return report;
   return { limit: bucket.limit, remaining, resetMs: bucket.resetMs(now) };
+}
+
+function count(n: number, unit: string): string {
+  return `${n} ${unit}${n === 1 ? "" : "s"}`;
 }
 
 function formatSeconds(ms: number): string {

@@ -21,6 +21,8 @@ const SECRETS = {
   rpmAnthropic: "sk-renio-rpm-anthropic-01",
   tpm: "sk-renio-tpm-key-000001",
   concurrent: "sk-renio-concurrent-0001",
+  broke: "sk-renio-broke-key-00001",
+  funded: "sk-renio-funded-key-0001",
 };
 
 /** The streamed chat body the tokens test sends with the SDK, and the token bound Renio reserves for it. */
@@ -44,12 +46,16 @@ before(async () => {
         { id: "rpm-anthropic", secret: SECRETS.rpmAnthropic, project: "claude-apps" },
         { id: "tpm", secret: SECRETS.tpm, project: "apps" },
         { id: "concurrent", secret: SECRETS.concurrent, project: "apps" },
+        { id: "broke", secret: SECRETS.broke, project: "one-a-minute" },
+        { id: "funded", secret: SECRETS.funded, project: "one-a-minute" },
       ],
+      budgets: [{ id: "broke-zero", scope: { key: "broke" }, period: "total", limit: 0 }],
       rateLimits: [
         { scope: { key: "rpm-openai" }, requestsPerMinute: 60 },
         { scope: { project: "claude-apps" }, requestsPerMinute: 60, tokensPerMinute: 1_000_000 },
         { scope: { model: "tpm-gpt" }, tokensPerMinute: TPM_LIMIT },
         { scope: { key: "concurrent" }, concurrent: 1 },
+        { scope: { project: "one-a-minute" }, requestsPerMinute: 1 },
       ],
     },
     { clock },
@@ -239,6 +245,20 @@ describe("concurrent calls", () => {
     await assert.rejects(post(relay.url, "/v1/messages", { ...message, stream: true }, { ...bearer(SECRETS.concurrent), "x-mock-fault": "cut=2" }).then((r) => r.arrayBuffer()));
     const next = await anthropic().messages.create(message);
     assert.equal(next.type, "message", "admitted at once: neither failed call kept the slot");
+  });
+});
+
+describe("calls refused after the rate-limit check", () => {
+  test("a budget refusal gives the request back: it was never sent, so it does not count", async () => {
+    const refused = await post(relay.url, "/v1/chat/completions", chatBody(), bearer(SECRETS.broke));
+    assert.equal(refused.status, 429);
+    assert.equal((await errorOf(refused)).code, "budget_exceeded");
+    const admitted = await post(relay.url, "/v1/chat/completions", chatBody(), bearer(SECRETS.funded));
+    assert.equal(admitted.status, 200, "the project's one request a minute is still there");
+    assert.equal(admitted.headers.get("x-ratelimit-remaining-requests"), "0");
+    await admitted.arrayBuffer();
+    const limited = await post(relay.url, "/v1/chat/completions", chatBody(), bearer(SECRETS.funded));
+    assert.equal((await errorOf(limited)).code, "rate_limit_exceeded");
   });
 });
 

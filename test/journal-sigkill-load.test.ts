@@ -53,7 +53,7 @@ interface Answered {
   usage?: { prompt: number; cached: number; completion: number };
 }
 
-test(`SIGKILL under load (${CALLS} SDK calls, ${CONCURRENCY} at a time, killed after ${KILL_AFTER} answers): every answered call is settled or reconciled per the documented rules, nothing lost or doubled, the books equal the journal, the strict limit holds`, async () => {
+for (const durability of ["fsync", "process"] as const) test(`${durability}: SIGKILL under load (${CALLS} SDK calls, ${CONCURRENCY} at a time, killed after ${KILL_AFTER} answers): every answered call is settled or reconciled per the documented rules, nothing lost or doubled, the books equal the journal, the strict limit holds`, async () => {
   const dir = scratchDir();
   const storage: StorageConfig = { type: "sqlite", path: join(dir, "renio.db") };
   const keys = [{ id: "test", secret: TEST_KEY, project: "tests" }, { id: "capped", secret: CAPPED_KEY, project: "tests" }];
@@ -61,7 +61,7 @@ test(`SIGKILL under load (${CALLS} SDK calls, ${CONCURRENCY} at a time, killed a
     { id: "all", scope: "total", period: "total", limit: LIMITS["all"], mode: "strict" },
     { id: "capped", scope: { key: "capped" }, period: "total", limit: LIMITS["capped"], mode: "strict" },
   ];
-  const configPath = writeConfig(dir, relayConfig(mock.url, storage, { keys, budgets }));
+  const configPath = writeConfig(dir, relayConfig(mock.url, storage, { keys, budgets, journal: { durability } }));
   const relay = await startRelayProcess(configPath);
   const receivedBefore = (await mockStats(mock.url)).received;
 

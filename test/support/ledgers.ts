@@ -19,11 +19,11 @@ import { backends, pgExec } from "./store-targets.ts";
 /**
  * Every ledger a user can get, built the way `renio serve` builds it: the one place tests
  * construct a ledger for the ledger contract (when the constructors change, only this file
- * does). A relay on SQLite owns its file and gets the log ledger (at either durability); a
- * relay on PostgreSQL gets the SQL ledger. The SQL ledger on SQLite is not reachable from
- * config (serve always logs on SQLite), so it is not a kind here.
+ * does). A relay on SQLite owns its file and gets the log ledger; a relay on PostgreSQL gets
+ * the SQL ledger; each at either `journal.durability`. The SQL ledger on SQLite is not
+ * reachable from config (serve always logs on SQLite), so it is not a kind here.
  */
-export type LedgerKind = "log-fsync" | "log-process" | "sql-postgres";
+export type LedgerKind = "log-fsync" | "log-process" | "postgres-fsync" | "postgres-process";
 
 const runtime = await currentRuntime();
 
@@ -34,7 +34,8 @@ const pgSkip = process.env.RENIO_TEST_PG_URL ? false : "RENIO_TEST_PG_URL is not
 export const ledgerKinds: ReadonlyArray<{ kind: LedgerKind; name: string; skip: string | false }> = [
   { kind: "log-fsync", name: `log ledger, fsync (${runtime.name})`, skip: false },
   { kind: "log-process", name: `log ledger, process (${runtime.name})`, skip: false },
-  { kind: "sql-postgres", name: `SQL ledger on PostgreSQL (${runtime.name})`, skip: pgSkip },
+  { kind: "postgres-fsync", name: `SQL ledger on PostgreSQL, fsync (${runtime.name})`, skip: pgSkip },
+  { kind: "postgres-process", name: `SQL ledger on PostgreSQL, process (${runtime.name})`, skip: pgSkip },
 ];
 
 /** Test-only tuning. */
@@ -84,12 +85,13 @@ export interface TestLedger {
 
 /** Opens a fresh ledger of `kind` (SQLite files in `dir`; PostgreSQL: a new database). */
 export async function openTestLedger(kind: LedgerKind, dir: string, tuning: LedgerTuning = {}): Promise<TestLedger> {
-  if (kind === "sql-postgres") {
+  const durability: Durability = kind.endsWith("-fsync") ? "fsync" : "process";
+  if (kind.startsWith("postgres-")) {
     const { storage } = await backends.find((backend) => backend.name === "postgres")!.target();
     if (storage.type !== "postgres") throw new Error("the postgres backend gave no PostgreSQL URL");
-    return openSqlLedger(storage, tuning);
+    return openSqlLedger(storage, durability, tuning);
   }
-  return openLogLedger(join(dir, "renio.db"), kind === "log-fsync" ? "fsync" : "process", tuning);
+  return openLogLedger(join(dir, "renio.db"), durability, tuning);
 }
 
 /** A delay no test waits for. */
@@ -162,9 +164,9 @@ async function openLogLedger(path: string, durability: Durability, tuning: Ledge
   };
 }
 
-async function openSqlLedger(storage: Extract<StorageConfig, { type: "postgres" }>, tuning: LedgerTuning): Promise<TestLedger> {
+async function openSqlLedger(storage: Extract<StorageConfig, { type: "postgres" }>, durability: Durability, tuning: LedgerTuning): Promise<TestLedger> {
   const instanceId = newEntryId();
-  const store = await createStore(storage, { durability: "fsync", openSqlite: runtime.openSqlite, instanceId });
+  const store = await createStore(storage, { durability, openSqlite: runtime.openSqlite, instanceId });
   const recovered = await store.recover(Date.now());
   const ledger = createSqlLedger(store, tuning.untilFlush ? { finishDelayMs: HOURS } : {});
   const refuse = async () => {
@@ -177,7 +179,7 @@ async function openSqlLedger(storage: Extract<StorageConfig, { type: "postgres" 
     return () => pgExec(storage.url, "drop function renio_test_refuse() cascade");
   };
   return {
-    kind: "sql-postgres",
+    kind: durability === "fsync" ? "postgres-fsync" : "postgres-process",
     ledger,
     store,
     recovered,
@@ -199,12 +201,12 @@ async function openSqlLedger(storage: Extract<StorageConfig, { type: "postgres" 
     async crashAndRestart() {
       // The process is gone: its connections (and its liveness lock) end; nothing queued is written.
       await store.close();
-      const next = await openSqlLedger(storage, tuning);
+      const next = await openSqlLedger(storage, durability, tuning);
       // What the dead process still held in memory goes nowhere (its store is closed); stop its timers.
       await ledger.close().catch(() => undefined);
       return next;
     },
     close: () => ledger.close(),
-    reopen: () => openSqlLedger(storage, tuning),
+    reopen: () => openSqlLedger(storage, durability, tuning),
   };
 }

@@ -1,4 +1,4 @@
-import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml";
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type ErrorCode, type Node } from "yaml";
 import { ConfigSyntaxError, type ConfigDocument, type TextPosition } from "./config-document.ts";
 
 /** YAML text that does not parse: where it breaks and why. */
@@ -22,13 +22,19 @@ export function parseYamlDocument(text: string): ConfigDocument {
     return { line, column: col };
   };
   const first = document.errors[0];
-  if (first !== undefined) throw new YamlSyntaxError(positionOf(first.pos[0]), first.message);
+  if (first !== undefined) throw new YamlSyntaxError(positionOf(first.pos[0]), REASONS[first.code] ?? first.message);
   if (document.contents === null) throw new YamlSyntaxError(positionOf(0), "the document is empty");
   return {
     value: document.toJS({ maxAliasCount: 100 }) as unknown,
     locate: (path) => positionOf(writtenAt(document, path)),
   };
 }
+
+/** Messages of the package written for a programmer, said for an operator. */
+const REASONS: Partial<Record<ErrorCode, string>> = {
+  DUPLICATE_KEY: "a key is repeated (keys must be unique)",
+  MULTIPLE_DOCS: "several documents (---); a config file holds one",
+};
 
 /** The offset of the node at `path` (of its key when it is a map value), else of its nearest ancestor written. */
 function writtenAt(document: Document, path: ReadonlyArray<PropertyKey>): number {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { ConfigError, formatProblem } from "../src/config/config-error.ts";
-import type { ConfigOverride } from "../src/config/config-overrides.ts";
+import { withoutOverrides, type ConfigOverride } from "../src/config/config-overrides.ts";
 import { resolveConfig, type ConfigRequest, type ResolvedConfig } from "../src/config/config-resolve.ts";
 import { freePort } from "./support/free-port.ts";
 import { runCommand, sourceCommand, startCommand } from "./support/cli-process.ts";
@@ -94,6 +94,12 @@ describe("precedence: flag > environment > config file > default", () => {
     const token = "${HOME}-not-interpolated";
     assert.equal((await resolveConfig({ file: YAML_FILE, env: { RENIO_ADMIN_TOKEN: token, HOME: "/root" } })).config.server.adminToken, token);
   });
+});
+
+test("bench's child processes get the environment without the override variables (they run with the config bench writes)", async () => {
+  const env = withoutOverrides({ PATH: "/bin", RENIO_CONFIG: YAML_FILE, RENIO_PORT: "1", RENIO_LOG_LEVEL: "verbose", RENIO_ADMIN_TOKEN: ADMIN_TOKEN, RENIO_TEST_X: "kept" });
+  assert.deepEqual(env, { PATH: "/bin", RENIO_TEST_X: "kept" });
+  assert.equal((await resolveConfig({ file: YAML_FILE, env })).config.server.port, 9000);
 });
 
 describe("a bad environment value is a problem named after its variable", () => {

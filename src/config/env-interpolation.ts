@@ -25,7 +25,10 @@ export function interpolateEnv(
   if (Array.isArray(value)) return value.map((item, index) => interpolateEnv(item, env, problems, [...path, index]));
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[key] = interpolateEnv(item, env, problems, [...path, key]);
+    for (const [key, item] of Object.entries(value)) {
+      // defineProperty, not assignment: a key named __proto__ stays a key (and an unknown one).
+      Object.defineProperty(out, key, { value: interpolateEnv(item, env, problems, [...path, key]), enumerable: true, writable: true, configurable: true });
+    }
     return out;
   }
   return value;

@@ -14,4 +14,12 @@ export interface BudgetCharge {
 /** Result of admitting a call. */
 export type Admission =
   | { admitted: true; /** Remaining amount of the tightest budget after the reservation, if any budget applies. */ remaining?: { budgetId: string; amount: number } }
-  | { admitted: false; /** The budget that could not cover the charge. */ budgetId: string; limit: number; remaining: number };
+  | {
+      admitted: false;
+      /** The budget that could not cover the charge. */
+      budgetId: string;
+      limit: number;
+      remaining: number;
+      /** Refused because the budget is paused (not for its limit). */
+      paused?: true;
+    };

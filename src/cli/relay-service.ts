@@ -1,9 +1,12 @@
 import process from "node:process";
+import { createBudgetCatalog } from "../budget/budget-catalog.ts";
 import type { Config } from "../config/config-schema.ts";
 import { createAdminRoutes } from "../http/admin-routes.ts";
 import { createHttpHandler } from "../http/app.ts";
 import { openLedger } from "../journal/open-ledger.ts";
 import { createProviders } from "../providers/provider-registry.ts";
+import { createBudgetAdmin } from "../relay/budget-admin.ts";
+import { startBudgetSync, type BudgetSync } from "../relay/budget-sync.ts";
 import { createCallPricing } from "../relay/call-pricing.ts";
 import { createKeyring } from "../relay/keyring.ts";
 import { createModelRouter } from "../relay/model-router.ts";
@@ -20,12 +23,24 @@ export interface RelayService {
   shutdown(): Promise<void>;
 }
 
-/** Wires config into a listening relay: the journal (see open-ledger.ts), providers, routing, pricing, HTTP. */
+/**
+ * Wires config into a listening relay: the journal (see open-ledger.ts), the budgets of the
+ * config and the store (kept up to date by budget-sync.ts), providers, routing, pricing, HTTP.
+ */
 export async function startRelayService(config: Config, runtime: Runtime): Promise<RelayService> {
-  const { ledger, store, recovered, close: closeLedger } = await openLedger(config, runtime, { onError: reportJournalError });
+  const catalog = createBudgetCatalog(config.budgets, config.budget.mode);
+  const { ledger, store, recovered, close: closeLedger } = await openLedger(config, runtime, { onError: reportJournalError, budgetTerms: catalog.termsOf });
+  let budgetSync: BudgetSync | undefined;
+  try {
+    if (store) budgetSync = await startBudgetSync(store, catalog, config.budget.storePollMs, reportBudgetSyncError);
+  } catch (error) {
+    await closeLedger();
+    throw error;
+  }
   const providers = createProviders(config, fetch);
   const router = createModelRouter(config, providers);
-  const relay = createRelay({ config, keyring: createKeyring(config.keys), router, pricing: createCallPricing(config), ledger });
+  const relay = createRelay({ config, keyring: createKeyring(config.keys), router, pricing: createCallPricing(config, catalog), ledger });
+  const adminToken = config.server.adminToken;
 
   let accepting = true;
   const handler = createHttpHandler({
@@ -33,7 +48,22 @@ export async function startRelayService(config: Config, runtime: Runtime): Promi
     router,
     ledger,
     accepting: () => accepting,
-    admin: config.server.adminToken === undefined || store === undefined ? undefined : createAdminRoutes({ store, sync: () => ledger.flush(), token: config.server.adminToken, budgets: config.budgets, defaultMode: config.budget.mode }),
+    admin:
+      adminToken === undefined || store === undefined
+        ? undefined
+        : createAdminRoutes({
+            store,
+            sync: () => ledger.flush(),
+            token: adminToken,
+            defaultMode: config.budget.mode,
+            budgetAdmin: createBudgetAdmin({
+              store,
+              configBudgets: config.budgets,
+              defaultMode: config.budget.mode,
+              sync: () => ledger.flush(),
+              applied: () => budgetSync?.refresh() ?? Promise.resolve(),
+            }),
+          }),
   });
   const server = await runtime.serve({
     hostname: config.server.host,
@@ -47,6 +77,7 @@ export async function startRelayService(config: Config, runtime: Runtime): Promi
     recovered,
     async shutdown() {
       accepting = false;
+      budgetSync?.stop();
       const deadline = performance.now() + config.server.shutdownGraceMs;
       const stopped = server.stop();
       await relay.drained(config.server.shutdownGraceMs);
@@ -59,6 +90,11 @@ export async function startRelayService(config: Config, runtime: Runtime): Promi
       clearTimeout(timer);
     },
   };
+}
+
+/** A failed read of the stored budgets (the relay keeps the budgets it had and retries at the next poll). */
+function reportBudgetSyncError(error: unknown): void {
+  process.stderr.write(`renio: budgets: ${error instanceof Error ? error.message : String(error)}\n`);
 }
 
 /** A failed admission-log write or database apply, on stderr (message only: no stack, no request data). */

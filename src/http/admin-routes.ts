@@ -1,9 +1,10 @@
 import { timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
-import { configuredUsage } from "../budget/budget-usage.ts";
-import type { BudgetConfig } from "../config/config-schema.ts";
+import type { BudgetMode } from "../budget/budget-definition.ts";
+import type { BudgetAdmin } from "../relay/budget-admin.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { JournalReader } from "../storage/store.ts";
+import { createAdminBudgetRoutes } from "./admin-budgets.ts";
 import type { HttpEnv } from "./app.ts";
 
 /** What the admin API reads. */
@@ -13,17 +14,17 @@ export interface AdminDeps {
   readonly sync?: () => Promise<void>;
   /** The admin token (from config); compared in constant time. */
   readonly token: string;
-  readonly budgets: readonly BudgetConfig[];
-  /** The config's `budget.mode`: the mode in effect for a budget without its own. */
-  readonly defaultMode: NonNullable<BudgetConfig["mode"]>;
+  /** Budgets of the config and the store (`/admin/budgets`). */
+  readonly budgetAdmin: BudgetAdmin;
+  /** The config's `budget.mode`: the mode of a budget created without one. */
+  readonly defaultMode: BudgetMode;
 }
 
 const MAX_PAGE = 1000;
 
 /**
- * `GET /admin/journal` (cursor pagination, filters) and `GET /admin/budgets` (every stored
- * period row, plus each configured budget's current period when it has no row yet), behind
- * the admin token.
+ * `GET /admin/journal` (cursor pagination, filters) and `/admin/budgets` (admin-budgets.ts),
+ * behind the admin token.
  */
 export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
   const admin = new Hono<HttpEnv>();
@@ -56,21 +57,7 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
     return c.json({ object: "list", data: page.entries, next_cursor: page.nextCursor });
   });
 
-  admin.get("/budgets", async (c) => {
-    await deps.sync?.();
-    const usage = await deps.store.budgetUsage();
-    const configured = new Map(deps.budgets.map((budget) => [budget.id, budget]));
-    // A budget no longer in the config has neither scope nor mode: null.
-    const data = usage.map((row) => {
-      const budget = configured.get(row.budgetId);
-      return { ...row, scope: budget?.scope ?? null, mode: budget === undefined ? null : (budget.mode ?? deps.defaultMode) };
-    });
-    // Configured budgets not charged in their current period yet: zero usage, as `renio budget status` shows them.
-    for (const { budget, usage: zero, stored } of configuredUsage(deps.budgets, usage, new Date())) {
-      if (!stored) data.push({ ...zero, scope: budget.scope, mode: budget.mode ?? deps.defaultMode });
-    }
-    return c.json({ object: "list", data });
-  });
+  admin.route("/budgets", createAdminBudgetRoutes(deps.budgetAdmin, deps.defaultMode));
 
   return admin;
 }

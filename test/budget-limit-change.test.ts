@@ -50,31 +50,39 @@ async function send(url: string): Promise<Sent> {
   return { id, status: response.status, code: (await errorOf(response)).code };
 }
 
+/** Calls admitted under the first limit before it is lowered. */
+const BEFORE_CHANGE = 15;
+
 /**
- * `CALLS` calls, `IN_FLIGHT` at a time, spread over `urls`; once 15 have reached the provider
- * the limit is lowered through `adminUrl` while the rest keep coming. Then checks what a strict
- * budget promises across the change: usage at the change was under the lowered limit, so no
- * admission after it may take spend past it, whichever relay admits; nothing admitted is lost.
+ * `CALLS` calls, `IN_FLIGHT` at a time, spread over `urls`: the first `BEFORE_CHANGE` are
+ * admitted under the first limit, then the limit is lowered through `adminUrl` while the rest
+ * are released at once, racing the change. Then checks what a strict budget promises across
+ * the change: usage when it was made (at most 15 reservations) was under the lowered limit, so
+ * no admission after it may take spend past it, whichever relay admits; nothing admitted is lost.
  */
 async function lowerWhileCalling(urls: readonly string[], adminUrl: string, store: Store): Promise<void> {
   const received = (await mockStats(mock.url)).received;
   const results: Sent[] = [];
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < CALLS) {
       const index = next++;
+      if (index >= BEFORE_CHANGE) await released;
       results.push(await send(urls[index % urls.length]!));
     }
   };
   const workers = Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-  assert.ok(await eventually(async () => (await mockStats(mock.url)).received - received >= 15, 30_000), "15 calls reached the provider");
-  const lowered = await admin(adminUrl, "PATCH", `/budgets/${BUDGET.id}`, { limit: LOWERED });
-  assert.equal(lowered.status, 200);
+  assert.ok(await eventually(async () => (await mockStats(mock.url)).received - received >= IN_FLIGHT, 30_000), "the first calls reached the provider");
+  const lowered = admin(adminUrl, "PATCH", `/budgets/${BUDGET.id}`, { limit: LOWERED });
+  release();
+  assert.equal((await lowered).status, 200);
   await workers;
 
   const admitted = results.filter((r) => r.status === 200).map((r) => r.id);
   for (const refused of results.filter((r) => r.status !== 200)) assert.deepEqual([refused.status, refused.code], [429, "budget_exceeded"]);
-  assert.ok(admitted.length >= 15 && admitted.length < CALLS, `some calls admitted, some refused (admitted ${admitted.length})`);
+  assert.ok(admitted.length >= BEFORE_CHANGE && admitted.length < CALLS, `some calls admitted, some refused (admitted ${admitted.length})`);
   const entries = await finishedEntries(store, admitted, 20_000);
   let settled = 0;
   for (const id of admitted) {

@@ -53,11 +53,15 @@ export function httpBudgetClient(url: string, token: string): BudgetClient {
     throw new BudgetRequestError(response.status, error?.code ?? "", error?.message ?? `the relay answered ${response.status}`);
   };
   const path = (id: string) => `/${encodeURIComponent(id)}`;
+  const budget = async (answer: Promise<StoredBudget>): Promise<StoredBudget> => {
+    const { id, scope, period, limit, mode, paused, createdAt, updatedAt } = await answer;
+    return { id, scope, period, limit, mode, paused, createdAt, updatedAt };
+  };
   return {
     list: async () => (await request<{ data: BudgetListing[] }>("GET", "")).data,
-    create: (body) => request("POST", "", body),
-    update: (id, body) => request("PATCH", path(id), body),
-    remove: (id) => request("DELETE", path(id)),
+    create: (body) => budget(request("POST", "", body)),
+    update: (id, body) => budget(request("PATCH", path(id), body)),
+    remove: (id) => budget(request("DELETE", path(id))),
   };
 }
 

@@ -32,7 +32,7 @@ export function createBudgetCatalog(config: readonly BudgetConfig[], defaultMode
     replace(next) {
       stored = next.filter((budget) => !configIds.has(budget.id));
       terms = new Map(stored.map((budget) => [budget.id, termsOf(budget)]));
-      plan = createBudgetPlan([...config, ...stored.map(({ id, scope, period, limit, mode }) => ({ id, scope, period, limit, mode }))], defaultMode);
+      plan = createBudgetPlan([...config, ...stored.map(({ id, scope, period, limit, mode }) => ({ id, scope, period, limit, mode, stored: true }))], defaultMode);
     },
   };
 }

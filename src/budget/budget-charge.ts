@@ -9,6 +9,8 @@ export interface BudgetCharge {
   mode: "strict" | "observe";
   /** Amount to reserve (the cost's upper bound). */
   amount: number;
+  /** Set for a budget created at run time (in the store): its terms in force are read when the call is decided. */
+  stored?: true;
 }
 
 /** Result of admitting a call. */

@@ -24,6 +24,7 @@ export function decideUnderTerms(
   let current: BudgetCharge[] | undefined;
   for (let i = 0; i < charges.length; i++) {
     const charge = charges[i] as BudgetCharge;
+    if (!charge.stored) continue;
     const terms = termsOf(charge.budgetId);
     if (terms === undefined) continue;
     if (terms.paused) return { admission: { admitted: false, budgetId: charge.budgetId, limit: terms.limit, remaining: 0, paused: true }, charges };

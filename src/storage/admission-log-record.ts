@@ -50,7 +50,7 @@ export function encodeLogRecord(record: LogRecord): string {
 
 const nullableString = z.string().nullable();
 const charges = z.array(
-  z.object({ budgetId: z.string(), period: z.string(), limit: z.number(), mode: z.enum(["strict", "observe"]), amount: z.number() }),
+  z.object({ budgetId: z.string(), period: z.string(), limit: z.number(), mode: z.enum(["strict", "observe"]), amount: z.number(), stored: z.literal(true).optional() }),
 );
 const start = z.object({
   id: z.string(),

@@ -52,10 +52,10 @@ export function touchedRows(items: readonly AdmitItem[]): string[] {
   return items.flatMap((item) => item.charges.map((charge) => budgetKey(charge.budgetId, charge.period)));
 }
 
-/** The terms in force of the stored budgets among the batch's charges (config budgets have no row: their charges' own terms). */
+/** The terms in force of the stored budgets the batch charges (none: no statement; config budgets' charges carry their terms). */
 async function loadTerms(run: RunQuery, items: readonly AdmitItem[], hot: HotStatements): Promise<(budgetId: string) => BudgetTerms | undefined> {
   const charged = new Map<string, BudgetCharge>();
-  for (const item of items) for (const charge of item.charges) charged.set(charge.budgetId, charge);
+  for (const item of items) for (const charge of item.charges) if (charge.stored) charged.set(charge.budgetId, charge);
   if (charged.size === 0) return () => undefined;
   const ids = [...charged.keys()].sort();
   const terms = new Map<string, BudgetTerms>();

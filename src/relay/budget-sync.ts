@@ -44,7 +44,8 @@ export async function startBudgetSync(
     try {
       if ((await store.budgetsVersion()) !== version) await refresh();
     } catch (error) {
-      onError(error);
+      // A poll cut short by shutdown (the store closing under it) is no failure.
+      if (!stopped) onError(error);
     }
     if (!stopped) timer = setTimeout(poll, pollMs);
   };

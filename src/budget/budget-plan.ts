@@ -22,7 +22,11 @@ interface Applicable {
   period: PeriodKind;
   limit: number;
   mode: "strict" | "observe";
+  stored: boolean;
 }
+
+/** A budget the plan charges: a config budget, or (`stored`) one created at run time. */
+export type PlannedBudget = BudgetConfig & { stored?: boolean };
 
 const DAY_MS = 86_400_000;
 
@@ -31,7 +35,7 @@ const DAY_MS = 86_400_000;
  * that apply to a key is computed on first use and cached; per call only the period string
  * (cached per UTC day) and the amount vary.
  */
-export function createBudgetPlan(budgets: readonly BudgetConfig[], defaultMode: "strict" | "observe"): BudgetPlan {
+export function createBudgetPlan(budgets: readonly PlannedBudget[], defaultMode: "strict" | "observe"): BudgetPlan {
   const perKey = new Map<string, readonly Applicable[]>();
   let day = Number.NaN;
   let periods: Record<PeriodKind, string> = { total: "total", month: "", day: "" };
@@ -42,7 +46,7 @@ export function createBudgetPlan(budgets: readonly BudgetConfig[], defaultMode: 
     if (list === undefined) {
       list = budgets
         .filter(({ scope }) => scope === "total" || ("project" in scope ? scope.project === project : scope.key === keyId))
-        .map((b) => ({ budgetId: b.id, period: b.period, limit: b.limit, mode: b.mode ?? defaultMode }));
+        .map((b) => ({ budgetId: b.id, period: b.period, limit: b.limit, mode: b.mode ?? defaultMode, stored: b.stored === true }));
       perKey.set(cacheKey, list);
     }
     return list;
@@ -57,7 +61,11 @@ export function createBudgetPlan(budgets: readonly BudgetConfig[], defaultMode: 
         day = today;
         periods = { total: "total", month: periodOf("month", now), day: periodOf("day", now) };
       }
-      return list.map((b) => ({ budgetId: b.budgetId, period: periods[b.period], limit: b.limit, mode: b.mode, amount }));
+      return list.map((b): BudgetCharge => {
+        const charge: BudgetCharge = { budgetId: b.budgetId, period: periods[b.period], limit: b.limit, mode: b.mode, amount };
+        if (b.stored) charge.stored = true;
+        return charge;
+      });
     },
   };
 }

@@ -1,11 +1,11 @@
+import type { BudgetMode } from "../budget/budget-definition.ts";
 import type { BudgetConfig } from "../config/config-schema.ts";
 import { configuredUsage, currentRows } from "../budget/budget-usage.ts";
 import type { JournalReader, StoreMaintenance } from "../storage/store.ts";
 import { CONFIG_OPTION, parseSubcommand, usageLine, UsageError } from "./cli-args.ts";
+import { scopeText } from "./cli-budgets.ts";
 import { BUDGET_USAGE, wantsHelp } from "./cli-help.ts";
-
-/** A budget's mode: `strict` refuses calls past the limit, `observe` only records. */
-export type BudgetMode = NonNullable<BudgetConfig["mode"]>;
+import { amountText as round, printTable } from "./cli-table.ts";
 
 /** One configured budget in its current period. */
 export interface BudgetStatusRow {
@@ -104,12 +104,6 @@ export async function budgetStatus(store: JournalReader, budgets: readonly Budge
   }));
 }
 
-function scopeText(scope: BudgetConfig["scope"]): string {
-  if (scope === "total") return "total";
-  return "project" in scope ? `project:${scope.project}` : `key:${scope.key}`;
-}
-
-const round = (n: number): string => String(Math.round(n * 1e6) / 1e6);
 
 function printStatus(rows: readonly BudgetStatusRow[], out: (line: string) => void): void {
   if (rows.length === 0) {
@@ -118,6 +112,5 @@ function printStatus(rows: readonly BudgetStatusRow[], out: (line: string) => vo
   }
   const header = ["BUDGET", "SCOPE", "PERIOD", "MODE", "LIMIT", "SPENT", "RESERVED", "REMAINING"];
   const cells = rows.map((r) => [r.budgetId, r.scope, r.period, r.mode, round(r.limit), round(r.spent), round(r.reserved), round(r.remaining)]);
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] as string).length)));
-  for (const row of [header, ...cells]) out(row.map((c, i) => c.padEnd(widths[i] as number)).join("  ").trimEnd());
+  printTable(header, cells, out);
 }

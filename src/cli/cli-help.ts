@@ -41,8 +41,17 @@ const JOURNAL: CommandHelp = {
   summary: "read the journal of the configured store (default config: ./.renio/renio.db)",
 };
 const BUDGET: CommandHelp = {
-  synopsis: ["budget status [--config FILE] [--json]", "budget reconcile [--config FILE] [--cost-at reserved|zero] [--json]"],
-  summary: "status: every configured budget in its current period; reconcile: settle calls a crash left interrupted",
+  synopsis: [
+    "budget status [--config FILE] [--json]",
+    "budget reconcile [--config FILE] [--cost-at reserved|zero] [--json]",
+    "budget list [--url URL | --config FILE] [--json]",
+    "budget set ID [--scope total|project:NAME|key:ID] [--period day|month|total] [--limit N]\n[--mode strict|observe] [--url URL | --config FILE] [--json]",
+    "budget delete|pause|resume ID [--url URL | --config FILE] [--json]",
+  ],
+  summary:
+    "status: every configured budget in its current period; reconcile: settle calls a crash left interrupted;\n" +
+    "        list, set, delete, pause, resume: budgets of the config and the store, through a running relay (--url,\n" +
+    "        admin token in RENIO_ADMIN_TOKEN) or on the store directly (--config); `renio budgets` is the same command",
 };
 const PRICES: CommandHelp = {
   synopsis: ["prices list"],

@@ -185,6 +185,9 @@ export function createRelay(deps: RelayDeps): Relay {
 const RELAY_ERROR = { outcome: "relay_error", status: 500, errorCode: "internal_error", ttfbMs: null, totalMs: 0, upstreamMs: null, usage: null, cost: null, responseBody: null } as const satisfies JournalCompletion;
 
 function budgetExceeded(admission: Extract<Admission, { admitted: false }>, currency: string): RelayError {
+  if (admission.paused) {
+    return new RelayError(429, "budget_paused", `Budget \`${admission.budgetId}\` is paused: it refuses every call it covers until it is resumed`, { "x-renio-budget": admission.budgetId });
+  }
   const remaining = Math.max(0, admission.remaining);
   return new RelayError(
     429,

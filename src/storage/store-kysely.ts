@@ -7,6 +7,7 @@ import { applyLogInTransaction } from "./store-apply.ts";
 import { createHotStatements } from "./hot-statements.ts";
 import { finishInTransaction, reconcileInTransaction, recoverInTransaction } from "./store-finish.ts";
 import { budgetUsage, listJournal, pruneJournal } from "./store-query.ts";
+import { budgetDefinitionsVersion, createBudgetDefinition, deleteBudgetDefinition, listBudgetDefinitions, updateBudgetDefinition } from "./store-budget-definitions.ts";
 import { inWriteTransaction, type RunQuery } from "./store-transaction.ts";
 
 /**
@@ -70,6 +71,11 @@ export function createKyselyStore(
     listJournal: (query) => listJournal(db, query),
     budgetUsage: (keys) => budgetUsage(db, keys),
     pruneJournal: (olderThan, batchSize) => pruneJournal(db, olderThan, batchSize),
+    listBudgets: () => listBudgetDefinitions(db),
+    budgetsVersion: () => budgetDefinitionsVersion(db),
+    createBudget: (budget) => write((trx) => createBudgetDefinition(trx, budget, Date.now())),
+    updateBudget: (id, change) => write((trx) => updateBudgetDefinition(trx, id, change, Date.now(), dialect.lockRows)),
+    deleteBudget: (id) => write((trx) => deleteBudgetDefinition(trx, id, Date.now(), dialect.lockRows)),
     close: () => {
       closed ??= release();
       return closed;

@@ -9,6 +9,10 @@ import { createKeyring } from "../relay/keyring.ts";
 import { createModelRouter } from "../relay/model-router.ts";
 import { createRelay } from "../relay/relay.ts";
 import type { Runtime, Server } from "../runtime/runtime.ts";
+import { observers, type CallObserver } from "../relay/call-observer.ts";
+import { createCallMetrics } from "../observe/call-metrics.ts";
+import { createLogger, defaultLogOptions, type LogOptions } from "../observe/call-log.ts";
+import { metricsRoute } from "../observe/metrics-route.ts";
 
 /** A running relay. */
 export interface RelayService {
@@ -20,12 +24,22 @@ export interface RelayService {
   shutdown(): Promise<void>;
 }
 
-/** Wires config into a listening relay: the journal (see open-ledger.ts), providers, routing, pricing, HTTP. */
-export async function startRelayService(config: Config, runtime: Runtime): Promise<RelayService> {
+/** Options of {@link startRelayService}. */
+export interface RelayServiceOptions {
+  /** How calls are logged on stdout (default: JSON unless stdout is a terminal, level info); false: no call log. */
+  readonly log?: LogOptions | false;
+}
+
+/** Wires config into a listening relay: the journal (see open-ledger.ts), providers, routing, pricing, metrics and the call log, HTTP. */
+export async function startRelayService(config: Config, runtime: Runtime, options: RelayServiceOptions = {}): Promise<RelayService> {
   const { ledger, store, recovered, close: closeLedger } = await openLedger(config, runtime, { onError: reportJournalError });
   const providers = createProviders(config, runtime.upstreamFetch);
   const router = createModelRouter(config, providers);
-  const relay = createRelay({ config, keyring: createKeyring(config.keys), router, pricing: createCallPricing(config), ledger });
+  const calls = createCallMetrics({ perKeyLabels: config.metrics.perKeyLabels, currency: config.budget.currency });
+  const watchers: CallObserver[] = [calls];
+  const log = options.log ?? defaultLogOptions(process.stdout.isTTY === true);
+  if (log !== false) watchers.push(createLogger(log, (line) => process.stdout.write(line)));
+  const relay = createRelay({ config, keyring: createKeyring(config.keys), router, pricing: createCallPricing(config), ledger, observer: observers(watchers) });
 
   let accepting = true;
   const handler = createHttpHandler({
@@ -33,6 +47,7 @@ export async function startRelayService(config: Config, runtime: Runtime): Promi
     router,
     ledger,
     accepting: () => accepting,
+    metrics: metricsRoute(config, calls, ledger, () => relay.inFlight),
     admin: config.server.adminToken === undefined || store === undefined ? undefined : createAdminRoutes({ store, sync: () => ledger.flush(), token: config.server.adminToken, budgets: config.budgets, defaultMode: config.budget.mode }),
   });
   const server = await runtime.serve({

@@ -133,6 +133,14 @@ export const configSchema = z.strictObject({
       shutdownGraceMs: durationMs.default(10_000),
       /** Token for /admin/* routes (usually `${ENV_VAR}`); admin routes are off without it. */
       adminToken: z.string().min(16, "must be at least 16 characters").optional(),
+      /** Token for GET /metrics only (Prometheus); the admin token is accepted too. /metrics is off without either. */
+      metricsToken: z.string().min(16, "must be at least 16 characters").optional(),
+    })
+    .prefault({}),
+  metrics: z
+    .strictObject({
+      /** Also label call metrics by key id (one series set per key: mind the cardinality). */
+      perKeyLabels: z.boolean().default(false),
     })
     .prefault({}),
   storage: storageSchema.prefault({ type: "sqlite" }),

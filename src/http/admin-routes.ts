@@ -1,10 +1,10 @@
-import { timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
 import { configuredUsage } from "../budget/budget-usage.ts";
 import type { BudgetConfig } from "../config/config-schema.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { JournalReader } from "../storage/store.ts";
 import type { HttpEnv } from "./app.ts";
+import { requireBearer } from "./bearer-auth.ts";
 
 /** What the admin API reads. */
 export interface AdminDeps {
@@ -27,14 +27,10 @@ const MAX_PAGE = 1000;
  */
 export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
   const admin = new Hono<HttpEnv>();
-  const expected = Buffer.from(deps.token);
+  const authorize = requireBearer([deps.token], "Admin routes need `Authorization: Bearer <admin token>`");
 
   admin.use(async (c, next) => {
-    const presented = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
-    const given = Buffer.from(presented ?? "");
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      throw new RelayError(401, "unauthorized", "Admin routes need `Authorization: Bearer <admin token>`");
-    }
+    authorize(c.req.raw.headers);
     await next();
   });
 

@@ -14,6 +14,7 @@ import { createInFlightCalls } from "./in-flight-calls.ts";
 import { createConnectCheck, type ConnectCheck } from "./upstream-connect.ts";
 import { outcomeOf, type CallEnd } from "./call-end.ts";
 import { exchange, type Exchange } from "./upstream-exchange.ts";
+import type { CallObserver } from "./call-observer.ts";
 
 /** Everything the relay needs, built once at startup. */
 export interface RelayDeps {
@@ -24,6 +25,8 @@ export interface RelayDeps {
   readonly ledger: Ledger;
   /** Connect-timeout enforcement (default: a real TCP check while a provider is cold). */
   readonly connectCheck?: ConnectCheck;
+  /** Told about every call when it ends, admitted or refused (metrics, the call log). */
+  readonly observer?: CallObserver;
 }
 
 /** The request path: authenticate, route, price, journal + reserve, forward, settle. */
@@ -34,11 +37,13 @@ export interface Relay {
   authenticate(request: Request): CallerKey;
   /** Resolves when every forwarded call has ended, or after `graceMs`. */
   drained(graceMs: number): Promise<void>;
+  /** Calls forwarded and not yet ended. */
+  readonly inFlight: number;
 }
 
 /** Creates the relay. */
 export function createRelay(deps: RelayDeps): Relay {
-  const { config, keyring, router, pricing, ledger } = deps;
+  const { config, keyring, router, pricing, ledger, observer } = deps;
   const decoder = new TextDecoder();
   const inFlight = createInFlightCalls();
   const connectCheck = deps.connectCheck ?? createConnectCheck();
@@ -84,6 +89,7 @@ export function createRelay(deps: RelayDeps): Relay {
         completion = { ...RELAY_ERROR, status, totalMs: performance.now() - input.startedAt, usage, cost: quote.price === null ? null : cost };
       }
       ledger.complete(start.id, completion, quote.charges, cost);
+      observer?.ended(start, completion);
     } finally {
       inFlight.end();
     }
@@ -105,10 +111,14 @@ export function createRelay(deps: RelayDeps): Relay {
   return {
     authenticate,
     drained: (graceMs) => inFlight.drained(graceMs),
+    get inFlight() {
+      return inFlight.count;
+    },
     async call(input) {
       const { route, request } = input;
       const start = blankStart(input);
       let recorded = false;
+      let forwarded = false;
       try {
         const key = authenticate(request);
         start.keyId = key.id;
@@ -150,12 +160,15 @@ export function createRelay(deps: RelayDeps): Relay {
         recorded = true;
         const admission = await ledger.admit(start, quote.charges);
         if (!admission.admitted) throw budgetExceeded(admission, config.budget.currency);
+        forwarded = true;
         return await forward(start, quote, input, admission, { provider: target.provider, body: upstreamBody, dropUsageChunk });
       } catch (error) {
         if (!recorded && error instanceof RelayError && !(error instanceof StoreUnavailableError)) {
           // A client gone while sending its body was never admitted: journaled as client_aborted.
           ledger.refuse({ start, status: error.status, errorCode: error.code, ...(error.code === "client_aborted" ? { outcome: "client_aborted" } : {}) });
         }
+        // A forwarded call was observed when it settled; every other end is observed here.
+        if (!forwarded && observer !== undefined) observer.ended(start, refusalOf(error, input.startedAt));
         throw error;
       }
     },
@@ -164,6 +177,22 @@ export function createRelay(deps: RelayDeps): Relay {
 
 /** The fields of a completion for Renio's own unexpected failure. */
 const RELAY_ERROR = { outcome: "relay_error", status: 500, errorCode: "internal_error", ttfbMs: null, totalMs: 0, upstreamMs: null, usage: null, cost: null, responseBody: null } as const satisfies JournalCompletion;
+
+/** How a call that was never forwarded ended, for the observer. */
+function refusalOf(error: unknown, startedAt: number): JournalCompletion {
+  const known = error instanceof RelayError;
+  return {
+    outcome: !known ? "relay_error" : error.code === "client_aborted" ? "client_aborted" : "refused",
+    status: known ? error.status : 500,
+    errorCode: known ? error.code : "internal_error",
+    ttfbMs: null,
+    totalMs: performance.now() - startedAt,
+    upstreamMs: null,
+    usage: null,
+    cost: null,
+    responseBody: null,
+  };
+}
 
 function budgetExceeded(admission: Extract<Admission, { admitted: false }>, currency: string): RelayError {
   const remaining = Math.max(0, admission.remaining);

@@ -52,7 +52,8 @@ export async function startRelay(mockUrl: string, overrides: Record<string, unkn
     ...overrides,
   };
   const config = validateConfig(raw, {});
-  const service = await startRelayService(config, await currentRuntime());
+  // No call log on the test runner's stdout (test/metrics-log-process.test.ts reads a child's).
+  const service = await startRelayService(config, await currentRuntime(), { log: false });
   return {
     service,
     url: service.url,

@@ -1,4 +1,21 @@
-import parsePrometheusTextFormat, { type ParsedFamily, type ParsedMetric } from "parse-prometheus-text-format";
+import { createRequire } from "node:module";
+
+/** One sample of a family, as the parser returns it (histograms: see {@link Scrape}). */
+export interface ParsedMetric {
+  value?: string;
+  labels?: Record<string, string>;
+}
+
+/** One metric family, as the parser returns it (prom2json's shape). */
+export interface ParsedFamily {
+  name: string;
+  help: string;
+  type: "COUNTER" | "GAUGE" | "HISTOGRAM" | "SUMMARY" | "UNTYPED";
+  metrics: ParsedMetric[];
+}
+
+// The package ships CommonJS without types; required the same way on Bun and Deno.
+const parsePrometheusTextFormat = createRequire(import.meta.url)("parse-prometheus-text-format") as (text: string) => ParsedFamily[];
 
 /** One labelled histogram series as parsed. */
 export interface HistogramSeries {

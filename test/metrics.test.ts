@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { readFileSync } from "node:fs";
 import OpenAI from "openai";
 import type { JournalEntry } from "../src/shared/journal-records.ts";
 import { startPostgresCluster } from "./support/postgres.ts";
@@ -144,6 +145,17 @@ describe("GET /metrics", () => {
     assert.equal(metrics.sum("renio_budget_remaining", { budget: "poor-day" }), 0.000001);
     assert.equal(metrics.sum("renio_in_flight_calls"), 0);
     assert.equal(metrics.sum("renio_store_up"), 1);
+  });
+
+  test("every metric the Grafana dashboard (deploy/grafana/renio.json) queries is on the page", async () => {
+    const dashboard = readFileSync(new URL("../deploy/grafana/renio.json", import.meta.url), "utf8");
+    const queried = new Set((JSON.parse(dashboard) as { panels: Array<{ targets?: Array<{ expr: string }> }> }).panels.flatMap((panel) => (panel.targets ?? []).flatMap((target) => target.expr.match(/renio_[a-z_]+/g) ?? [])));
+    assert.ok(queried.size >= 15, "the dashboard queries the metrics");
+    const metrics = new Scrape((await scrape(relay.url, METRICS_TOKEN)).text);
+    for (const name of queried) {
+      const family = name.replace(/_(bucket|sum|count)$/, "");
+      assert.ok(metrics.families.has(name) || metrics.families.get(family)?.type === "HISTOGRAM", `${name} is exported`);
+    }
   });
 
   test("without a token or with a wrong one: 401; the admin token also reads it", async () => {

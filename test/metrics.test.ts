@@ -87,7 +87,8 @@ describe("GET /metrics", () => {
     statuses.push(await statusOf(ok.chat.completions.create({ model: "mock-gpt", messages: [{ role: "user", content: "hi" }] }, { headers: { "x-mock-fault": "status=502" } })));
     statuses.push(await statusOf(client(relay.url, POOR_KEY).chat.completions.create({ model: "mock-gpt", messages: [{ role: "user", content: "hi" }], max_tokens: 20 })));
     statuses.push(await statusOf(client(relay.url, "sk-renio-wrong-key").chat.completions.create({ model: "mock-gpt", messages: [{ role: "user", content: "hi" }] })));
-    assert.deepEqual(statuses, [200, 200, 200, 200, 200, 502, 429, 401]);
+    statuses.push(await statusOf(ok.chat.completions.create({ model: "made-up-model-name", messages: [{ role: "user", content: "hi" }] })));
+    assert.deepEqual(statuses, [200, 200, 200, 200, 200, 502, 429, 401, 404]);
 
     const entries = await journal(relay.url);
     assert.equal(entries.length, statuses.length);
@@ -96,14 +97,16 @@ describe("GET /metrics", () => {
     assert.equal(page.contentType, "text/plain; version=0.0.4; charset=utf-8");
     const metrics = new Scrape(page.text);
 
-    // Calls by model, outcome and status: as the journal counts them.
-    const journalCalls = countBy(entries, (e) => `${e.model ?? ""}|${e.outcome}|${e.status}`);
+    // Calls by model, outcome and status: as the journal counts them (a model is a label once routed).
+    const journalCalls = countBy(entries, (e) => `${e.provider === null ? "" : e.model}|${e.outcome}|${e.status}`);
     const metricCalls = countBy(metrics.metrics("renio_calls_total"), (m) => `${m.labels?.model}|${m.labels?.outcome}|${m.labels?.status}`, (m) => Number(m.value));
     assert.deepEqual(metricCalls, journalCalls);
     assert.equal(metrics.sum("renio_calls_total", { project: "poor", outcome: "refused", status: "429" }), 1);
     assert.equal(metrics.sum("renio_calls_total", { outcome: "upstream_error", status: "502", provider: "mock" }), 1);
     assert.equal(metrics.sum("renio_refusals_total", { code: "budget_exceeded" }), 1);
     assert.equal(metrics.sum("renio_refusals_total", { code: "invalid_api_key" }), 1);
+    assert.equal(metrics.sum("renio_refusals_total", { code: "model_not_found" }), 1);
+    assert.ok(!page.text.includes("made-up-model-name"), "a model name a client made up is no label");
     assert.equal(metrics.families.get("renio_calls_total")?.type, "COUNTER");
 
     // Tokens and cost: the journal's sums.

@@ -77,7 +77,9 @@ export function createCallMetrics(options: CallMetricsOptions): CallMetrics {
   const seriesOf = (start: Readonly<JournalStart>): CallSeries => {
     const route = start.route;
     const provider = start.provider ?? "";
-    const model = start.model ?? "";
+    // A model name is a label only once it was routed (a configured model): a name a client
+    // made up would add series of its own.
+    const model = start.provider === null ? "" : (start.model ?? "");
     const project = start.project ?? "";
     const key = options.perKeyLabels ? (start.keyId ?? "") : "";
     const byKey = level(level(level(level(series, route), provider), model), project);

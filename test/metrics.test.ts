@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import OpenAI from "openai";
 import type { JournalEntry } from "../src/shared/journal-records.ts";
+import { admissionLogDir } from "../src/journal/log-segments.ts";
+import { canFreeze, frozen } from "./support/frozen-files.ts";
 import { startPostgresCluster } from "./support/postgres.ts";
 import { Scrape, scrape } from "./support/prom-scrape.ts";
 import { startMockServer, startRelay, TEST_KEY, type MockServer, type RelayUnderTest } from "./support/relay-harness.ts";
@@ -187,7 +190,27 @@ describe("GET /metrics with metrics.perKeyLabels", () => {
 });
 
 describe("GET /metrics while the store is down", () => {
-  test("postgres stopped under the relay: the scrape answers 200 with renio_store_up 0, and 1 again after", async () => {
+  test("sqlite: admission log made unwritable under the relay: 200 with renio_store_up 0 and the budgets from memory; 1 again after", { skip: !canFreeze && "needs root and chattr" }, async () => {
+    const relay = await startRelay(mock.url, overrides());
+    const logDir = admissionLogDir(join(relay.dir, "renio.db"));
+    try {
+      await client(relay.url, TEST_KEY).chat.completions.create({ model: "mock-gpt", messages: [{ role: "user", content: "hi" }], max_tokens: 20 });
+      assert.equal(new Scrape((await scrape(relay.url, METRICS_TOKEN)).text).sum("renio_store_up"), 1);
+      await frozen([logDir, ...readdirSync(logDir).map((name) => join(logDir, name))], async () => {
+        const down = await scrape(relay.url, METRICS_TOKEN);
+        assert.equal(down.status, 200);
+        const metrics = new Scrape(down.text);
+        assert.equal(metrics.sum("renio_store_up"), 0);
+        assert.equal(metrics.sum("renio_budget_limit", { budget: "poor-day" }), 0.000001);
+        assert.equal(metrics.sum("renio_calls_total", { outcome: "ok" }), 1);
+      });
+      assert.equal(new Scrape((await scrape(relay.url, METRICS_TOKEN)).text).sum("renio_store_up"), 1);
+    } finally {
+      await relay.stop();
+    }
+  });
+
+  test("postgres: server stopped under the relay: the scrape answers 200 with renio_store_up 0, and 1 again after", async () => {
     const cluster = startPostgresCluster();
     const relay = await startRelay(mock.url, overrides({ storage: { type: "postgres", url: cluster.url, poolSize: 2 } }));
     try {
@@ -203,7 +226,10 @@ describe("GET /metrics while the store is down", () => {
       } finally {
         cluster.resume();
       }
-      assert.equal(new Scrape((await scrape(relay.url, METRICS_TOKEN)).text).sum("renio_store_up"), 1);
+      // The pool's connections from before the restart fail once each (and are replaced): up within a few scrapes.
+      let up = 0;
+      for (let scrapes = 0; scrapes < 5 && up !== 1; scrapes++) up = new Scrape((await scrape(relay.url, METRICS_TOKEN)).text).sum("renio_store_up");
+      assert.equal(up, 1);
     } finally {
       await relay.stop();
       cluster.destroy();

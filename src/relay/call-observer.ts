@@ -14,5 +14,9 @@ export interface CallObserver {
 export function observers(list: readonly CallObserver[]): CallObserver | undefined {
   if (list.length === 0) return undefined;
   if (list.length === 1) return list[0];
-  return { ended: (start, end) => list.forEach((observer) => observer.ended(start, end)) };
+  return {
+    ended(start, end) {
+      for (const observer of list) observer.ended(start, end);
+    },
+  };
 }

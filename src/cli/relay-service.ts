@@ -15,6 +15,10 @@ import { createRelay } from "../relay/relay.ts";
 import { createRelaySnapshot, type SnapshotCell } from "../relay/relay-snapshot.ts";
 import type { RateClock } from "../relay/rate-limiter.ts";
 import type { Runtime, Server } from "../runtime/runtime.ts";
+import { observers, type CallObserver } from "../relay/call-observer.ts";
+import { createCallMetrics } from "../observe/call-metrics.ts";
+import { createLogger, defaultLogOptions, type LogOptions } from "../observe/call-log.ts";
+import { metricsRoute } from "../observe/metrics-route.ts";
 
 /** A running relay. */
 export interface RelayService {
@@ -36,12 +40,14 @@ export interface RelayServiceOptions {
   readonly loadConfig?: () => Promise<Config>;
   /** The rate limits' clock (tests inject one). */
   readonly clock?: RateClock;
+  /** How calls are logged on stdout (default: the config's `logging`, its format JSON unless stdout is a terminal); false: no call log. */
+  readonly log?: LogOptions | false;
 }
 
 /**
  * Wires config into a listening relay: the journal (see open-ledger.ts), the config snapshot
- * (providers, routing, keys, pricing: relay-snapshot.ts), HTTP on one listener, or two when the
- * admin routes listen apart.
+ * (providers, routing, keys, pricing: relay-snapshot.ts), metrics and the call log, HTTP on one
+ * listener, or two when the admin routes listen apart.
  */
 export async function startRelayService(config: Config, runtime: Runtime, options: RelayServiceOptions = {}): Promise<RelayService> {
   // The budgets in force: the config's (replaced on reload) and the store's (kept current by budget-sync.ts).
@@ -56,7 +62,13 @@ export async function startRelayService(config: Config, runtime: Runtime, option
   }
   const snapshot: SnapshotCell = { current: createRelaySnapshot(config, runtime.upstreamFetch, { clock: options.clock, budgets: catalog }) };
   let adminTokens = adminTokensOf(config.server);
-  const relay = createRelay({ snapshot, ledger });
+  // Every call's end feeds the metrics and the call log (one observer each).
+  const calls = createCallMetrics({ perKeyLabels: config.metrics.perKeyLabels, currency: config.budget.currency });
+  const watchers: CallObserver[] = [calls];
+  const fallback = defaultLogOptions(process.stdout.isTTY === true);
+  const log = options.log ?? { format: config.logging.format ?? fallback.format, level: config.logging.level };
+  if (log !== false) watchers.push(createLogger(log, (line) => process.stdout.write(line)));
+  const relay = createRelay({ snapshot, ledger, observer: observers(watchers) });
 
   /** Loads the file, refuses it with its problems, or swaps in the new snapshot (in one step: no call sees half of it). */
   const reloadOnce = async (loadConfig: () => Promise<Config>): Promise<ReloadOutcome> => {
@@ -96,17 +108,24 @@ export async function startRelayService(config: Config, runtime: Runtime, option
       applied: () => budgetSync?.refresh() ?? Promise.resolve(),
     });
   const admin = createAdminRoutes({ tokens: () => adminTokens, config: () => snapshot.current.config, store, sync: () => ledger.flush(), reload, budgetAdmin });
+  const metrics = metricsRoute(config, {
+    calls,
+    ledger,
+    inFlight: () => relay.inFlight,
+    adminTokens: () => adminTokens,
+    budgets: () => [...snapshot.current.config.budgets, ...catalog.stored()],
+  });
   const apart = config.server.admin.port !== undefined;
   const server = await runtime.serve({
     hostname: config.server.host,
     port: config.server.port,
-    fetch: createHttpHandler({ relay, ledger, accepting: () => accepting, admin: apart ? undefined : admin }),
+    fetch: createHttpHandler({ relay, ledger, accepting: () => accepting, admin: apart ? undefined : admin, metrics: apart ? undefined : metrics }),
   });
   const adminServer = apart
     ? await runtime.serve({
         hostname: config.server.admin.host ?? config.server.host,
         port: config.server.admin.port!,
-        fetch: createHttpHandler({ ledger, accepting: () => accepting, admin }),
+        fetch: createHttpHandler({ ledger, accepting: () => accepting, admin, metrics }),
       }).catch(async (error: unknown) => {
         await server.stop();
         await closeLedger();

@@ -185,6 +185,14 @@ export const configSchema = z.strictObject({
           tokens: z.array(adminTokenSchema).default([]),
         })
         .prefault({}),
+      /** Token for GET /metrics only (Prometheus); the admin token is accepted too. /metrics is off without either. */
+      metricsToken: z.string().min(16, "must be at least 16 characters").optional(),
+    })
+    .prefault({}),
+  metrics: z
+    .strictObject({
+      /** Also label call metrics by key id (one series set per key: mind the cardinality). */
+      perKeyLabels: z.boolean().default(false),
     })
     .prefault({}),
   storage: storageSchema.prefault({ type: "sqlite" }),

@@ -15,6 +15,7 @@ import { createConnectCheck, type ConnectCheck } from "./upstream-connect.ts";
 import { outcomeOf, type CallEnd } from "./call-end.ts";
 import { exchange, type Exchange } from "./upstream-exchange.ts";
 import type { RateTicket } from "./rate-limiter.ts";
+import type { CallObserver } from "./call-observer.ts";
 
 /** Everything the relay needs. */
 export interface RelayDeps {
@@ -23,6 +24,8 @@ export interface RelayDeps {
   readonly ledger: Ledger;
   /** Connect-timeout enforcement (default: a real TCP check while a provider is cold). */
   readonly connectCheck?: ConnectCheck;
+  /** Told about every call when it ends, admitted or refused (metrics, the call log). */
+  readonly observer?: CallObserver;
 }
 
 /** The request path: authenticate, route, price, journal + reserve, forward, settle. */
@@ -33,11 +36,13 @@ export interface Relay {
   modelsFor(request: Request): string[];
   /** Resolves when every forwarded call has ended, or after `graceMs`. */
   drained(graceMs: number): Promise<void>;
+  /** Calls forwarded and not yet ended. */
+  readonly inFlight: number;
 }
 
 /** Creates the relay. */
 export function createRelay(deps: RelayDeps): Relay {
-  const { snapshot, ledger } = deps;
+  const { snapshot, ledger, observer } = deps;
   const decoder = new TextDecoder();
   const inFlight = createInFlightCalls();
   const connectCheck = deps.connectCheck ?? createConnectCheck();
@@ -83,6 +88,7 @@ export function createRelay(deps: RelayDeps): Relay {
         completion = { ...RELAY_ERROR, status, totalMs: performance.now() - input.startedAt, usage, cost: quote.price === null ? null : cost };
       }
       ledger.complete(start.id, completion, quote.charges, cost);
+      observer?.ended(start, completion);
     } finally {
       limits.end(end.kind !== "failed" && end.usageFinal ? end.usage : null, end.mayHaveBeenBilled);
       inFlight.end();
@@ -106,6 +112,9 @@ export function createRelay(deps: RelayDeps): Relay {
 
   return {
     drained: (graceMs) => inFlight.drained(graceMs),
+    get inFlight() {
+      return inFlight.count;
+    },
     modelsFor(request) {
       const { keyring, router } = snapshot.current;
       return router.modelsFor(authenticate(request, keyring));
@@ -117,6 +126,7 @@ export function createRelay(deps: RelayDeps): Relay {
       const { config, router, pricing, rateLimiter } = snap;
       const start = blankStart(input);
       let recorded = false;
+      let forwarded = false;
       try {
         const key = authenticate(request, snap.keyring);
         start.keyId = key.id;
@@ -169,12 +179,15 @@ export function createRelay(deps: RelayDeps): Relay {
           limits.cancel();
           throw budgetExceeded(admission, config.budget.currency);
         }
+        forwarded = true;
         return await forward(snap, start, quote, input, admission, limits, { provider: target.provider, body: upstreamBody, dropUsageChunk });
       } catch (error) {
         if (!recorded && error instanceof RelayError && !(error instanceof StoreUnavailableError)) {
           // A client gone while sending its body was never admitted: journaled as client_aborted.
           ledger.refuse({ start, status: error.status, errorCode: error.code, ...(error.code === "client_aborted" ? { outcome: "client_aborted" } : {}) });
         }
+        // A forwarded call was observed when it settled; every other end is observed here.
+        if (!forwarded && observer !== undefined) observer.ended(start, refusalOf(error, input.startedAt));
         throw error;
       }
     },
@@ -183,6 +196,22 @@ export function createRelay(deps: RelayDeps): Relay {
 
 /** The fields of a completion for Renio's own unexpected failure. */
 const RELAY_ERROR = { outcome: "relay_error", status: 500, errorCode: "internal_error", ttfbMs: null, totalMs: 0, upstreamMs: null, usage: null, cost: null, responseBody: null } as const satisfies JournalCompletion;
+
+/** How a call that was never forwarded ended, for the observer. */
+function refusalOf(error: unknown, startedAt: number): JournalCompletion {
+  const known = error instanceof RelayError;
+  return {
+    outcome: !known ? "relay_error" : error.code === "client_aborted" ? "client_aborted" : "refused",
+    status: known ? error.status : 500,
+    errorCode: known ? error.code : "internal_error",
+    ttfbMs: null,
+    totalMs: performance.now() - startedAt,
+    upstreamMs: null,
+    usage: null,
+    cost: null,
+    responseBody: null,
+  };
+}
 
 function budgetExceeded(admission: Extract<Admission, { admitted: false }>, currency: string): RelayError {
   if (admission.paused) {

@@ -53,7 +53,8 @@ export async function startRelay(mockUrl: string, overrides: Record<string, unkn
     ...overrides,
   };
   const config = validateConfig(raw, {});
-  const service = await startRelayService(config, await currentRuntime(), options);
+  // No call log on the test runner's stdout (test/call-log.test.ts reads a child's).
+  const service = await startRelayService(config, await currentRuntime(), { log: false, ...options });
   return {
     service,
     url: service.url,

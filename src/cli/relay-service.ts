@@ -5,7 +5,7 @@ import { createHttpHandler } from "../http/app.ts";
 import { openLedger } from "../journal/open-ledger.ts";
 import { createProviders } from "../providers/provider-registry.ts";
 import { createCallPricing } from "../relay/call-pricing.ts";
-import { createKeyring } from "../relay/keyring.ts";
+import { openRelayKeys, type RelayKeys } from "../relay/relay-keys.ts";
 import { createModelRouter } from "../relay/model-router.ts";
 import { createRelay } from "../relay/relay.ts";
 import type { Runtime, Server } from "../runtime/runtime.ts";
@@ -20,12 +20,31 @@ export interface RelayService {
   shutdown(): Promise<void>;
 }
 
-/** Wires config into a listening relay: the journal (see open-ledger.ts), providers, routing, pricing, HTTP. */
-export async function startRelayService(config: Config, runtime: Runtime): Promise<RelayService> {
+/** Options of {@link startRelayService}. */
+export interface RelayServiceOptions {
+  /** Epoch ms now, for key expiry and rotation grace periods (tests drive it). */
+  readonly clock?: () => number;
+}
+
+/** The admin actor while there is one admin token: its id. */
+const ADMIN_ACTOR = "admin";
+
+/**
+ * Wires config into a listening relay: the journal (see open-ledger.ts), the keyring (config
+ * keys and the store's: relay-keys.ts), providers, routing, pricing, HTTP.
+ */
+export async function startRelayService(config: Config, runtime: Runtime, options: RelayServiceOptions = {}): Promise<RelayService> {
   const { ledger, store, recovered, close: closeLedger } = await openLedger(config, runtime, { onError: reportJournalError });
+  let keys: RelayKeys;
+  try {
+    keys = await openRelayKeys(config, store, { clock: options.clock, onError: reportKeysError });
+  } catch (error) {
+    await closeLedger();
+    throw error;
+  }
   const providers = createProviders(config, fetch);
   const router = createModelRouter(config, providers);
-  const relay = createRelay({ config, keyring: createKeyring(config.keys), router, pricing: createCallPricing(config), ledger });
+  const relay = createRelay({ config, keyring: keys.keyring, router, pricing: createCallPricing(config), ledger });
 
   let accepting = true;
   const handler = createHttpHandler({
@@ -33,7 +52,18 @@ export async function startRelayService(config: Config, runtime: Runtime): Promi
     router,
     ledger,
     accepting: () => accepting,
-    admin: config.server.adminToken === undefined || store === undefined ? undefined : createAdminRoutes({ store, sync: () => ledger.flush(), token: config.server.adminToken, budgets: config.budgets, defaultMode: config.budget.mode }),
+    admin:
+      config.server.adminToken === undefined || store === undefined
+        ? undefined
+        : createAdminRoutes({
+            store,
+            sync: () => ledger.flush(),
+            token: config.server.adminToken,
+            budgets: config.budgets,
+            defaultMode: config.budget.mode,
+            keys: keys.admin && { keys: keys.admin, actorOf: () => ADMIN_ACTOR },
+            audit: store,
+          }),
   });
   const server = await runtime.serve({
     hostname: config.server.host,
@@ -50,6 +80,7 @@ export async function startRelayService(config: Config, runtime: Runtime): Promi
       const deadline = performance.now() + config.server.shutdownGraceMs;
       const stopped = server.stop();
       await relay.drained(config.server.shutdownGraceMs);
+      keys.stop();
       await closeLedger();
       // A call has ended once its upstream has; its last bytes may still be on their way to the
       // client. The server's graceful stop waits for them (bounded by what is left of the grace period),
@@ -64,4 +95,9 @@ export async function startRelayService(config: Config, runtime: Runtime): Promi
 /** A failed admission-log write or database apply, on stderr (message only: no stack, no request data). */
 function reportJournalError(error: unknown): void {
   process.stderr.write(`renio: journal: ${error instanceof Error ? error.message : String(error)}\n`);
+}
+
+/** A failed poll for changed keys, on stderr (the keyring keeps the keys it has). */
+function reportKeysError(error: unknown): void {
+  process.stderr.write(`renio: keys: cannot refresh stored keys: ${error instanceof Error ? error.message : String(error)}\n`);
 }

@@ -3,8 +3,11 @@ import { Hono } from "hono";
 import { configuredUsage } from "../budget/budget-usage.ts";
 import type { BudgetConfig } from "../config/config-schema.ts";
 import { RelayError } from "../shared/relay-error.ts";
-import type { JournalReader } from "../storage/store.ts";
+import type { AuditStore, JournalReader } from "../storage/store.ts";
 import type { HttpEnv } from "./app.ts";
+import { createAdminKeyRoutes, type AdminKeysDeps } from "./admin-keys.ts";
+import { createAdminAuditRoutes } from "./admin-audit.ts";
+import { timeParam } from "./admin-query.ts";
 
 /** What the admin API reads. */
 export interface AdminDeps {
@@ -16,6 +19,10 @@ export interface AdminDeps {
   readonly budgets: readonly BudgetConfig[];
   /** The config's `budget.mode`: the mode in effect for a budget without its own. */
   readonly defaultMode: NonNullable<BudgetConfig["mode"]>;
+  /** Keys in the store and the audit (`/admin/keys`, `/admin/audit`); absent without a journal store. */
+  readonly keys?: AdminKeysDeps;
+  /** The admin audit (`GET /admin/audit`). */
+  readonly audit?: Pick<AuditStore, "listAudit">;
 }
 
 const MAX_PAGE = 1000;
@@ -72,13 +79,8 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
     return c.json({ object: "list", data });
   });
 
-  return admin;
-}
+  if (deps.keys) admin.route("/", createAdminKeyRoutes(deps.keys));
+  if (deps.audit) admin.route("/", createAdminAuditRoutes(deps.audit));
 
-/** Epoch ms from an ISO time or epoch-ms query value. */
-function timeParam(value: string | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  const ms = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
-  if (Number.isNaN(ms)) throw new RelayError(400, "invalid_request", `\`${name}\` must be an ISO 8601 time or epoch milliseconds`);
-  return ms;
+  return admin;
 }

@@ -23,6 +23,13 @@ export type RelayErrorCode =
   | "store_unavailable"
   | "shutting_down"
   | "unauthorized"
+  | "key_revoked"
+  | "key_expired"
+  | "key_rotated"
+  | "key_not_found"
+  | "key_exists"
+  | "key_read_only"
+  | "idempotency_key_reused"
   | "internal_error";
 
 /**

@@ -28,6 +28,15 @@ const PROXIED = {
   listJournal: true,
   budgetUsage: true,
   pruneJournal: true,
+  createKey: true,
+  updateKey: true,
+  rotateKey: true,
+  revokeKey: true,
+  getKey: true,
+  keysChangedSince: true,
+  ensureMeta: true,
+  recordAudit: true,
+  listAudit: true,
   close: true,
 } as const satisfies Record<StoreMethod, true>;
 const proxiedMethods = Object.keys(PROXIED) as StoreMethod[];

@@ -38,8 +38,8 @@ describe("parseSubcommand", () => {
   const SUBS = { list: { config: { type: "string" }, json: { type: "boolean" } }, export: { config: { type: "string" }, format: { type: "string" } } } as const;
 
   test("the subcommand is the first plain argument, its options before or after it", () => {
-    assert.deepEqual(parseSubcommand(["--config", "list", "export", "--format", "csv"], SUBS), { sub: "export", values: { config: "list", format: "csv" } });
-    assert.deepEqual(parseSubcommand(["--json", "list"], SUBS), { sub: "list", values: { config: undefined, json: true } });
+    assert.deepEqual(parseSubcommand(["--config", "list", "export", "--format", "csv"], SUBS), { sub: "export", values: { config: "list", format: "csv" }, positionals: [] });
+    assert.deepEqual(parseSubcommand(["--json", "list"], SUBS), { sub: "list", values: { config: undefined, json: true }, positionals: [] });
   });
 
   test("a missing or unknown subcommand, or an option of another subcommand, is a UsageError", () => {

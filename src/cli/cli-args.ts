@@ -89,25 +89,28 @@ export function parseOptions<const O extends OptionSpecs>(
   return { values: values as OptionValues<O>, positionals };
 }
 
-/** A subcommand with its validated options, one variant per subcommand of `S`. */
+/** A subcommand with its validated options (and plain arguments after SUB), one variant per subcommand of `S`. */
 export type SubcommandLine<S extends Readonly<Record<string, OptionSpecs>>> = {
-  readonly [K in keyof S & string]: { readonly sub: K; readonly values: OptionValues<S[K]> };
+  readonly [K in keyof S & string]: { readonly sub: K; readonly values: OptionValues<S[K]>; readonly positionals: readonly string[] };
 }[keyof S & string];
 
 /**
- * Reads `renio <command> SUB [options]`, the options also allowed before SUB: returns SUB and
- * its options validated against `subcommands[SUB]`. Throws {@link UsageError} for a missing or
- * unknown SUB and everything {@link parseOptions} refuses.
+ * Reads `renio <command> SUB [ARG…] [options]`, the options also allowed before SUB: returns SUB,
+ * its options validated against `subcommands[SUB]`, and up to `maxPositionals[SUB]` (default 0)
+ * plain arguments. Throws {@link UsageError} for a missing or unknown SUB and everything
+ * {@link parseOptions} refuses.
  */
 export function parseSubcommand<const S extends Readonly<Record<string, OptionSpecs>>>(
   args: readonly string[],
   subcommands: S,
+  maxPositionals: { readonly [K in keyof S]?: number } = {},
 ): SubcommandLine<S> {
   const anyOf: OptionSpecs = Object.assign({}, ...Object.values(subcommands));
   const first = tokensOf(args, anyOf).find((token) => token.kind === "positional");
   if (first?.kind !== "positional" || !Object.hasOwn(subcommands, first.value)) throw badSubcommand(first?.kind === "positional" ? first.value : undefined);
-  const { values } = parseOptions(args.filter((_, i) => i !== first.index), subcommands[first.value]!);
-  return { sub: first.value, values } as SubcommandLine<S>;
+  const sub = first.value as keyof S & string;
+  const { values, positionals } = parseOptions(args.filter((_, i) => i !== first.index), subcommands[sub]!, maxPositionals[sub] ?? 0);
+  return { sub, values, positionals } as SubcommandLine<S>;
 }
 
 function tokensOf(args: readonly string[], options: OptionSpecs) {
@@ -148,4 +151,10 @@ export function parseInteger(flag: string, text: string, min: number, max?: numb
   if (Number.isSafeInteger(value) && value >= min && (max === undefined || value <= max)) return value;
   const range = max === undefined ? `of at least ${min}` : `from ${min} to ${max}`;
   throw new UsageError(`${flag} must be an integer ${range}, got "${text}"`);
+}
+
+/** Milliseconds of a duration such as `30s`, `15m`, `2h`, `7d`; undefined for anything else. */
+export function durationMs(text: string): number | undefined {
+  const match = /^(\d+)(s|m|h|d)$/.exec(text);
+  return match ? Number(match[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as "s" | "m" | "h" | "d"] : undefined;
 }

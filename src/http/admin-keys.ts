@@ -47,6 +47,13 @@ const patchBody = z
 const rotateBody = z.strictObject({ graceSeconds: z.number().int().min(0).max(30 * 24 * 3600).default(0) });
 const idempotencyKey = z.string().regex(/^[\x21-\x7e]{1,255}$/, "must be 1-255 visible ASCII characters");
 
+/** A `POST /admin/keys` body, validated (400 `invalid_request` naming the field). Also what `renio keys create --config` checks. */
+export const createKeyBody = (body: unknown) => parse(createBody, body);
+/** A `PATCH /admin/keys/{id}` body, validated. */
+export const keyChangeBody = (body: unknown) => parse(patchBody, body);
+/** A `POST /admin/keys/{id}/rotate` body, validated. */
+export const rotateKeyBody = (body: unknown) => parse(rotateBody, body);
+
 /**
  * `/admin/keys`: create (the secret answered once), list, show, change, rotate (idempotent on
  * `Idempotency-Key`), revoke. Answers carrying a secret are `cache-control: no-store`.
@@ -58,13 +65,13 @@ export function createAdminKeyRoutes(deps: AdminKeysDeps): Hono<HttpEnv> {
   routes.get("/keys", async (c) => c.json({ object: "list", data: await keys.list() }));
   routes.get("/keys/:id", async (c) => c.json(await keys.get(c.req.param("id"))));
   routes.post("/keys", async (c) => {
-    const input = parse(createBody, await bodyOf(c));
+    const input = createKeyBody(await bodyOf(c));
     const issued = await keys.create(input, deps.actorOf(c));
     return c.json(issued, 201, { "cache-control": "no-store" });
   });
-  routes.patch("/keys/:id", async (c) => c.json(await keys.update(c.req.param("id"), parse(patchBody, await bodyOf(c)), deps.actorOf(c))));
+  routes.patch("/keys/:id", async (c) => c.json(await keys.update(c.req.param("id"), keyChangeBody(await bodyOf(c)), deps.actorOf(c))));
   routes.post("/keys/:id/rotate", async (c) => {
-    const body = parse(rotateBody, await bodyOf(c, {}));
+    const body = rotateKeyBody(await bodyOf(c, {}));
     const header = c.req.header("idempotency-key");
     const key = header === undefined ? undefined : parse(idempotencyKey, header, "Idempotency-Key");
     const rotated = await keys.rotate(c.req.param("id"), { graceSeconds: body.graceSeconds, idempotencyKey: key }, deps.actorOf(c));

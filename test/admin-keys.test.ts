@@ -168,7 +168,7 @@ describe("keys in the store, through the admin API and the official SDKs", () =>
   test("bad bodies get 400 naming the field; unknown ids 404; duplicates and config keys 409", async () => {
     const cases: [string, string, unknown, RegExp][] = [
       ["POST", "/keys", { models: "mock-gpt" }, /^models: /],
-      ["POST", "/keys", { models: ["nope"] }, /^models\[0\]: unknown model "nope"/],
+      ["POST", "/keys", { models: ["nope"] }, /^models\.0: unknown model "nope"/],
       ["POST", "/keys", { id: "has space" }, /^id: /],
       ["POST", "/keys", { expiresAt: "2001-01-01T00:00:00Z" }, /^expiresAt: must be in the future/],
       ["POST", "/keys", { expiresAt: "tomorrow" }, /^expiresAt: /],

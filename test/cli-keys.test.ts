@@ -82,7 +82,7 @@ describe("renio keys and renio audit against a running relay (--url)", () => {
     assert.match(both.stderr, /give --url or --config, not both/);
     const badModel = await renio(["keys", "create", "--url", relay.url, "--model", "nope"]);
     assert.equal(badModel.code, 2);
-    assert.match(badModel.stderr, /^renio keys: models\[0\]: unknown model "nope" \(see renio keys --help\)$/m);
+    assert.match(badModel.stderr, /^renio keys: models\.0: unknown model "nope" \(see renio keys --help\)$/m);
     const unknown = await renio(["keys", "show", "missing", "--url", relay.url]);
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /404: no key with id "missing"/);

@@ -42,6 +42,12 @@ describe("parseSubcommand", () => {
     assert.deepEqual(parseSubcommand(["--json", "list"], SUBS), { sub: "list", values: { config: undefined, json: true }, positionals: [] });
   });
 
+  test("plain arguments after the subcommand only where allowed", () => {
+    assert.deepEqual(parseSubcommand(["export", "x", "--format", "csv"], SUBS, { export: 1 }), { sub: "export", values: { config: undefined, format: "csv" }, positionals: ["x"] });
+    assert.throws(() => parseSubcommand(["list", "x"], SUBS, { export: 1 }), new UsageError('unexpected argument "x"'));
+    assert.throws(() => parseSubcommand(["export", "x", "y"], SUBS, { export: 1 }), new UsageError('unexpected argument "y"'));
+  });
+
   test("a missing or unknown subcommand, or an option of another subcommand, is a UsageError", () => {
     assert.throws(() => parseSubcommand(["--json"], SUBS), new UsageError("missing subcommand"));
     assert.throws(() => parseSubcommand(["show"], SUBS), new UsageError('unknown subcommand "show"'));

@@ -79,7 +79,7 @@ export function createKeyAdmin(deps: KeyAdminDeps): KeyAdmin {
 
   const checkModels = (models: readonly string[] | undefined) =>
     models?.forEach((model, i) => {
-      if (model !== "*" && !deps.isModel(model)) throw new RelayError(400, "invalid_request", `models[${i}]: unknown model "${model}"`);
+      if (model !== "*" && !deps.isModel(model)) throw new RelayError(400, "invalid_request", `models.${i}: unknown model "${model}"`);
     });
   const stored = (id: string) => {
     if (configured.has(id)) throw new RelayError(409, "key_read_only", `key "${id}" comes from the config file; change it there`);

@@ -97,7 +97,8 @@ function reportJournalError(error: unknown): void {
   process.stderr.write(`renio: journal: ${error instanceof Error ? error.message : String(error)}\n`);
 }
 
-/** A failed poll for changed keys, on stderr (the keyring keeps the keys it has). */
-function reportKeysError(error: unknown): void {
-  process.stderr.write(`renio: keys: cannot refresh stored keys: ${error instanceof Error ? error.message : String(error)}\n`);
+/** Polls for changed keys failing (the keyring keeps the keys it has), or (null) working again, on stderr. */
+function reportKeysError(error: unknown | null): void {
+  if (error === null) process.stderr.write("renio: keys: refreshing stored keys again\n");
+  else process.stderr.write(`renio: keys: cannot refresh stored keys (retrying every server.keyRefreshMs): ${error instanceof Error ? error.message : String(error)}\n`);
 }

@@ -13,8 +13,11 @@ export interface KeySync {
 export interface KeySyncOptions {
   /** How often to ask the store whether keys changed (ms). */
   readonly pollMs: number;
-  /** Told about a failed poll (the keyring keeps what it has; the next poll retries). */
-  readonly onError?: (error: unknown) => void;
+  /**
+   * Told about the first failed poll of a run of failures (the keyring keeps what it has; the
+   * next poll retries), and with null when polls succeed again: one line per outage, not one per poll.
+   */
+  readonly onError?: (error: unknown | null) => void;
 }
 
 /**
@@ -37,11 +40,21 @@ export async function startKeySync(store: Pick<KeyStore, "keysChangedSince">, ke
   };
   await refresh();
   let stopped = false;
+  let failing = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const poll = () => {
     timer = setTimeout(() => {
       refresh()
-        .catch((error: unknown) => options.onError?.(error))
+        .then(
+          () => {
+            if (failing) options.onError?.(null);
+            failing = false;
+          },
+          (error: unknown) => {
+            if (!failing) options.onError?.(error);
+            failing = true;
+          },
+        )
         .finally(() => {
           if (!stopped) poll();
         });

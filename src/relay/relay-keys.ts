@@ -22,7 +22,7 @@ export interface RelayKeys {
 export async function openRelayKeys(
   config: Config,
   store: Store | undefined,
-  options: { readonly clock?: () => number; readonly onError?: (error: unknown) => void } = {},
+  options: { readonly clock?: () => number; readonly onError?: (error: unknown | null) => void } = {},
 ): Promise<RelayKeys> {
   const clock = options.clock ?? Date.now;
   if (store === undefined) return { keyring: createKeyring(config.keys, { clock }), admin: undefined, stop: () => undefined };

@@ -19,7 +19,7 @@ export interface AdminDeps {
   readonly budgets: readonly BudgetConfig[];
   /** The config's `budget.mode`: the mode in effect for a budget without its own. */
   readonly defaultMode: NonNullable<BudgetConfig["mode"]>;
-  /** Keys in the store and the audit (`/admin/keys`, `/admin/audit`); absent without a journal store. */
+  /** Keys in the store (`/admin/keys`, see admin-keys.ts). */
   readonly keys?: AdminKeysDeps;
   /** The admin audit (`GET /admin/audit`). */
   readonly audit?: Pick<AuditStore, "listAudit">;
@@ -29,8 +29,8 @@ const MAX_PAGE = 1000;
 
 /**
  * `GET /admin/journal` (cursor pagination, filters) and `GET /admin/budgets` (every stored
- * period row, plus each configured budget's current period when it has no row yet), behind
- * the admin token.
+ * period row, plus each configured budget's current period when it has no row yet), with
+ * `/admin/keys` and `/admin/audit` when given, behind the admin token.
  */
 export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
   const admin = new Hono<HttpEnv>();

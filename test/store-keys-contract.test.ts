@@ -92,6 +92,8 @@ for (const backend of backends) {
         assert.deepEqual((await store.listAudit({ limit: 10, actor: "ops" })).events.map((e) => e.target), ["budget:b3", "budget:b1"]);
         assert.deepEqual((await store.listAudit({ limit: 10, since: 102, until: 104 })).events.map((e) => e.at), [103, 102]);
         await assert.rejects(store.listAudit({ limit: 10, cursor: "bogus" }), rejectsWith(400, "invalid_request"));
+        const stamped = await store.recordAudit({ actor: "ops", action: "config.reload", target: "config", before: null, after: { models: 3 } });
+        assert.ok(Math.abs(stamped.at - Date.now()) < 60_000, "at defaults to now");
         assert.equal(await store.ensureMeta("k", "first"), "first");
         assert.equal(await store.ensureMeta("k", "second"), "first");
       } finally {

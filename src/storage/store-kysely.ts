@@ -76,7 +76,7 @@ export function createKyselyStore(
     getKey: (id) => getKey(db, id),
     keysChangedSince: (version) => keysChangedSince(db, version),
     ensureMeta: (key, value) => write((trx) => ensureMetaIn(trx, key, value)),
-    recordAudit: (event) => write((trx) => insertAudit(trx, event)),
+    recordAudit: (event) => write((trx) => insertAudit(trx, { ...event, at: event.at ?? Date.now() })),
     listAudit: (query) => listAudit(db, query),
     listJournal: (query) => listJournal(db, query),
     budgetUsage: (keys) => budgetUsage(db, keys),

@@ -120,8 +120,12 @@ export interface KeyStore {
 
 /** The admin audit: every admin action, who did it, before and after (never a secret). */
 export interface AuditStore {
-  /** Records one admin action in its own transaction (actions that write the store record theirs in the same one). */
-  recordAudit(event: AuditInput): Promise<AuditEvent>;
+  /**
+   * Records one admin action in its own transaction (`at` defaults to now), e.g.
+   * `store.recordAudit({ actor, action: "config.reload", target: "config", before, after })`.
+   * Actions that write the store should record theirs in the same transaction, as the key writes do.
+   */
+  recordAudit(event: Omit<AuditInput, "at"> & { readonly at?: number }): Promise<AuditEvent>;
   listAudit(query: AuditQuery): Promise<AuditPage>;
 }
 

@@ -146,6 +146,13 @@ describe("keys in the store, through the admin API and the official SDKs", () =>
     assert.equal(envelope.error.type, "authentication_error");
     assert.match(envelope.error.message, /revoked/);
     assert.equal((await adminCall("DELETE", "/keys/to-revoke")).status, 200, "revoking twice is harmless");
+    const revokedOnly = (await (await adminCall("GET", "/keys?status=revoked&source=store")).json()) as { data: KeyView[] };
+    assert.ok(revokedOnly.data.some((k) => k.id === "to-revoke") && revokedOnly.data.every((k) => k.status === "revoked" && k.source === "store"));
+    const configOnly = (await (await adminCall("GET", "/keys?source=config&project=tests")).json()) as { data: KeyView[] };
+    assert.deepEqual(configOnly.data.map((k) => k.id), ["test"]);
+    const badFilter = await adminCall("GET", "/keys?status=gone");
+    assert.equal(badFilter.status, 400);
+    assert.match((await errorOf(badFilter)).message, /^status: /);
     const rotate = await adminCall("POST", "/keys/to-revoke/rotate");
     assert.equal(rotate.status, 409);
     assert.equal((await errorOf(rotate)).code, "key_revoked");

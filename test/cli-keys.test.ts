@@ -51,6 +51,12 @@ describe("renio keys and renio audit against a running relay (--url)", () => {
     assert.match(list.stdout, /^test +config +tests +active/m);
     assert.ok(!list.stdout.includes(issued.secret));
 
+    const updated = await renio(["keys", "update", "cli-app", "--url", relay.url, "--model", "mock-gpt", "--model", "mock-claude", "--expires", "7d", "--json"]);
+    assert.equal(updated.code, 0, updated.stderr);
+    const changed = JSON.parse(updated.stdout) as KeyView;
+    assert.deepEqual(changed.models, ["mock-gpt", "mock-claude"]);
+    assert.ok(Date.parse(changed.expiresAt!) > Date.now() + 6 * 86_400_000);
+
     const rotate = ["keys", "rotate", "cli-app", "--url", relay.url, "--grace", "1h", "--idempotency-key", "cli-rotate-1"];
     const [first, again] = [await renio(rotate), await renio(rotate)];
     assert.equal(first.code, 0, first.stderr);
@@ -68,7 +74,7 @@ describe("renio keys and renio audit against a running relay (--url)", () => {
     const audit = await renio(["audit", "list", "--url", relay.url, "--target", "key:cli-app", "--json"]);
     assert.equal(audit.code, 0, audit.stderr);
     const events = JSON.parse(audit.stdout) as AuditEvent[];
-    assert.deepEqual(events.map((e) => e.action), ["key.revoke", "key.rotate", "key.create"]);
+    assert.deepEqual(events.map((e) => e.action), ["key.revoke", "key.rotate", "key.update", "key.create"]);
     assert.ok(events.every((e) => e.actor === "admin"));
     assert.ok(!audit.stdout.includes(issued.secret) && !audit.stdout.includes(secret));
   });

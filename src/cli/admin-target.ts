@@ -1,7 +1,7 @@
 import { userInfo } from "node:os";
 import process from "node:process";
 import type { Config } from "../config/config-schema.ts";
-import { createKeyBody, keyChangeBody, rotateKeyBody } from "../http/admin-keys.ts";
+import { createKeyBody, keyChangeBody, keyListQuery, rotateKeyBody } from "../http/admin-keys.ts";
 import { createKeyAdmin, type IssuedKey, type KeyView } from "../relay/key-admin.ts";
 import { resolveKeySecret } from "../relay/key-secret.ts";
 import type { Runtime } from "../runtime/runtime.ts";
@@ -19,7 +19,8 @@ export const ADMIN_TOKEN_ENV = "RENIO_ADMIN_TOKEN";
  * validates them with the same schemas. A bad value is a {@link UsageError} either way.
  */
 export interface AdminTarget {
-  listKeys(): Promise<KeyView[]>;
+  /** `filter`: `GET /admin/keys` query values (project, status, source). */
+  listKeys(filter: Readonly<Record<string, string>>): Promise<KeyView[]>;
   showKey(id: string): Promise<KeyView>;
   createKey(body: Record<string, unknown>): Promise<IssuedKey>;
   updateKey(id: string, body: Record<string, unknown>): Promise<KeyView>;
@@ -63,7 +64,7 @@ export function httpAdminTarget(url: string, env: Readonly<Record<string, string
   };
   const id = (key: string) => `keys/${encodeURIComponent(key)}`;
   return {
-    listKeys: async () => (await call<{ data: KeyView[] }>("GET", "keys")).data,
+    listKeys: async (filter) => (await call<{ data: KeyView[] }>("GET", `keys?${new URLSearchParams(filter)}`)).data,
     showKey: (key) => call("GET", id(key)),
     createKey: (body) => call("POST", "keys", body),
     updateKey: (key, body) => call("PATCH", id(key), body),
@@ -91,7 +92,7 @@ export async function storeAdminTarget(config: Config, runtime: Runtime): Promis
     });
     const actor = `local:${userInfo().username}`;
     return {
-      listKeys: () => keys.list(),
+      listKeys: (filter) => badInput(() => keys.list(keyListQuery(filter))),
       showKey: (id) => keys.get(id),
       createKey: (body) => badInput(() => keys.create(createKeyBody(body), actor)),
       updateKey: (id, body) => badInput(() => keys.update(id, keyChangeBody(body), actor)),

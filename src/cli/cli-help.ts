@@ -48,7 +48,8 @@ const KEYS: CommandHelp = {
   synopsis: [
     "keys create [--id ID] [--project P] [--model M]… [--region R]… [--expires ISO|30d] [--metadata JSON] [TARGET] [--json]",
     "keys update ID [--project P] [--model M]… [--region R]… [--expires ISO|30d|never] [--metadata JSON] [TARGET] [--json]",
-    "keys list|show ID|revoke ID [TARGET] [--json]",
+    "keys list [--project P] [--status active|expired|revoked] [--source store|config] [TARGET] [--json]",
+    "keys show ID|revoke ID [TARGET] [--json]",
     "keys rotate ID [--grace SECONDS|1h] [--idempotency-key K] [TARGET] [--json]",
   ],
   summary: "manage stored keys (the secret is shown once); TARGET: --url URL of a running relay (admin token in $RENIO_ADMIN_TOKEN) or --config FILE (its store)",

@@ -18,7 +18,7 @@ const SETTINGS = {
 const KEY_SUBCOMMANDS = {
   create: { ...TARGET, ...SETTINGS, id: { type: "string" } },
   update: { ...TARGET, ...SETTINGS },
-  list: TARGET,
+  list: { ...TARGET, project: { type: "string" }, status: { type: "string", oneOf: ["active", "expired", "revoked"] }, source: { type: "string", oneOf: ["store", "config"] } },
   show: TARGET,
   rotate: { ...TARGET, grace: { type: "string", valueName: "seconds or a duration like 1h" }, "idempotency-key": { type: "string" } },
   revoke: TARGET,
@@ -103,8 +103,11 @@ export function parseKeysArgs(args: readonly string[], now: number): AdminComman
       const body = settingsBody(line.values, now);
       return { ...base, run: async (target, out) => printKey(await target.updateKey(key, body), json, out) };
     }
-    case "list":
-      return { ...base, run: async (target, out) => printKeys(await target.listKeys(), json, out) };
+    case "list": {
+      const { project, status, source } = line.values;
+      const filter = Object.fromEntries(Object.entries({ project, status, source }).filter((entry): entry is [string, string] => entry[1] !== undefined));
+      return { ...base, run: async (target, out) => printKeys(await target.listKeys(filter), json, out) };
+    }
     case "show": {
       const key = id();
       return { ...base, run: async (target, out) => printKey(await target.showKey(key), json, out) };

@@ -45,10 +45,17 @@ const patchBody = z
   .refine((body) => Object.keys(body).length > 0, "give at least one of project, models, regions, expiresAt, metadata");
 /** At most 30 days: a longer overlap is two keys, not a rotation. */
 const rotateBody = z.strictObject({ graceSeconds: z.number().int().min(0).max(30 * 24 * 3600).default(0) });
+const listQuery = z.strictObject({
+  project: z.string().min(1).optional(),
+  status: z.enum(["active", "expired", "revoked"]).optional(),
+  source: z.enum(["store", "config"]).optional(),
+});
 const idempotencyKey = z.string().regex(/^[\x21-\x7e]{1,255}$/, "must be 1-255 visible ASCII characters");
 
 /** A `POST /admin/keys` body, validated (400 `invalid_request` naming the field). Also what `renio keys create --config` checks. */
 export const createKeyBody = (body: unknown) => parse(createBody, body);
+/** The filters of `GET /admin/keys`, validated. */
+export const keyListQuery = (query: unknown) => parse(listQuery, query);
 /** A `PATCH /admin/keys/{id}` body, validated. */
 export const keyChangeBody = (body: unknown) => parse(patchBody, body);
 /** A `POST /admin/keys/{id}/rotate` body, validated. */
@@ -62,7 +69,7 @@ export function createAdminKeyRoutes(deps: AdminKeysDeps): Hono<HttpEnv> {
   const routes = new Hono<HttpEnv>();
   const { keys } = deps;
 
-  routes.get("/keys", async (c) => c.json({ object: "list", data: await keys.list() }));
+  routes.get("/keys", async (c) => c.json({ object: "list", data: await keys.list(keyListQuery(c.req.query())) }));
   routes.get("/keys/:id", async (c) => c.json(await keys.get(c.req.param("id"))));
   routes.post("/keys", async (c) => {
     const input = createKeyBody(await bodyOf(c));

@@ -44,9 +44,17 @@ export interface IssuedKey {
   readonly secret: string;
 }
 
+/** Which keys {@link KeyAdmin.list} answers (absent fields: any). */
+export interface KeyFilter {
+  readonly project?: string;
+  readonly status?: KeyView["status"];
+  readonly source?: KeyView["source"];
+}
+
 /** The key operations behind `/admin/keys` and `renio keys`, each audited as `actor`. */
 export interface KeyAdmin {
-  list(): Promise<KeyView[]>;
+  /** Config keys first, then stored keys by id. */
+  list(filter?: KeyFilter): Promise<KeyView[]>;
   /** 404 `key_not_found`. */
   get(id: string): Promise<KeyView>;
   create(input: KeyInput, actor: string): Promise<IssuedKey>;
@@ -87,10 +95,16 @@ export function createKeyAdmin(deps: KeyAdminDeps): KeyAdmin {
   const view = (state: KeyState): KeyView => storedView(state, clock());
 
   return {
-    list: async () => {
+    list: async (filter = {}) => {
       const { keys } = await store.keysChangedSince(0);
       const now = clock();
-      return [...[...configured.values()].map(configView), ...keys.map((key) => storedView(key, now)).sort((a, b) => a.id.localeCompare(b.id))];
+      const all = [...[...configured.values()].map(configView), ...keys.map((key) => storedView(key, now)).sort((a, b) => a.id.localeCompare(b.id))];
+      return all.filter(
+        (key) =>
+          (filter.project === undefined || key.project === filter.project) &&
+          (filter.status === undefined || key.status === filter.status) &&
+          (filter.source === undefined || key.source === filter.source),
+      );
     },
     get: async (id) => {
       const config = configured.get(id);

@@ -98,6 +98,24 @@ describe("renio keys and renio audit against a running relay (--url)", () => {
   });
 });
 
+describe("renio keys against the store (--config) of a running relay", () => {
+  test("a key written to the SQLite store reaches the relay that owns it within server.keyRefreshMs", async () => {
+    const configPath = writeConfig(relay.dir, relay.config as unknown as Record<string, unknown>);
+    const created = await renio(["keys", "create", "--config", configPath, "--id", "side-door", "--json"], {});
+    assert.equal(created.code, 0, created.stderr);
+    const { secret } = JSON.parse(created.stdout) as IssuedKey;
+    const deadline = Date.now() + 5 * relay.config.server.keyRefreshMs + 5_000;
+    for (;;) {
+      const response = await fetch(`${relay.url}/v1/models`, { headers: { authorization: `Bearer ${secret}` } });
+      await response.arrayBuffer();
+      if (response.status === 200) break;
+      assert.ok(Date.now() < deadline, `still ${response.status}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.equal((await chat(relay.url, secret)).object, "chat.completion");
+  });
+});
+
 describe("renio keys against the store (--config), the relay down", () => {
   test("a key created in the store works once a relay starts on it; the audit names the local user", async () => {
     const dir = scratchDir();

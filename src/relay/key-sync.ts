@@ -51,7 +51,8 @@ export async function startKeySync(store: Pick<KeyStore, "keysChangedSince">, ke
             failing = false;
           },
           (error: unknown) => {
-            if (!failing) options.onError?.(error);
+            // A poll cut short by stop() (the store closing at shutdown) is no outage.
+            if (!failing && !stopped) options.onError?.(error);
             failing = true;
           },
         )

@@ -126,6 +126,22 @@ describe("keys in the store, through the admin API and the official SDKs", () =>
     assert.equal((await errorOf(reused)).code, "idempotency_key_reused");
   });
 
+  test("create is idempotent on Idempotency-Key: a retried create issues one key and answers the same secret", async () => {
+    const headers = { "idempotency-key": "create-once-1" };
+    const body = { project: "retried", models: ["mock-gpt"] };
+    const [a, b] = [await adminCall("POST", "/keys", body, headers), await adminCall("POST", "/keys", body, headers)];
+    assert.deepEqual([a.status, b.status], [201, 201]);
+    assert.equal(b.headers.get("idempotent-replayed"), "true");
+    const [first, again] = [(await a.json()) as { key: KeyView; secret: string }, (await b.json()) as { key: KeyView; secret: string }];
+    assert.deepEqual(again, first, "same generated id, same secret");
+    const list = (await (await adminCall("GET", "/keys?project=retried")).json()) as { data: KeyView[] };
+    assert.equal(list.data.length, 1, "one key");
+    assert.equal((await chat(first.secret)).object, "chat.completion");
+    const other = await adminCall("POST", "/keys", { ...body, project: "other" }, headers);
+    assert.equal(other.status, 409);
+    assert.equal((await errorOf(other)).code, "idempotency_key_reused");
+  });
+
   test("revoke takes effect at once: 401 revoked, in each route's envelope", async () => {
     const { secret } = await created({ id: "to-revoke" });
     assert.equal((await chat(secret)).object, "chat.completion");

@@ -10,6 +10,9 @@ import type { AuditPage, AuditQuery } from "../storage/store-audit.ts";
 import { createStore } from "../storage/store-open.ts";
 import { UsageError } from "./cli-args.ts";
 
+/** What create and rotate answer (the admin API's body): the key and its secret. */
+export type Answer = Pick<IssuedKey, "key" | "secret">;
+
 /** The env variable `renio keys --url` and `renio audit --url` read the admin token from. */
 export const ADMIN_TOKEN_ENV = "RENIO_ADMIN_TOKEN";
 
@@ -22,9 +25,9 @@ export interface AdminTarget {
   /** `filter`: `GET /admin/keys` query values (project, status, source). */
   listKeys(filter: Readonly<Record<string, string>>): Promise<KeyView[]>;
   showKey(id: string): Promise<KeyView>;
-  createKey(body: Record<string, unknown>): Promise<IssuedKey>;
+  createKey(body: Record<string, unknown>, idempotencyKey: string | undefined): Promise<Answer>;
   updateKey(id: string, body: Record<string, unknown>): Promise<KeyView>;
-  rotateKey(id: string, body: Record<string, unknown>, idempotencyKey: string | undefined): Promise<IssuedKey>;
+  rotateKey(id: string, body: Record<string, unknown>, idempotencyKey: string | undefined): Promise<Answer>;
   revokeKey(id: string): Promise<KeyView>;
   listAudit(query: AuditQuery): Promise<AuditPage>;
   close(): Promise<void>;
@@ -66,7 +69,7 @@ export function httpAdminTarget(url: string, env: Readonly<Record<string, string
   return {
     listKeys: async (filter) => (await call<{ data: KeyView[] }>("GET", `keys?${new URLSearchParams(filter)}`)).data,
     showKey: (key) => call("GET", id(key)),
-    createKey: (body) => call("POST", "keys", body),
+    createKey: (body, idempotencyKey) => call("POST", "keys", body, idempotencyKey === undefined ? {} : { "idempotency-key": idempotencyKey }),
     updateKey: (key, body) => call("PATCH", id(key), body),
     rotateKey: (key, body, idempotencyKey) => call("POST", `${id(key)}/rotate`, body, idempotencyKey === undefined ? {} : { "idempotency-key": idempotencyKey }),
     revokeKey: (key) => call("DELETE", id(key)),
@@ -94,7 +97,7 @@ export async function storeAdminTarget(config: Config, runtime: Runtime): Promis
     return {
       listKeys: (filter) => badInput(() => keys.list(keyListQuery(filter))),
       showKey: (id) => keys.get(id),
-      createKey: (body) => badInput(() => keys.create(createKeyBody(body), actor)),
+      createKey: (body, idempotencyKey) => badInput(() => keys.create(createKeyBody(body), actor, idempotencyKey)),
       updateKey: (id, body) => badInput(() => keys.update(id, keyChangeBody(body), actor)),
       rotateKey: (id, body, idempotencyKey) => badInput(() => keys.rotate(id, { ...rotateKeyBody(body), idempotencyKey }, actor)),
       revokeKey: (id) => keys.revoke(id, actor),

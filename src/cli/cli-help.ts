@@ -46,7 +46,7 @@ const BUDGET: CommandHelp = {
 };
 const KEYS: CommandHelp = {
   synopsis: [
-    "keys create [--id ID] [--project P] [--model M]… [--region R]… [--expires ISO|30d] [--metadata JSON] [TARGET] [--json]",
+    "keys create [--id ID] [--project P] [--model M]… [--region R]… [--expires ISO|30d] [--metadata JSON] [--idempotency-key K] [TARGET] [--json]",
     "keys update ID [--project P] [--model M]… [--region R]… [--expires ISO|30d|never] [--metadata JSON] [TARGET] [--json]",
     "keys list [--project P] [--status active|expired|revoked] [--source store|config] [TARGET] [--json]",
     "keys show ID [TARGET] [--json]",

@@ -1,9 +1,9 @@
 import { DEFAULT_CONFIG } from "../config/default-config.ts";
 import { loadConfigFile, validateConfig } from "../config/config-load.ts";
-import type { IssuedKey, KeyView } from "../relay/key-admin.ts";
+import type { KeyView } from "../relay/key-admin.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import type { AuditEvent, AuditQuery } from "../storage/store-audit.ts";
-import { httpAdminTarget, storeAdminTarget, type AdminTarget } from "./admin-target.ts";
+import { httpAdminTarget, storeAdminTarget, type AdminTarget, type Answer } from "./admin-target.ts";
 import { CONFIG_OPTION, durationMs, parseSubcommand, usageLine, UsageError } from "./cli-args.ts";
 import { AUDIT_USAGE, KEYS_USAGE, wantsHelp } from "./cli-help.ts";
 import { parseTime } from "./cli-journal.ts";
@@ -16,7 +16,7 @@ const SETTINGS = {
   metadata: { type: "string", valueName: "a JSON object" },
 } as const;
 const KEY_SUBCOMMANDS = {
-  create: { ...TARGET, ...SETTINGS, id: { type: "string" } },
+  create: { ...TARGET, ...SETTINGS, id: { type: "string" }, "idempotency-key": { type: "string" } },
   update: { ...TARGET, ...SETTINGS },
   list: { ...TARGET, project: { type: "string" }, status: { type: "string", oneOf: ["active", "expired", "revoked"] }, source: { type: "string", oneOf: ["store", "config"] } },
   show: TARGET,
@@ -96,7 +96,7 @@ export function parseKeysArgs(args: readonly string[], now: number): AdminComman
     case "create": {
       const body = settingsBody(line.values, now);
       if (line.values.id !== undefined) body.id = line.values.id;
-      return { ...base, run: async (target, out) => printIssued(await target.createKey(body), json, out) };
+      return { ...base, run: async (target, out) => printIssued(await target.createKey(body, line.values["idempotency-key"]), json, out) };
     }
     case "update": {
       const key = id();
@@ -175,8 +175,8 @@ function jsonObject(text: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-function printIssued(issued: IssuedKey, json: boolean, out: (line: string) => void): void {
-  if (json) return out(JSON.stringify(issued, null, 2));
+function printIssued(issued: Answer, json: boolean, out: (line: string) => void): void {
+  if (json) return out(JSON.stringify({ key: issued.key, secret: issued.secret }, null, 2));
   printKey(issued.key, false, out);
   out(`secret: ${issued.secret}`);
   out("(shown once: store it now; Renio keeps only a hash)");

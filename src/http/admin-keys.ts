@@ -62,8 +62,8 @@ export const keyChangeBody = (body: unknown) => parse(patchBody, body);
 export const rotateKeyBody = (body: unknown) => parse(rotateBody, body);
 
 /**
- * `/admin/keys`: create (the secret answered once), list, show, change, rotate (idempotent on
- * `Idempotency-Key`), revoke. Answers carrying a secret are `cache-control: no-store`.
+ * `/admin/keys`: create (the secret answered once), list, show, change, rotate, revoke; create
+ * and rotate are idempotent on `Idempotency-Key`. Answers carrying a secret are `cache-control: no-store`.
  */
 export function createAdminKeyRoutes(deps: AdminKeysDeps): Hono<HttpEnv> {
   const routes = new Hono<HttpEnv>();
@@ -73,21 +73,28 @@ export function createAdminKeyRoutes(deps: AdminKeysDeps): Hono<HttpEnv> {
   routes.get("/keys/:id", async (c) => c.json(await keys.get(c.req.param("id"))));
   routes.post("/keys", async (c) => {
     const input = createKeyBody(await bodyOf(c));
-    const issued = await keys.create(input, deps.actorOf(c));
-    return c.json(issued, 201, { "cache-control": "no-store" });
+    const issued = await keys.create(input, deps.actorOf(c), idempotencyKeyOf(c));
+    return c.json({ key: issued.key, secret: issued.secret }, 201, issuedHeaders(issued.replayed));
   });
   routes.patch("/keys/:id", async (c) => c.json(await keys.update(c.req.param("id"), keyChangeBody(await bodyOf(c)), deps.actorOf(c))));
   routes.post("/keys/:id/rotate", async (c) => {
     const body = rotateKeyBody(await bodyOf(c, {}));
-    const header = c.req.header("idempotency-key");
-    const key = header === undefined ? undefined : parse(idempotencyKey, header, "Idempotency-Key");
-    const rotated = await keys.rotate(c.req.param("id"), { graceSeconds: body.graceSeconds, idempotencyKey: key }, deps.actorOf(c));
-    const headers: Record<string, string> = { "cache-control": "no-store" };
-    if (rotated.replayed) headers["idempotent-replayed"] = "true";
-    return c.json({ key: rotated.key, secret: rotated.secret }, 200, headers);
+    const rotated = await keys.rotate(c.req.param("id"), { graceSeconds: body.graceSeconds, idempotencyKey: idempotencyKeyOf(c) }, deps.actorOf(c));
+    return c.json({ key: rotated.key, secret: rotated.secret }, 200, issuedHeaders(rotated.replayed));
   });
   routes.delete("/keys/:id", async (c) => c.json(await keys.revoke(c.req.param("id"), deps.actorOf(c))));
   return routes;
+}
+
+/** The request's `Idempotency-Key` header, validated. */
+function idempotencyKeyOf(c: Context<HttpEnv>): string | undefined {
+  const header = c.req.header("idempotency-key");
+  return header === undefined ? undefined : parse(idempotencyKey, header, "Idempotency-Key");
+}
+
+/** Headers of an answer carrying a secret: never cached; `idempotent-replayed` on a replay. */
+function issuedHeaders(replayed: boolean): Record<string, string> {
+  return replayed ? { "cache-control": "no-store", "idempotent-replayed": "true" } : { "cache-control": "no-store" };
 }
 
 /** The JSON body (`empty` when there is none and that is allowed); 400 `invalid_json` otherwise. */

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { KeyConfig } from "../config/config-schema.ts";
 import { RelayError } from "../shared/relay-error.ts";
-import type { KeyChange, KeyState } from "../storage/store-keys.ts";
+import type { Idempotency, IssueResult, KeyChange, KeyState } from "../storage/store-keys.ts";
 import type { KeyStore } from "../storage/store.ts";
 import { displayPrefix, newKeySecret, type KeySecret } from "./key-secret.ts";
 
@@ -38,10 +38,12 @@ export interface KeyInput {
   readonly expiresAt: number | null;
 }
 
-/** What create and rotate answer: the key and its secret, shown this once. */
+/** What create and rotate answer: the key and its secret, shown this once (again on an idempotent replay). */
 export interface IssuedKey {
   readonly key: KeyView;
   readonly secret: string;
+  /** True when this is the first answer of the same Idempotency-Key, replayed. */
+  readonly replayed: boolean;
 }
 
 /** Which keys {@link KeyAdmin.list} answers (absent fields: any). */
@@ -57,10 +59,11 @@ export interface KeyAdmin {
   list(filter?: KeyFilter): Promise<KeyView[]>;
   /** 404 `key_not_found`. */
   get(id: string): Promise<KeyView>;
-  create(input: KeyInput, actor: string): Promise<IssuedKey>;
+  /** Same `idempotencyKey` (and input): same answer, one key. */
+  create(input: KeyInput, actor: string, idempotencyKey?: string): Promise<IssuedKey>;
   update(id: string, change: KeyChange, actor: string): Promise<KeyView>;
   /** `graceSeconds`: how long the old secret keeps working (0: not at all). Same `idempotencyKey`: same answer, one rotation. */
-  rotate(id: string, options: { readonly graceSeconds: number; readonly idempotencyKey?: string }, actor: string): Promise<IssuedKey & { readonly replayed: boolean }>;
+  rotate(id: string, options: { readonly graceSeconds: number; readonly idempotencyKey?: string }, actor: string): Promise<IssuedKey>;
   revoke(id: string, actor: string): Promise<KeyView>;
 }
 
@@ -93,6 +96,14 @@ export function createKeyAdmin(deps: KeyAdminDeps): KeyAdmin {
     if (configured.has(id)) throw new RelayError(409, "key_read_only", `key "${id}" comes from the config file; change it there`);
   };
   const view = (state: KeyState): KeyView => storedView(state, clock());
+  const idempotencyOf = (key: string | undefined, request: unknown, secret: string): Idempotency | undefined =>
+    key === undefined ? undefined : { key, fingerprint: JSON.stringify(request), sealedSecret: keySecret.seal(secret) };
+  /** The answer of a create or rotation: a replay's first secret, or the new one (then the keyring learns it at once). */
+  const issued = async (result: IssueResult, secret: string): Promise<IssuedKey> => {
+    if (result.replayed !== null) return { key: view(result.key), secret: keySecret.unseal(result.replayed.sealedSecret), replayed: true };
+    await changed();
+    return { key: view(result.key), secret, replayed: false };
+  };
 
   return {
     list: async (filter = {}) => {
@@ -113,17 +124,15 @@ export function createKeyAdmin(deps: KeyAdminDeps): KeyAdmin {
       if (key === undefined) throw new RelayError(404, "key_not_found", `no key with id "${id}"`);
       return view(key);
     },
-    create: async (input, actor) => {
+    create: async (input, actor, idempotencyKey) => {
       const id = input.id ?? `key-${randomBytes(8).toString("hex")}`;
       if (configured.has(id)) throw new RelayError(409, "key_exists", `a config key has id "${id}"`);
       checkModels(input.models);
       const secret = newKeySecret();
-      const state = await store.createKey(
-        { ...input, id, secretHash: keySecret.hash(secret), prefix: displayPrefix(secret) },
-        { actor, at: clock() },
-      );
-      await changed();
-      return { key: view(state), secret };
+      // The fingerprint holds the input as given: a generated id differs on every retry.
+      const idempotency = idempotencyOf(idempotencyKey, ["key.create", input], secret);
+      const result = await store.createKey({ ...input, id, secretHash: keySecret.hash(secret), prefix: displayPrefix(secret), idempotency }, { actor, at: clock() });
+      return await issued(result, secret);
     },
     update: async (id, change, actor) => {
       stored(id);
@@ -136,17 +145,12 @@ export function createKeyAdmin(deps: KeyAdminDeps): KeyAdmin {
       stored(id);
       const now = clock();
       const secret = newKeySecret();
-      const idempotency =
-        options.idempotencyKey === undefined
-          ? undefined
-          : { key: options.idempotencyKey, fingerprint: JSON.stringify(["key.rotate", id, options.graceSeconds]), sealedSecret: keySecret.seal(secret) };
+      const idempotency = idempotencyOf(options.idempotencyKey, ["key.rotate", id, options.graceSeconds], secret);
       const result = await store.rotateKey(
         { id, secretHash: keySecret.hash(secret), prefix: displayPrefix(secret), previousValidUntil: now + options.graceSeconds * 1000, idempotency },
         { actor, at: now },
       );
-      if (result.replayed !== null) return { key: view(result.key), secret: keySecret.unseal(result.replayed.sealedSecret), replayed: true };
-      await changed();
-      return { key: view(result.key), secret, replayed: false };
+      return await issued(result, secret);
     },
     revoke: async (id, actor) => {
       stored(id);

@@ -31,7 +31,15 @@ export interface StoredKey extends KeyState {
   readonly previousHash: string | null;
 }
 
-/** What {@link createKey} writes. */
+/** An Idempotency-Key of a request that issues a secret, with what it asked and the secret sealed for a replay. */
+export interface Idempotency {
+  readonly key: string;
+  /** What the request asked (action, target, parameters): the same key with another request is refused. */
+  readonly fingerprint: string;
+  readonly sealedSecret: string;
+}
+
+/** What {@link createKeyIn} writes. */
 export interface NewKey {
   readonly id: string;
   readonly project: string;
@@ -41,6 +49,7 @@ export interface NewKey {
   readonly expiresAt: number | null;
   readonly secretHash: string;
   readonly prefix: string;
+  readonly idempotency?: Idempotency;
 }
 
 /** Fields a PATCH changes (absent: unchanged; `expiresAt: null` clears the expiry). */
@@ -59,17 +68,17 @@ export interface KeyRotation {
   readonly prefix: string;
   /** Epoch ms until which the old secret works (the rotation time itself: not at all). */
   readonly previousValidUntil: number;
-  readonly idempotency?: { readonly key: string; readonly fingerprint: string; readonly sealedSecret: string };
+  readonly idempotency?: Idempotency;
 }
 
-/** What a rotation returns: the key after it, and (replays) the sealed secret of the first answer. */
-export interface RotationResult {
+/** What a create or rotation returns: the key after it, and (replays) the sealed secret of the first answer. */
+export interface IssueResult {
   readonly key: KeyState;
   /** Set when the Idempotency-Key was seen before: this is the first answer's key and secret. */
   readonly replayed: { readonly sealedSecret: string } | null;
 }
 
-/** How long a rotation's answer is replayed for its Idempotency-Key. */
+/** How long the answer of a create or rotation is replayed for its Idempotency-Key. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** Every stored key changed by a write after `version`, and the current version. */
@@ -94,10 +103,12 @@ export async function getKey(db: Kysely<Database>, id: string): Promise<StoredKe
   return row === undefined ? undefined : storedKeyOf(row);
 }
 
-/** Inserts a key (409 `key_exists` when the id is taken) and audits it. */
-export async function createKeyIn(trx: Kysely<Database>, key: NewKey, actor: AuditActor): Promise<KeyState> {
-  // Every key write takes the version row's lock first: writes of one id serialize there.
+/** Inserts a key (409 `key_exists` when the id is taken) once per Idempotency-Key, and audits it. */
+export async function createKeyIn(trx: Kysely<Database>, key: NewKey, actor: AuditActor): Promise<IssueResult> {
+  // Every key write takes the version row's lock first: writes of one id (and one Idempotency-Key) serialize there.
   const version = await nextVersion(trx);
+  const replay = await replayOf(trx, key.idempotency, actor.at);
+  if (replay !== null) return replay;
   if ((await trx.selectFrom("api_key").select("id").where("id", "=", key.id).executeTakeFirst()) !== undefined) {
     throw new RelayError(409, "key_exists", `a key with id "${key.id}" already exists`);
   }
@@ -121,8 +132,9 @@ export async function createKeyIn(trx: Kysely<Database>, key: NewKey, actor: Aud
     })
     .execute();
   const after = stateOf((await getKey(trx, key.id))!);
+  await remember(trx, key.idempotency, after, actor.at);
   await insertAudit(trx, { ...actor, action: "key.create", target: `key:${key.id}`, before: null, after });
-  return after;
+  return { key: after, replayed: null };
 }
 
 /** Applies a PATCH (404 unknown id, 409 revoked) and audits it. */
@@ -151,19 +163,10 @@ export async function updateKeyIn(trx: Kysely<Database>, id: string, change: Key
  * Rotates a key once per Idempotency-Key: a key seen before (within 24 h) with the same request
  * replays the first answer; with another request it is refused (409). Audited.
  */
-export async function rotateKeyIn(trx: Kysely<Database>, rotation: KeyRotation, actor: AuditActor): Promise<RotationResult> {
+export async function rotateKeyIn(trx: Kysely<Database>, rotation: KeyRotation, actor: AuditActor): Promise<IssueResult> {
   const version = await nextVersion(trx);
-  const { idempotency } = rotation;
-  if (idempotency !== undefined) {
-    await trx.deleteFrom("admin_idempotency").where("created_at", "<", actor.at - IDEMPOTENCY_TTL_MS).execute();
-    const seen = await trx.selectFrom("admin_idempotency").selectAll().where("idempotency_key", "=", idempotency.key).executeTakeFirst();
-    if (seen !== undefined) {
-      if (seen.fingerprint !== idempotency.fingerprint) {
-        throw new RelayError(409, "idempotency_key_reused", "this Idempotency-Key was already used for a different request; use a new key");
-      }
-      return { key: JSON.parse(seen.answer) as KeyState, replayed: { sealedSecret: seen.sealed_secret } };
-    }
-  }
+  const replay = await replayOf(trx, rotation.idempotency, actor.at);
+  if (replay !== null) return replay;
   const before = await changeableKey(trx, rotation.id);
   await trx
     .updateTable("api_key")
@@ -178,14 +181,33 @@ export async function rotateKeyIn(trx: Kysely<Database>, rotation: KeyRotation, 
     .where("id", "=", rotation.id)
     .execute();
   const after = stateOf((await getKey(trx, rotation.id))!);
-  if (idempotency !== undefined) {
-    await trx
-      .insertInto("admin_idempotency")
-      .values({ idempotency_key: idempotency.key, fingerprint: idempotency.fingerprint, answer: JSON.stringify(after), sealed_secret: idempotency.sealedSecret, created_at: actor.at })
-      .execute();
-  }
+  await remember(trx, rotation.idempotency, after, actor.at);
   await insertAudit(trx, { ...actor, action: "key.rotate", target: `key:${rotation.id}`, before: stateOf(before), after });
   return { key: after, replayed: null };
+}
+
+/**
+ * The first answer of an Idempotency-Key seen within 24 h (older ones are dropped first), or
+ * null; 409 `idempotency_key_reused` when it came with another request.
+ */
+async function replayOf(trx: Kysely<Database>, idempotency: Idempotency | undefined, now: number): Promise<IssueResult | null> {
+  if (idempotency === undefined) return null;
+  await trx.deleteFrom("admin_idempotency").where("created_at", "<", now - IDEMPOTENCY_TTL_MS).execute();
+  const seen = await trx.selectFrom("admin_idempotency").selectAll().where("idempotency_key", "=", idempotency.key).executeTakeFirst();
+  if (seen === undefined) return null;
+  if (seen.fingerprint !== idempotency.fingerprint) {
+    throw new RelayError(409, "idempotency_key_reused", "this Idempotency-Key was already used for a different request; use a new key");
+  }
+  return { key: JSON.parse(seen.answer) as KeyState, replayed: { sealedSecret: seen.sealed_secret } };
+}
+
+/** Keeps the answer (without its secret) and the sealed secret for replays of its Idempotency-Key. */
+async function remember(trx: Kysely<Database>, idempotency: Idempotency | undefined, answer: KeyState, now: number): Promise<void> {
+  if (idempotency === undefined) return;
+  await trx
+    .insertInto("admin_idempotency")
+    .values({ idempotency_key: idempotency.key, fingerprint: idempotency.fingerprint, answer: JSON.stringify(answer), sealed_secret: idempotency.sealedSecret, created_at: now })
+    .execute();
 }
 
 /** Revokes a key at once (404 unknown id); revoking a revoked key changes nothing and records nothing. */

@@ -2,7 +2,7 @@ import type { Admission, BudgetCharge } from "../budget/budget-charge.ts";
 import type { BudgetUsage } from "../budget/budget-usage.ts";
 import type { JournalCompletion, JournalEntry, JournalRefusal, JournalStart } from "../shared/journal-records.ts";
 import type { AuditActor, AuditEvent, AuditInput, AuditPage, AuditQuery } from "./store-audit.ts";
-import type { KeyChange, KeyChanges, KeyRotation, KeyState, NewKey, RotationResult, StoredKey } from "./store-keys.ts";
+import type { IssueResult, KeyChange, KeyChanges, KeyRotation, KeyState, NewKey, StoredKey } from "./store-keys.ts";
 
 /** How durable a commit is: "fsync" survives power loss, "process" survives a killed process. */
 export type Durability = "fsync" | "process";
@@ -103,12 +103,12 @@ export interface StoreMaintenance {
  * records its audit event, and bumps the store's keys version (relays poll it).
  */
 export interface KeyStore {
-  /** 409 `key_exists` when the id is taken. */
-  createKey(key: NewKey, actor: AuditActor): Promise<KeyState>;
+  /** 409 `key_exists` when the id is taken; 409 `idempotency_key_reused`; replays the first answer of an Idempotency-Key. */
+  createKey(key: NewKey, actor: AuditActor): Promise<IssueResult>;
   /** 404 `key_not_found`; 409 `key_revoked`. */
   updateKey(id: string, change: KeyChange, actor: AuditActor): Promise<KeyState>;
   /** 404, 409 `key_revoked`, 409 `idempotency_key_reused`; replays the first answer of an Idempotency-Key. */
-  rotateKey(rotation: KeyRotation, actor: AuditActor): Promise<RotationResult>;
+  rotateKey(rotation: KeyRotation, actor: AuditActor): Promise<IssueResult>;
   /** 404 `key_not_found`; revoking twice is a no-op. */
   revokeKey(id: string, actor: AuditActor): Promise<KeyState>;
   getKey(id: string): Promise<StoredKey | undefined>;

@@ -228,7 +228,7 @@ describe("GET /metrics while the store is down", () => {
       }
       // The pool's connections from before the restart fail once each (and are replaced): up within a few scrapes.
       let up = 0;
-      for (let scrapes = 0; scrapes < 5 && up !== 1; scrapes++) up = new Scrape((await scrape(relay.url, METRICS_TOKEN)).text).sum("renio_store_up");
+      for (let scrapes = 0; scrapes < 20 && up !== 1; scrapes++) up = new Scrape((await scrape(relay.url, METRICS_TOKEN)).text).sum("renio_store_up");
       assert.equal(up, 1);
     } finally {
       await relay.stop();

@@ -4,13 +4,14 @@ import { restartNeeded, withRestartOnly } from "../config/config-restart.ts";
 import { createBudgetCatalog } from "../budget/budget-catalog.ts";
 import type { Config } from "../config/config-schema.ts";
 import { checkSemantics } from "../config/config-semantics.ts";
-import { adminTokensOf } from "../http/admin-auth.ts";
+import { adminActor, adminTokensOf } from "../http/admin-auth.ts";
 import type { Reload, ReloadOutcome } from "../http/admin-reload.ts";
 import { createAdminRoutes } from "../http/admin-routes.ts";
 import { createHttpHandler } from "../http/app.ts";
 import { openLedger } from "../journal/open-ledger.ts";
 import { createBudgetAdmin } from "../relay/budget-admin.ts";
 import { startBudgetSync, type BudgetSync } from "../relay/budget-sync.ts";
+import { openRelayKeys, type RelayKeys } from "../relay/relay-keys.ts";
 import { createRelay } from "../relay/relay.ts";
 import { createRelaySnapshot, type SnapshotCell } from "../relay/relay-snapshot.ts";
 import type { RateClock } from "../relay/rate-limiter.ts";
@@ -38,7 +39,7 @@ export interface RelayService {
 export interface RelayServiceOptions {
   /** Reads and validates the config again (throws ConfigError); without it, reload is unavailable. */
   readonly loadConfig?: () => Promise<Config>;
-  /** The rate limits' clock (tests inject one). */
+  /** Epoch ms now, for rate limits, key expiry and rotation grace periods (tests drive it). */
   readonly clock?: RateClock;
   /** How calls are logged on stdout (default: the config's `logging`, its format JSON unless stdout is a terminal); false: no call log. */
   readonly log?: LogOptions | false;
@@ -54,13 +55,16 @@ export async function startRelayService(config: Config, runtime: Runtime, option
   const catalog = createBudgetCatalog(config.budgets, config.budget.mode);
   const { ledger, store, recovered, close: closeLedger } = await openLedger(config, runtime, { onError: reportJournalError, budgetTerms: catalog.termsOf });
   let budgetSync: BudgetSync | undefined;
+  let keys: RelayKeys;
   try {
     if (store) budgetSync = await startBudgetSync(store, catalog, config.budget.storePollMs, reportBudgetSyncError);
+    keys = await openRelayKeys(config, store, { clock: options.clock, onError: reportKeysError });
   } catch (error) {
+    budgetSync?.stop();
     await closeLedger();
     throw error;
   }
-  const snapshot: SnapshotCell = { current: createRelaySnapshot(config, runtime.upstreamFetch, { clock: options.clock, budgets: catalog }) };
+  const snapshot: SnapshotCell = { current: createRelaySnapshot(config, runtime.upstreamFetch, { clock: options.clock, budgets: catalog, keyring: keys.keyring }) };
   let adminTokens = adminTokensOf(config.server);
   // Every call's end feeds the metrics and the call log (one observer each).
   const calls = createCallMetrics({ perKeyLabels: config.metrics.perKeyLabels, currency: config.budget.currency });
@@ -83,8 +87,9 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     const effective = withRestartOnly(next, config);
     const problems = checkSemantics(effective);
     if (problems.length > 0) return { reloaded: false, problems: problems.map(formatProblem) };
-    const built = createRelaySnapshot(effective, runtime.upstreamFetch, { clock: options.clock, budgets: catalog });
+    const built = createRelaySnapshot(effective, runtime.upstreamFetch, { clock: options.clock, budgets: catalog, keyring: keys.keyring });
     catalog.reconfigure(effective.budgets, effective.budget.mode);
+    keys.keyring.replaceConfigKeys(effective.keys);
     snapshot.current = built;
     adminTokens = adminTokensOf(effective.server);
     return { reloaded: true, needsRestart: restartNeeded(config, next) };
@@ -107,7 +112,16 @@ export async function startRelayService(config: Config, runtime: Runtime, option
       sync: () => ledger.flush(),
       applied: () => budgetSync?.refresh() ?? Promise.resolve(),
     });
-  const admin = createAdminRoutes({ tokens: () => adminTokens, config: () => snapshot.current.config, store, sync: () => ledger.flush(), reload, budgetAdmin });
+  const admin = createAdminRoutes({
+    tokens: () => adminTokens,
+    config: () => snapshot.current.config,
+    store,
+    sync: () => ledger.flush(),
+    reload,
+    budgetAdmin,
+    keys: keys.admin && { keys: keys.admin, actorOf: (c) => adminActor(c).id },
+    audit: store,
+  });
   const metrics = metricsRoute(config, {
     calls,
     ledger,
@@ -145,6 +159,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
       const deadline = performance.now() + graceMs;
       const stopped = Promise.all([server.stop(), adminServer?.stop()]);
       await relay.drained(graceMs);
+      keys.stop();
       await closeLedger();
       // A call has ended once its upstream has; its last bytes may still be on their way to the
       // client. The server's graceful stop waits for them (bounded by what is left of the grace period),
@@ -169,4 +184,10 @@ function reportBudgetSyncError(error: unknown): void {
 /** A failed admission-log write or database apply, on stderr (message only: no stack, no request data). */
 function reportJournalError(error: unknown): void {
   process.stderr.write(`renio: journal: ${error instanceof Error ? error.message : String(error)}\n`);
+}
+
+/** Polls for changed keys failing (the keyring keeps the keys it has), or (null) working again, on stderr. */
+function reportKeysError(error: unknown | null): void {
+  if (error === null) process.stderr.write("renio: keys: refreshing stored keys again\n");
+  else process.stderr.write(`renio: keys: cannot refresh stored keys (retrying every server.keyRefreshMs): ${error instanceof Error ? error.message : String(error)}\n`);
 }

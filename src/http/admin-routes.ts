@@ -1,12 +1,15 @@
 import { Hono } from "hono";
 import type { Config } from "../config/config-schema.ts";
 import { RelayError } from "../shared/relay-error.ts";
-import type { JournalReader } from "../storage/store.ts";
+import type { AuditStore, JournalReader } from "../storage/store.ts";
 import { adminAuth, requireRole, type AdminToken } from "./admin-auth.ts";
 import { reloadHandler, type Reload } from "./admin-reload.ts";
 import type { BudgetAdmin } from "../relay/budget-admin.ts";
 import { createAdminBudgetRoutes } from "./admin-budgets.ts";
 import type { HttpEnv } from "./app.ts";
+import { createAdminKeyRoutes, type AdminKeysDeps } from "./admin-keys.ts";
+import { createAdminAuditRoutes } from "./admin-audit.ts";
+import { timeParam } from "./admin-query.ts";
 
 /** What the admin API reads. */
 export interface AdminDeps {
@@ -22,6 +25,10 @@ export interface AdminDeps {
   readonly reload?: Reload;
   /** Budgets of the config and the store (`/admin/budgets`). */
   readonly budgetAdmin: BudgetAdmin | undefined;
+  /** Keys in the store (`/admin/keys`, see admin-keys.ts). */
+  readonly keys?: AdminKeysDeps;
+  /** The admin audit (`GET /admin/audit`). */
+  readonly audit?: Pick<AuditStore, "listAudit">;
 }
 
 const MAX_PAGE = 1000;
@@ -29,7 +36,8 @@ const MAX_PAGE = 1000;
 /**
  * The admin API, behind the admin tokens (admin-auth.ts); every route names the role it needs
  * with `requireRole`: `POST /admin/reload` (admin), `GET /admin/journal` (cursor pagination,
- * filters) (read) and `/admin/budgets` (admin-budgets.ts: reads need read, changes budgets).
+ * filters) (read), `/admin/budgets` (admin-budgets.ts: reads need read, changes budgets), and with
+ * a store `/admin/keys` (admin-keys.ts) and `/admin/audit`.
  */
 export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
   const admin = new Hono<HttpEnv>();
@@ -60,13 +68,8 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
 
   if (deps.budgetAdmin) admin.route("/budgets", createAdminBudgetRoutes(deps.budgetAdmin, () => deps.config().budget.mode));
 
-  return admin;
-}
+  if (deps.keys) admin.route("/", createAdminKeyRoutes(deps.keys));
+  if (deps.audit) admin.route("/", createAdminAuditRoutes(deps.audit));
 
-/** Epoch ms from an ISO time or epoch-ms query value. */
-function timeParam(value: string | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  const ms = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
-  if (Number.isNaN(ms)) throw new RelayError(400, "invalid_request", `\`${name}\` must be an ISO 8601 time or epoch milliseconds`);
-  return ms;
+  return admin;
 }

@@ -5,7 +5,7 @@ import type { Ledger } from "../journal/ledger.ts";
 import { RelayError, StoreUnavailableError } from "../shared/relay-error.ts";
 import type { CallQuote } from "./call-pricing.ts";
 import { blankStart, type CallInput } from "./call-context.ts";
-import { presentedSecret, type CallerKey, type Keyring } from "./keyring.ts";
+import { presentedSecret, type CallerKey, type Keyring, type KeyRefusal } from "./keyring.ts";
 import type { RelaySnapshot, SnapshotCell } from "./relay-snapshot.ts";
 import { readBody } from "./read-body.ts";
 import { outputLimitField } from "./output-limit-field.ts";
@@ -53,7 +53,7 @@ export function createRelay(deps: RelayDeps): Relay {
     const secret = presentedSecret(request.headers);
     if (secret === undefined) throw new RelayError(401, "missing_api_key", "No API key provided: send `Authorization: Bearer <key>` or `x-api-key: <key>`");
     const key = keyring.find(secret);
-    if (key === undefined) throw new RelayError(401, "invalid_api_key", "Invalid API key");
+    if (key === undefined) throw refusedKey(keyring.refusal(secret));
     return key;
   };
 
@@ -233,4 +233,13 @@ function budgetHeaders(admission: Extract<Admission, { admitted: true }>): Recor
 
 function money(amount: number): string {
   return String(Math.round(amount * 1e6) / 1e6);
+}
+
+/** The 401 for a secret that is not (or no longer) a live key: says revoked, expired or rotated out when it was one. */
+function refusedKey(refusal: KeyRefusal | undefined): RelayError {
+  if (refusal === undefined) return new RelayError(401, "invalid_api_key", "Invalid API key");
+  const at = new Date(refusal.at).toISOString();
+  if (refusal.reason === "revoked") return new RelayError(401, "key_revoked", `This API key was revoked (key "${refusal.keyId}", ${at})`);
+  if (refusal.reason === "expired") return new RelayError(401, "key_expired", `This API key expired (key "${refusal.keyId}", ${at})`);
+  return new RelayError(401, "key_rotated", `This API key was rotated and its grace period ended (key "${refusal.keyId}", ${at}); use the new secret`);
 }

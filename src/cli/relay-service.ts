@@ -10,6 +10,7 @@ import { createAdminRoutes } from "../http/admin-routes.ts";
 import { createHttpHandler } from "../http/app.ts";
 import { openLedger } from "../journal/open-ledger.ts";
 import { createBudgetAdmin } from "../relay/budget-admin.ts";
+import { auditBudgetChange } from "../relay/budget-audit.ts";
 import { startBudgetSync, type BudgetSync } from "../relay/budget-sync.ts";
 import { openRelayKeys, type RelayKeys } from "../relay/relay-keys.ts";
 import { createRelay } from "../relay/relay.ts";
@@ -111,6 +112,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
       defaultMode: () => snapshot.current.config.budget.mode,
       sync: () => ledger.flush(),
       applied: () => budgetSync?.refresh() ?? Promise.resolve(),
+      onBudgetChange: auditBudgetChange(store),
     });
   const admin = createAdminRoutes({
     tokens: () => adminTokens,

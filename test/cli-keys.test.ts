@@ -128,7 +128,7 @@ describe("renio keys against the store (--config), the relay down", () => {
     const shown = await renio(["keys", "show", "offline", "--config", configPath, "--json"], {});
     assert.equal((JSON.parse(shown.stdout) as KeyView).prefix, issued.key.prefix);
 
-    const service = await startRelayService(validateConfig(raw, {}), await currentRuntime());
+    const service = await startRelayService(validateConfig(raw, {}), await currentRuntime(), { log: false });
     try {
       assert.equal((await chat(service.url, issued.secret)).object, "chat.completion");
     } finally {

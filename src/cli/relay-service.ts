@@ -97,8 +97,13 @@ export async function startRelayService(config: Config, runtime: Runtime, option
   };
   let reloads: Promise<unknown> = Promise.resolve();
   const loadConfig = options.loadConfig;
-  const reload: Reload | undefined = loadConfig && (() => {
-    const run = reloads.then(() => reloadOnce(loadConfig));
+  const reload: Reload | undefined = loadConfig && ((actor) => {
+    const run = reloads.then(async () => {
+      const outcome = await reloadOnce(loadConfig);
+      // Audited whether it took effect or was refused (the problems name places, never values).
+      await store?.recordAudit({ actor, action: "config.reload", target: "config", before: null, after: outcome }).catch(reportJournalError);
+      return outcome;
+    });
     reloads = run.catch(() => undefined);
     return run;
   });

@@ -11,6 +11,8 @@ import { openLedger } from "../journal/open-ledger.ts";
 import { createRelay } from "../relay/relay.ts";
 import { createRelaySnapshot, type SnapshotCell } from "../relay/relay-snapshot.ts";
 import type { RateClock } from "../relay/rate-limiter.ts";
+import { startTracing } from "../relay/tracing.ts";
+import type { ExportStats } from "../relay/span-exporter.ts";
 import type { Runtime, Server } from "../runtime/runtime.ts";
 
 /** A running relay. */
@@ -23,6 +25,8 @@ export interface RelayService {
   readonly recovered: number;
   /** Re-reads the config (SIGHUP, `POST /admin/reload`); reloads run one at a time. */
   readonly reload: Reload;
+  /** Spans exported and dropped (undefined when tracing is off). */
+  traceStats(): ExportStats | undefined;
   /** Graceful shutdown: stop accepting, let in-flight calls finish (up to the grace period), flush, close. */
   shutdown(): Promise<void>;
 }
@@ -44,7 +48,8 @@ export async function startRelayService(config: Config, runtime: Runtime, option
   const { ledger, store, recovered, close: closeLedger } = await openLedger(config, runtime, { onError: reportJournalError });
   const snapshot: SnapshotCell = { current: createRelaySnapshot(config, runtime.upstreamFetch, options.clock) };
   let adminTokens = adminTokensOf(config.server);
-  const relay = createRelay({ snapshot, ledger });
+  const tracing = startTracing(config.tracing, reportTracingError);
+  const relay = createRelay({ snapshot, ledger, tracer: tracing?.tracer });
 
   /** Loads the file, refuses it with its problems, or swaps in the new snapshot (in one step: no call sees half of it). */
   const reloadOnce = async (loadConfig: () => Promise<Config>): Promise<ReloadOutcome> => {
@@ -88,6 +93,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
       }).catch(async (error: unknown) => {
         await server.stop();
         await closeLedger();
+        await tracing?.exporter.shutdown();
         throw error;
       })
     : undefined;
@@ -96,6 +102,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     url: urlOf(server),
     adminUrl: adminServer && urlOf(adminServer),
     recovered,
+    traceStats: () => tracing?.exporter.stats(),
     reload: reload ?? (() => Promise.resolve({ reloaded: false, problems: ["this relay was not started from a config file (--config); there is nothing to reload"] })),
     async shutdown() {
       accepting = false;
@@ -104,6 +111,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
       const stopped = Promise.all([server.stop(), adminServer?.stop()]);
       await relay.drained(graceMs);
       await closeLedger();
+      await tracing?.exporter.shutdown();
       // A call has ended once its upstream has; its last bytes may still be on their way to the
       // client. The server's graceful stop waits for them (bounded by what is left of the grace period),
       // so the process does not exit under a response it is still writing.
@@ -117,6 +125,11 @@ export async function startRelayService(config: Config, runtime: Runtime, option
 function urlOf(server: Server): string {
   const host = server.hostname.includes(":") ? `[${server.hostname}]` : server.hostname;
   return `http://${host}:${server.port}`;
+}
+
+/** A failed span export, on stderr (one line). */
+function reportTracingError(message: string): void {
+  process.stderr.write(`renio: tracing: ${message}\n`);
 }
 
 /** A failed admission-log write or database apply, on stderr (message only: no stack, no request data). */

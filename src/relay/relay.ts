@@ -15,6 +15,7 @@ import { createConnectCheck, type ConnectCheck } from "./upstream-connect.ts";
 import { outcomeOf, type CallEnd } from "./call-end.ts";
 import { exchange, type Exchange } from "./upstream-exchange.ts";
 import type { RateTicket } from "./rate-limiter.ts";
+import { passThroughTracer, type CallTrace, type Tracer } from "./call-trace.ts";
 
 /** Everything the relay needs. */
 export interface RelayDeps {
@@ -23,6 +24,8 @@ export interface RelayDeps {
   readonly ledger: Ledger;
   /** Connect-timeout enforcement (default: a real TCP check while a provider is cold). */
   readonly connectCheck?: ConnectCheck;
+  /** Traces calls (default: tracing off, a client's traceparent passed through). */
+  readonly tracer?: Tracer;
 }
 
 /** The request path: authenticate, route, price, journal + reserve, forward, settle. */
@@ -41,6 +44,7 @@ export function createRelay(deps: RelayDeps): Relay {
   const decoder = new TextDecoder();
   const inFlight = createInFlightCalls();
   const connectCheck = deps.connectCheck ?? createConnectCheck();
+  const tracer = deps.tracer ?? passThroughTracer;
   const storedBody = (journal: Config["journal"], bytes: Uint8Array): string | null =>
     journal.bodies === "none" ? null : decoder.decode(bytes.subarray(0, journal.bodyMaxBytes));
 
@@ -53,7 +57,7 @@ export function createRelay(deps: RelayDeps): Relay {
   };
 
   /** Completes the entry and settles its charges; never throws, always ends the in-flight count and the rate-limit hold. */
-  const settle = ({ config, pricing }: RelaySnapshot, start: JournalStart, quote: CallQuote, limits: RateTicket, input: CallInput, end: CallEnd) => {
+  const settle = ({ config, pricing }: RelaySnapshot, start: JournalStart, quote: CallQuote, limits: RateTicket, input: CallInput, trace: CallTrace, end: CallEnd) => {
     try {
       const { outcome, status, errorCode } = outcomeOf(end);
       // What was relayed of the answer, if anything was.
@@ -83,6 +87,7 @@ export function createRelay(deps: RelayDeps): Relay {
         completion = { ...RELAY_ERROR, status, totalMs: performance.now() - input.startedAt, usage, cost: quote.price === null ? null : cost };
       }
       ledger.complete(start.id, completion, quote.charges, cost);
+      trace.end({ start, ...completion, currency: config.budget.currency });
     } finally {
       limits.end(end.kind !== "failed" && end.usageFinal ? end.usage : null, end.mayHaveBeenBilled);
       inFlight.end();
@@ -101,7 +106,7 @@ export function createRelay(deps: RelayDeps): Relay {
   ): Promise<Response> => {
     const headers = { "x-request-id": input.requestId, ...budgetHeaders(admission), ...limits.headers };
     inFlight.begin();
-    return exchange({ ...call, input, headers, onEnd: (end) => settle(snap, start, quote, limits, input, end), connectCheck });
+    return exchange({ ...call, input, headers, onEnd: (end) => settle(snap, start, quote, limits, input, call.trace, end), connectCheck });
   };
 
   return {
@@ -116,6 +121,7 @@ export function createRelay(deps: RelayDeps): Relay {
       const snap = snapshot.current;
       const { config, router, pricing, rateLimiter } = snap;
       const start = blankStart(input);
+      const trace = tracer.begin(input);
       let recorded = false;
       try {
         const key = authenticate(request, snap.keyring);
@@ -133,6 +139,7 @@ export function createRelay(deps: RelayDeps): Relay {
         const target = router.resolve(key, fields.model, route.wire);
         start.provider = target.provider.id;
         start.upstreamModel = target.upstreamModel;
+        trace.routed({ provider: target.provider, providerName: config.providers[target.provider.id]?.type ?? target.provider.id, maxTokens: fields.maxOutputTokens });
         const quote = pricing.quote({
           key,
           route,
@@ -169,12 +176,24 @@ export function createRelay(deps: RelayDeps): Relay {
           limits.cancel();
           throw budgetExceeded(admission, config.budget.currency);
         }
-        return await forward(snap, start, quote, input, admission, limits, { provider: target.provider, body: upstreamBody, dropUsageChunk });
+        return await forward(snap, start, quote, input, admission, limits, { provider: target.provider, body: upstreamBody, dropUsageChunk, trace });
       } catch (error) {
         if (!recorded && error instanceof RelayError && !(error instanceof StoreUnavailableError)) {
           // A client gone while sending its body was never admitted: journaled as client_aborted.
           ledger.refuse({ start, status: error.status, errorCode: error.code, ...(error.code === "client_aborted" ? { outcome: "client_aborted" } : {}) });
         }
+        // A forwarded call's trace has ended at its settlement; this ends a refused one.
+        const refusal = error instanceof RelayError ? error : undefined;
+        trace.end({
+          start,
+          outcome: refusal === undefined ? "relay_error" : refusal.code === "client_aborted" ? "client_aborted" : "refused",
+          status: refusal?.status ?? 500,
+          errorCode: refusal?.code ?? "internal_error",
+          usage: null,
+          cost: null,
+          currency: config.budget.currency,
+          upstreamMs: null,
+        });
         throw error;
       }
     },

@@ -176,7 +176,7 @@ const tracingSchema = z
     /** Most spans waiting for export; beyond it new spans are dropped (and counted). */
     maxQueue: positiveInt.default(2048),
     /** Most spans per export request. */
-    maxBatch: positiveInt.default(512),
+    maxBatch: positiveInt.default(256),
     /** Time between exports of a partial batch. */
     exportIntervalMs: positiveInt.default(5000),
     /** Time allowed for one export request; a collector that does not answer loses that batch. */

@@ -167,7 +167,7 @@ const tracingSchema = z
   .strictObject({
     enabled: z.boolean().default(false),
     /** The collector's OTLP/HTTP traces URL (JSON encoding). */
-    otlpEndpoint: z.url({ protocol: /^https?$/ }).optional(),
+    otlpEndpoint: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL, e.g. http://127.0.0.1:4318/v1/traces" }).optional(),
     /** Extra request headers for the collector (usually `${ENV_VAR}` for a token). */
     headers: z.record(z.string(), z.string()).default({}),
     serviceName: z.string().min(1).default("renio"),

@@ -36,10 +36,14 @@ function startChatUpstream(): Promise<ScriptedUpstream> {
   });
 }
 
-function relayConfig(upstream: ScriptedUpstream, tracing: Record<string, unknown>): Record<string, unknown> {
+/** Model `gpt-test` served by `upstream`; `gpt-dead` by a provider nothing listens for (`deadPort`). */
+function relayConfig(upstream: ScriptedUpstream, tracing: Record<string, unknown>, deadPort = 9): Record<string, unknown> {
   return {
-    providers: { openai: { type: "openai", baseUrl: `${upstream.url}/v1`, apiKey: UPSTREAM_SECRET, firstByteTimeoutMs: 5000 } },
-    models: { "gpt-test": { provider: "openai", model: "gpt-upstream" } },
+    providers: {
+      openai: { type: "openai", baseUrl: `${upstream.url}/v1`, apiKey: UPSTREAM_SECRET, firstByteTimeoutMs: 5000 },
+      dead: { type: "openai", baseUrl: `http://127.0.0.1:${deadPort}/v1`, connectTimeoutMs: 2000 },
+    },
+    models: { "gpt-test": { provider: "openai", model: "gpt-upstream" }, "gpt-dead": { provider: "dead" } },
     prices: { "gpt-test": { input: 1, output: 2 } },
     tracing,
   };
@@ -92,7 +96,8 @@ describe("tracing on: W3C context in and out, GenAI spans to the collector", () 
   before(async () => {
     upstream = await startChatUpstream();
     collector = await startOtlpCollector();
-    relay = await startRelay(upstream.url, relayConfig(upstream, { enabled: true, otlpEndpoint: collector.url, exportIntervalMs: 20, headers: { authorization: `Bearer ${COLLECTOR_TOKEN}` } }));
+    const tracing = { enabled: true, otlpEndpoint: collector.url, exportIntervalMs: 20, headers: { authorization: `Bearer ${COLLECTOR_TOKEN}` } };
+    relay = await startRelay(upstream.url, relayConfig(upstream, tracing, await freePort()));
     store = await openStore(relay.config.storage);
   });
   after(async () => {
@@ -227,6 +232,24 @@ describe("tracing on: W3C context in and out, GenAI spans to the collector", () 
       }
       await collector.spansArrived(collector.spans.length + 1);
     }
+  });
+
+  test("an unreachable provider: the CLIENT span records the failed attempt, the SERVER span the 502", async () => {
+    const failed = await clientOf(relay)
+      .chat.completions.create({ model: "gpt-dead", messages: [{ role: "user", content: PROMPT }] }, { headers: { traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01` } })
+      .withResponse()
+      .catch((error: unknown) => error);
+    assert.ok(failed instanceof OpenAI.APIError && failed.status === 502, String(failed));
+    const id = failed.headers?.get("x-request-id");
+    assert.ok(id);
+    const { server, clients } = await spansOf(collector, id);
+    assert.equal(server.status.code, 2);
+    assert.equal(server.attributes["error.type"], "upstream_unreachable");
+    assert.equal(server.attributes["http.response.status_code"], 502);
+    assert.equal(clients.length, 1);
+    assert.equal(clients[0]!.status.code, 2);
+    assert.equal(clients[0]!.attributes["error.type"], "upstream_unreachable");
+    assert.equal(clients[0]!.attributes["gen_ai.usage.input_tokens"], undefined, "no usage for a call never answered");
   });
 
   test("no exported span holds a secret or a body", () => {

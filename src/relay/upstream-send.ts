@@ -46,6 +46,8 @@ export async function sendUpstream(provider: Provider, input: CallInput, body: U
   const failed = (failure: UpstreamFailure): Sent => (release(), { failure });
   let headers: Headers;
   try {
+    // The attempt (its CLIENT span) begins before the connection check: a refused connection is a failed attempt.
+    const traceHeaders = trace.attempt();
     const connecting = connectCheck.before(provider);
     if (connecting !== undefined) {
       try {
@@ -56,7 +58,7 @@ export async function sendUpstream(provider: Provider, input: CallInput, body: U
       }
     }
     headers = forwardableRequestHeaders(input.request.headers);
-    for (const [name, value] of trace.attempt()) headers.set(name, value);
+    for (const [name, value] of traceHeaders) headers.set(name, value);
   } catch (error) {
     release();
     throw error;

@@ -1,5 +1,6 @@
 import type { Provider } from "../providers/provider.ts";
 import type { JournalStart, Outcome } from "../shared/journal-records.ts";
+import { RelayError } from "../shared/relay-error.ts";
 import type { Usage } from "../shared/usage.ts";
 import type { CallInput } from "./call-context.ts";
 import { formatTraceparent, parseTraceparent, randomHex, SAMPLED, usableTracestate, type TraceParent } from "./trace-context.ts";
@@ -41,6 +42,21 @@ export interface CallTrace {
 /** Starts a call's trace when it arrives. */
 export interface Tracer {
   begin(input: CallInput): CallTrace;
+}
+
+/** Ends the trace of a call refused (or failed in Renio) before it was forwarded. */
+export function endRefused(trace: CallTrace, start: JournalStart, error: unknown, currency: string): void {
+  const refusal = error instanceof RelayError ? error : undefined;
+  trace.end({
+    start,
+    outcome: refusal === undefined ? "relay_error" : refusal.code === "client_aborted" ? "client_aborted" : "refused",
+    status: refusal?.status ?? 500,
+    errorCode: refusal?.code ?? "internal_error",
+    usage: null,
+    cost: null,
+    currency,
+    upstreamMs: null,
+  });
 }
 
 const NO_HEADERS: TraceHeaders = [];

@@ -15,7 +15,7 @@ import { createConnectCheck, type ConnectCheck } from "./upstream-connect.ts";
 import { outcomeOf, type CallEnd } from "./call-end.ts";
 import { exchange, type Exchange } from "./upstream-exchange.ts";
 import type { RateTicket } from "./rate-limiter.ts";
-import { passThroughTracer, type CallTrace, type Tracer } from "./call-trace.ts";
+import { endRefused, passThroughTracer, type CallTrace, type Tracer } from "./call-trace.ts";
 
 /** Everything the relay needs. */
 export interface RelayDeps {
@@ -183,17 +183,7 @@ export function createRelay(deps: RelayDeps): Relay {
           ledger.refuse({ start, status: error.status, errorCode: error.code, ...(error.code === "client_aborted" ? { outcome: "client_aborted" } : {}) });
         }
         // A forwarded call's trace has ended at its settlement; this ends a refused one.
-        const refusal = error instanceof RelayError ? error : undefined;
-        trace.end({
-          start,
-          outcome: refusal === undefined ? "relay_error" : refusal.code === "client_aborted" ? "client_aborted" : "refused",
-          status: refusal?.status ?? 500,
-          errorCode: refusal?.code ?? "internal_error",
-          usage: null,
-          cost: null,
-          currency: config.budget.currency,
-          upstreamMs: null,
-        });
+        endRefused(trace, start, error, config.budget.currency);
         throw error;
       }
     },

@@ -47,14 +47,18 @@ test("a full queue drops new spans and counts them; shutdown sends what it holds
   await collector.stop();
 });
 
-test("a collector answering an error loses that batch, counted as dropped", async () => {
+test("a collector answering an error loses that batch, counted as dropped; the message names the collector without its credentials", async () => {
   const collector = await startOtlpCollector();
   const errors: string[] = [];
-  const exporter = createSpanExporter(options(collector.url.replace("/v1/traces", "/wrong"), { onError: (message) => errors.push(message) }));
+  const endpoint = new URL(collector.url.replace("/v1/traces", "/wrong?token=query-secret"));
+  endpoint.username = "user";
+  endpoint.password = "url-secret";
+  const exporter = createSpanExporter(options(endpoint.href, { onError: (message) => errors.push(message) }));
   exporter.add(call(1));
   await exporter.shutdown();
   assert.deepEqual(exporter.stats(), { exported: 0, dropped: 2, queued: 0 });
   assert.equal(errors.length, 1);
   assert.match(errors[0]!, /answered 404.*dropped/);
+  assert.ok(!errors[0]!.includes("url-secret") && !errors[0]!.includes("query-secret"), errors[0]);
   await collector.stop();
 });

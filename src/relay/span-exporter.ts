@@ -43,6 +43,8 @@ const spanCount = (call: TracedCall) => 1 + call.attempts.length;
 /** Creates the exporter and starts its timer. */
 export function createSpanExporter(options: SpanExporterOptions): SpanExporter {
   const send = options.fetch ?? ((url, init) => fetch(url, init));
+  // The collector as named in messages: no user:password, no query (either may hold a token).
+  const shown = ((url) => `${url.origin}${url.pathname}`)(new URL(options.endpoint));
   const queue: TracedCall[] = [];
   let queued = 0;
   let exported = 0;
@@ -90,7 +92,7 @@ export function createSpanExporter(options: SpanExporterOptions): SpanExporter {
       if (!failing) {
         failing = true;
         const reason = controller.signal.aborted ? `no answer within ${options.timeoutMs} ms` : error instanceof Error ? error.message : String(error);
-        options.onError?.(`exporting ${spans} span(s) to ${options.endpoint} failed (${reason}); dropped`);
+        options.onError?.(`exporting ${spans} span(s) to ${shown} failed (${reason}); dropped`);
       }
     } finally {
       clearTimeout(timer);

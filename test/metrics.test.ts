@@ -7,6 +7,7 @@ import type { JournalEntry } from "../src/shared/journal-records.ts";
 import { admissionLogDir } from "../src/journal/log-segments.ts";
 import { canFreeze, frozen } from "./support/frozen-files.ts";
 import { startPostgresCluster } from "./support/postgres.ts";
+import { eventually } from "./support/sse-bytes.ts";
 import { Scrape, scrape } from "./support/prom-scrape.ts";
 import { startMockServer, startRelay, TEST_KEY, type MockServer, type RelayUnderTest } from "./support/relay-harness.ts";
 
@@ -226,10 +227,9 @@ describe("GET /metrics while the store is down", () => {
       } finally {
         cluster.resume();
       }
-      // The pool's connections from before the restart fail once each (and are replaced): up within a few scrapes.
-      let up = 0;
-      for (let scrapes = 0; scrapes < 20 && up !== 1; scrapes++) up = new Scrape((await scrape(relay.url, METRICS_TOKEN)).text).sum("renio_store_up");
-      assert.equal(up, 1);
+      // The pool's connections from before the pause fail once each (and are replaced): up again within a bounded wait.
+      const upAgain = await eventually(async () => new Scrape((await scrape(relay.url, METRICS_TOKEN)).text).sum("renio_store_up") === 1, 15_000, 50);
+      assert.ok(upAgain, "renio_store_up is 1 again after the server resumes");
     } finally {
       await relay.stop();
       cluster.destroy();

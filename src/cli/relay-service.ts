@@ -16,6 +16,8 @@ import { openRelayKeys, type RelayKeys } from "../relay/relay-keys.ts";
 import { createRelay } from "../relay/relay.ts";
 import { createRelaySnapshot, type SnapshotCell } from "../relay/relay-snapshot.ts";
 import type { RateClock } from "../relay/rate-limiter.ts";
+import { startTracing } from "../relay/tracing.ts";
+import type { ExportStats } from "../relay/span-exporter.ts";
 import type { Runtime, Server } from "../runtime/runtime.ts";
 import { observers, type CallObserver } from "../relay/call-observer.ts";
 import { createCallMetrics } from "../observe/call-metrics.ts";
@@ -32,6 +34,8 @@ export interface RelayService {
   readonly recovered: number;
   /** Re-reads the config (SIGHUP, `POST /admin/reload`); reloads run one at a time. */
   readonly reload: Reload;
+  /** Spans exported and dropped (undefined when tracing is off). */
+  traceStats(): ExportStats | undefined;
   /** Graceful shutdown: stop accepting, let in-flight calls finish (up to the grace period), flush, close. */
   shutdown(): Promise<void>;
 }
@@ -73,7 +77,8 @@ export async function startRelayService(config: Config, runtime: Runtime, option
   const fallback = defaultLogOptions(process.stdout.isTTY === true);
   const log = options.log ?? { format: config.logging.format ?? fallback.format, level: config.logging.level };
   if (log !== false) watchers.push(createLogger(log, (line) => process.stdout.write(line)));
-  const relay = createRelay({ snapshot, ledger, observer: observers(watchers) });
+  const tracing = startTracing(config.tracing, reportTracingError);
+  const relay = createRelay({ snapshot, ledger, observer: observers(watchers), tracer: tracing?.tracer });
 
   /** Loads the file, refuses it with its problems, or swaps in the new snapshot (in one step: no call sees half of it). */
   const reloadOnce = async (loadConfig: () => Promise<Config>): Promise<ReloadOutcome> => {
@@ -150,6 +155,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
       }).catch(async (error: unknown) => {
         await server.stop();
         await closeLedger();
+        await tracing?.exporter.shutdown();
         throw error;
       })
     : undefined;
@@ -158,6 +164,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     url: urlOf(server),
     adminUrl: adminServer && urlOf(adminServer),
     recovered,
+    traceStats: () => tracing?.exporter.stats(),
     reload: reload ?? (() => Promise.resolve({ reloaded: false, problems: ["this relay was not started from a config file (--config); there is nothing to reload"] })),
     async shutdown() {
       accepting = false;
@@ -168,6 +175,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
       await relay.drained(graceMs);
       keys.stop();
       await closeLedger();
+      await tracing?.exporter.shutdown();
       // A call has ended once its upstream has; its last bytes may still be on their way to the
       // client. The server's graceful stop waits for them (bounded by what is left of the grace period),
       // so the process does not exit under a response it is still writing.
@@ -186,6 +194,11 @@ function urlOf(server: Server): string {
 /** A failed read of the stored budgets (the relay keeps the budgets it had and retries at the next poll). */
 function reportBudgetSyncError(error: unknown): void {
   process.stderr.write(`renio: budgets: ${error instanceof Error ? error.message : String(error)}\n`);
+}
+
+/** A failed span export, on stderr (one line). */
+function reportTracingError(message: string): void {
+  process.stderr.write(`renio: tracing: ${message}\n`);
 }
 
 /** A failed admission-log write or database apply, on stderr (message only: no stack, no request data). */

@@ -11,6 +11,7 @@ const RESTART_ONLY: ReadonlyArray<readonly [string, (config: Config) => unknown]
   ["journal.enabled", (config) => config.journal.enabled],
   ["journal.durability", (config) => config.journal.durability],
   ["journal.retentionDays", (config) => config.journal.retentionDays],
+  ["tracing", (config) => config.tracing],
 ];
 
 /** The restart-only settings (dotted paths) that differ between the running config and a new one. */
@@ -27,5 +28,6 @@ export function withRestartOnly(next: Config, running: Config): Config {
     server: { ...next.server, host, port, admin: { ...next.server.admin, host: admin.host, port: admin.port } },
     storage: running.storage,
     journal: { ...next.journal, enabled, durability, retentionDays },
+    tracing: running.tracing,
   };
 }

@@ -162,6 +162,34 @@ const storageSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("postgres"), url: z.string().regex(/^postgres(ql)?:\/\//, "must start with postgres://"), poolSize: positiveInt.default(10) }),
 ]);
 
+/**
+ * W3C trace context and OTLP/HTTP span export (see README "Tracing"). Off: a client's valid
+ * `traceparent` is forwarded upstream unchanged and nothing is exported.
+ */
+const tracingSchema = z
+  .strictObject({
+    enabled: z.boolean().default(false),
+    /** The collector's OTLP/HTTP traces URL (JSON encoding). */
+    otlpEndpoint: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL, e.g. http://127.0.0.1:4318/v1/traces" }).optional(),
+    /** Extra request headers for the collector (usually `${ENV_VAR}` for a token). */
+    headers: z.record(z.string(), z.string()).default({}),
+    serviceName: z.string().min(1).default("renio"),
+    /** Share of new traces recorded; a client's traceparent decides by its sampled flag. */
+    sampleRatio: z.number().min(0).max(1).default(1),
+    /** Most spans waiting for export; beyond it new spans are dropped (and counted). */
+    maxQueue: positiveInt.default(2048),
+    /** Most spans per export request. */
+    maxBatch: positiveInt.default(256),
+    /** Time between exports of a partial batch. */
+    exportIntervalMs: positiveInt.default(5000),
+    /** Time allowed for one export request; a collector that does not answer loses that batch. */
+    exportTimeoutMs: positiveInt.default(10_000),
+  })
+  .refine((tracing) => !tracing.enabled || tracing.otlpEndpoint !== undefined, {
+    message: "set `otlpEndpoint` (e.g. http://127.0.0.1:4318/v1/traces) when tracing is enabled",
+    path: ["otlpEndpoint"],
+  });
+
 /** The whole Renio configuration. Unknown keys are errors everywhere. */
 export const configSchema = z.strictObject({
   $schema: z.string().optional(),
@@ -239,6 +267,7 @@ export const configSchema = z.strictObject({
   budgets: z.array(budgetSchema).default([]),
   rateLimits: z.array(rateLimitSchema).default([]),
   prices: z.record(z.string().min(1), priceSchema).default({}),
+  tracing: tracingSchema.prefault({}),
 });
 
 /** Validated configuration, defaults applied. */
@@ -255,5 +284,7 @@ export type BudgetConfig = Config["budgets"][number];
 export type RateLimitConfig = Config["rateLimits"][number];
 /** One model's price (per million tokens). */
 export type PriceConfig = z.infer<typeof priceSchema>;
+/** Tracing settings. */
+export type TracingConfig = Config["tracing"];
 /** Where the journal and budgets are stored. */
 export type StorageConfig = Config["storage"];

@@ -16,6 +16,7 @@ import { outcomeOf, type CallEnd } from "./call-end.ts";
 import { exchange, type Exchange } from "./upstream-exchange.ts";
 import type { RateTicket } from "./rate-limiter.ts";
 import type { CallObserver } from "./call-observer.ts";
+import { endRefused, passThroughTracer, type CallTrace, type Tracer } from "./call-trace.ts";
 
 /** Everything the relay needs. */
 export interface RelayDeps {
@@ -26,6 +27,8 @@ export interface RelayDeps {
   readonly connectCheck?: ConnectCheck;
   /** Told about every call when it ends, admitted or refused (metrics, the call log). */
   readonly observer?: CallObserver;
+  /** Traces calls (default: tracing off, a client's traceparent passed through). */
+  readonly tracer?: Tracer;
 }
 
 /** The request path: authenticate, route, price, journal + reserve, forward, settle. */
@@ -46,6 +49,7 @@ export function createRelay(deps: RelayDeps): Relay {
   const decoder = new TextDecoder();
   const inFlight = createInFlightCalls();
   const connectCheck = deps.connectCheck ?? createConnectCheck();
+  const tracer = deps.tracer ?? passThroughTracer;
   const storedBody = (journal: Config["journal"], bytes: Uint8Array): string | null =>
     journal.bodies === "none" ? null : decoder.decode(bytes.subarray(0, journal.bodyMaxBytes));
 
@@ -58,7 +62,7 @@ export function createRelay(deps: RelayDeps): Relay {
   };
 
   /** Completes the entry and settles its charges; never throws, always ends the in-flight count and the rate-limit hold. */
-  const settle = ({ config, pricing }: RelaySnapshot, start: JournalStart, quote: CallQuote, limits: RateTicket, input: CallInput, end: CallEnd) => {
+  const settle = ({ config, pricing }: RelaySnapshot, start: JournalStart, quote: CallQuote, limits: RateTicket, input: CallInput, trace: CallTrace, end: CallEnd) => {
     try {
       const { outcome, status, errorCode } = outcomeOf(end);
       // What was relayed of the answer, if anything was.
@@ -89,6 +93,7 @@ export function createRelay(deps: RelayDeps): Relay {
       }
       ledger.complete(start.id, completion, quote.charges, cost);
       observer?.ended(start, completion);
+      trace.end({ start, ...completion, currency: config.budget.currency });
     } finally {
       limits.end(end.kind !== "failed" && end.usageFinal ? end.usage : null, end.mayHaveBeenBilled);
       inFlight.end();
@@ -107,7 +112,7 @@ export function createRelay(deps: RelayDeps): Relay {
   ): Promise<Response> => {
     const headers = { "x-request-id": input.requestId, ...budgetHeaders(admission), ...limits.headers };
     inFlight.begin();
-    return exchange({ ...call, input, headers, onEnd: (end) => settle(snap, start, quote, limits, input, end), connectCheck });
+    return exchange({ ...call, input, headers, onEnd: (end) => settle(snap, start, quote, limits, input, call.trace, end), connectCheck });
   };
 
   return {
@@ -125,6 +130,7 @@ export function createRelay(deps: RelayDeps): Relay {
       const snap = snapshot.current;
       const { config, router, pricing, rateLimiter } = snap;
       const start = blankStart(input);
+      const trace = tracer.begin(input);
       let recorded = false;
       let forwarded = false;
       try {
@@ -143,6 +149,7 @@ export function createRelay(deps: RelayDeps): Relay {
         const target = router.resolve(key, fields.model, route.wire);
         start.provider = target.provider.id;
         start.upstreamModel = target.upstreamModel;
+        trace.routed({ provider: target.provider, providerName: config.providers[target.provider.id]?.type ?? target.provider.id, maxTokens: fields.maxOutputTokens });
         const quote = pricing.quote({
           key,
           route,
@@ -180,7 +187,7 @@ export function createRelay(deps: RelayDeps): Relay {
           throw budgetExceeded(admission, config.budget.currency);
         }
         forwarded = true;
-        return await forward(snap, start, quote, input, admission, limits, { provider: target.provider, body: upstreamBody, dropUsageChunk });
+        return await forward(snap, start, quote, input, admission, limits, { provider: target.provider, body: upstreamBody, dropUsageChunk, trace });
       } catch (error) {
         if (!recorded && error instanceof RelayError && !(error instanceof StoreUnavailableError)) {
           // A client gone while sending its body was never admitted: journaled as client_aborted.
@@ -188,6 +195,8 @@ export function createRelay(deps: RelayDeps): Relay {
         }
         // A forwarded call was observed when it settled; every other end is observed here.
         if (!forwarded && observer !== undefined) observer.ended(start, refusalOf(error, input.startedAt));
+        // A forwarded call's trace has ended at its settlement; this ends a refused one.
+        endRefused(trace, start, error, config.budget.currency);
         throw error;
       }
     },

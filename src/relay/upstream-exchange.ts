@@ -5,6 +5,7 @@ import { createUsageTap, type TapEnd, type UsageTap } from "../sse/usage-tap.ts"
 import { RelayError } from "../shared/relay-error.ts";
 import type { CallInput } from "./call-context.ts";
 import type { CallEnd } from "./call-end.ts";
+import type { CallTrace } from "./call-trace.ts";
 import type { ConnectCheck } from "./upstream-connect.ts";
 import { describeUpstreamFailure } from "./upstream-failure.ts";
 import { sendUpstream, type Answered, type Sent } from "./upstream-send.ts";
@@ -25,6 +26,8 @@ export interface Exchange {
   readonly onEnd: (end: CallEnd) => void;
   /** Enforces the provider's connect timeout while its pooled connection is cold. */
   readonly connectCheck: ConnectCheck;
+  /** The call's trace: each upstream attempt carries its context. */
+  readonly trace: CallTrace;
 }
 
 /**
@@ -36,7 +39,7 @@ export interface Exchange {
 export async function exchange(call: Exchange): Promise<Response> {
   let sent: Sent;
   try {
-    sent = await sendUpstream(call.provider, call.input, call.body, call.connectCheck);
+    sent = await sendUpstream(call.provider, call.input, call.body, call.connectCheck, call.trace);
   } catch (error) {
     call.onEnd(relayError(error, false, null));
     throw error;

@@ -2,6 +2,7 @@ import { forwardableRequestHeaders } from "../providers/upstream-headers.ts";
 import type { Provider } from "../providers/provider.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { CallInput } from "./call-context.ts";
+import type { CallTrace } from "./call-trace.ts";
 import type { ConnectCheck } from "./upstream-connect.ts";
 import { describeUpstreamFailure, type AbortCause, type UpstreamFailure } from "./upstream-failure.ts";
 
@@ -24,10 +25,10 @@ export type Sent = { readonly answered: Answered } | { readonly failure: Upstrea
 /**
  * Sends a call to its provider: waits for the connect check while the provider is cold, arms
  * the first-byte timer, stops the upstream call when the client goes away, and maps every way
- * of not getting an answer to an UpstreamFailure. Throws only on Renio's own failures, before
+ * of not getting an answer to an UpstreamFailure. The request carries the trace's context. Throws only on Renio's own failures, before
  * anything was sent.
  */
-export async function sendUpstream(provider: Provider, input: CallInput, body: Uint8Array<ArrayBuffer>, connectCheck: ConnectCheck): Promise<Sent> {
+export async function sendUpstream(provider: Provider, input: CallInput, body: Uint8Array<ArrayBuffer>, connectCheck: ConnectCheck, trace: CallTrace): Promise<Sent> {
   const controller = new AbortController();
   let cause: AbortCause | undefined;
   const abortFor = (why: AbortCause) => {
@@ -45,6 +46,8 @@ export async function sendUpstream(provider: Provider, input: CallInput, body: U
   const failed = (failure: UpstreamFailure): Sent => (release(), { failure });
   let headers: Headers;
   try {
+    // The attempt (its CLIENT span) begins before the connection check: a refused connection is a failed attempt.
+    const traceHeaders = trace.attempt();
     const connecting = connectCheck.before(provider);
     if (connecting !== undefined) {
       try {
@@ -55,6 +58,7 @@ export async function sendUpstream(provider: Provider, input: CallInput, body: U
       }
     }
     headers = forwardableRequestHeaders(input.request.headers);
+    for (const [name, value] of traceHeaders) headers.set(name, value);
   } catch (error) {
     release();
     throw error;

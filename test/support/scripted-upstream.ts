@@ -6,6 +6,8 @@ export interface ScriptedUpstream {
   readonly url: string;
   /** Every request body received, in order. */
   readonly bodies: Record<string, unknown>[];
+  /** Every request's headers, in order. */
+  readonly headers: Headers[];
   stop(): Promise<void>;
 }
 
@@ -24,6 +26,7 @@ export type ScriptedAnswer = { json: unknown } | { sse: string[] };
 export async function startAnsweringUpstream(answer: (request: ReceivedRequest) => ScriptedAnswer): Promise<ScriptedUpstream> {
   const runtime = await currentRuntime();
   const bodies: Record<string, unknown>[] = [];
+  const headers: Headers[] = [];
   const server: Server = await runtime.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -31,12 +34,13 @@ export async function startAnsweringUpstream(answer: (request: ReceivedRequest) 
       const bytes = new Uint8Array(await request.arrayBuffer());
       const body = JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>;
       bodies.push(body);
+      headers.push(request.headers);
       const scripted = answer({ path: new URL(request.url).pathname, body, bytes: bytes.byteLength });
       if ("json" in scripted) return new Response(JSON.stringify(scripted.json), { headers: { "content-type": "application/json" } });
       return new Response(scripted.sse.map((event) => `${event}\n\n`).join(""), { headers: { "content-type": "text/event-stream" } });
     },
   });
-  return { url: `http://127.0.0.1:${server.port}`, bodies, stop: () => server.stop() };
+  return { url: `http://127.0.0.1:${server.port}`, bodies, headers, stop: () => server.stop() };
 }
 
 /**

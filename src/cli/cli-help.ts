@@ -44,6 +44,10 @@ const BUDGET: CommandHelp = {
   synopsis: ["budget status [--config FILE] [--json]", "budget reconcile [--config FILE] [--cost-at reserved|zero] [--json]"],
   summary: "status: every configured budget in its current period; reconcile: settle calls a crash left interrupted",
 };
+const ALERTS: CommandHelp = {
+  synopsis: ["alerts list [--config FILE] [--status pending|delivered|failed] [--limit N] [--json]"],
+  summary: "the alert outbox of the configured store: each event with its status, attempts and last error",
+};
 const PRICES: CommandHelp = {
   synopsis: ["prices list"],
   summary: "print the built-in price table (per million tokens) with the date of its list prices",
@@ -72,6 +76,8 @@ export const CONFIG_USAGE = usage(CONFIG);
 export const JOURNAL_USAGE = usage(JOURNAL);
 /** `renio budget --help`. */
 export const BUDGET_USAGE = usage(BUDGET);
+/** `renio alerts --help`. */
+export const ALERTS_USAGE = usage(ALERTS);
 /** `renio prices --help`. */
 export const PRICES_USAGE = usage(PRICES);
 
@@ -90,7 +96,7 @@ export const HELP = `renio — a fast, fail-closed LLM relay with a write-ahead 
 usage: renio <command> [options]        (renio <command> --help: that command's usage)
 
 commands:
-${[SERVE, MOCK, BENCH, PASSTHROUGH, CONFIG, JOURNAL, BUDGET, PRICES].map(entry).join("\n")}
+${[SERVE, MOCK, BENCH, PASSTHROUGH, CONFIG, JOURNAL, BUDGET, ALERTS, PRICES].map(entry).join("\n")}
   help [COMMAND], --help
         this text, or that command's usage
   version, --version

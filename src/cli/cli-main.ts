@@ -40,6 +40,7 @@ export async function runCli(args: string[], runtime: Runtime): Promise<number> 
         return runPricesCommand(rest, out, err);
       case "journal":
       case "budget":
+      case "alerts":
         return await runStoreCommand(command, rest, runtime, out, err);
       case undefined:
         out(HELP);

@@ -8,6 +8,8 @@ import type { Reload, ReloadOutcome } from "../http/admin-reload.ts";
 import { createAdminRoutes } from "../http/admin-routes.ts";
 import { createHttpHandler } from "../http/app.ts";
 import { openLedger } from "../journal/open-ledger.ts";
+import { startAlertDispatcher } from "../alerts/alert-dispatcher.ts";
+import { alertRulesOf } from "../budget/alert-rules.ts";
 import { createRelay } from "../relay/relay.ts";
 import { createRelaySnapshot, type SnapshotCell } from "../relay/relay-snapshot.ts";
 import type { RateClock } from "../relay/rate-limiter.ts";
@@ -45,6 +47,8 @@ export async function startRelayService(config: Config, runtime: Runtime, option
   const snapshot: SnapshotCell = { current: createRelaySnapshot(config, runtime.upstreamFetch, options.clock) };
   let adminTokens = adminTokensOf(config.server);
   const relay = createRelay({ snapshot, ledger });
+  // Alerts are delivered from the store's outbox, never on a call's path.
+  const alerts = store && startAlertDispatcher({ store, settings: () => snapshot.current.config.alerts, onError: reportAlertError });
 
   /** Loads the file, refuses it with its problems, or swaps in the new snapshot (in one step: no call sees half of it). */
   const reloadOnce = async (loadConfig: () => Promise<Config>): Promise<ReloadOutcome> => {
@@ -60,6 +64,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     const problems = checkSemantics(effective);
     if (problems.length > 0) return { reloaded: false, problems: problems.map(formatProblem) };
     const built = createRelaySnapshot(effective, runtime.upstreamFetch, options.clock);
+    await store?.setAlertRules(alertRulesOf(effective));
     snapshot.current = built;
     adminTokens = adminTokensOf(effective.server);
     return { reloaded: true, needsRestart: restartNeeded(config, next) };
@@ -87,6 +92,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
         fetch: createHttpHandler({ ledger, accepting: () => accepting, admin }),
       }).catch(async (error: unknown) => {
         await server.stop();
+        await alerts?.stop();
         await closeLedger();
         throw error;
       })
@@ -103,6 +109,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
       const deadline = performance.now() + graceMs;
       const stopped = Promise.all([server.stop(), adminServer?.stop()]);
       await relay.drained(graceMs);
+      await alerts?.stop();
       await closeLedger();
       // A call has ended once its upstream has; its last bytes may still be on their way to the
       // client. The server's graceful stop waits for them (bounded by what is left of the grace period),
@@ -117,6 +124,11 @@ export async function startRelayService(config: Config, runtime: Runtime, option
 function urlOf(server: Server): string {
   const host = server.hostname.includes(":") ? `[${server.hostname}]` : server.hostname;
   return `http://${host}:${server.port}`;
+}
+
+/** A failed claim or settle of the alert outbox, on stderr (message only). */
+function reportAlertError(error: unknown): void {
+  process.stderr.write(`renio: alerts: ${error instanceof Error ? error.message : String(error)}\n`);
 }
 
 /** A failed admission-log write or database apply, on stderr (message only: no stack, no request data). */

@@ -2,7 +2,8 @@ import { Hono } from "hono";
 import { configuredUsage } from "../budget/budget-usage.ts";
 import type { Config } from "../config/config-schema.ts";
 import { RelayError } from "../shared/relay-error.ts";
-import type { JournalReader } from "../storage/store.ts";
+import type { AlertOutbox, JournalReader } from "../storage/store.ts";
+import { alertRoutes } from "./admin-alerts.ts";
 import { adminAuth, requireRole, type AdminToken } from "./admin-auth.ts";
 import { reloadHandler, type Reload } from "./admin-reload.ts";
 import type { HttpEnv } from "./app.ts";
@@ -14,7 +15,7 @@ export interface AdminDeps {
   /** The running config (its budgets and `budget.mode`). */
   readonly config: () => Config;
   /** The journal (none with `journal.enabled: false`: no journal or budget routes). */
-  readonly store: JournalReader | undefined;
+  readonly store: (JournalReader & Pick<AlertOutbox, "listAlerts">) | undefined;
   /** Brings the store up to date with the relay's journal before a read (applies logged records). */
   readonly sync?: () => Promise<void>;
   /** Re-reads the config file (absent without one). */
@@ -55,6 +56,8 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
     });
     return c.json({ object: "list", data: page.entries, next_cursor: page.nextCursor });
   });
+
+  admin.route("/alerts", alertRoutes(store, deps.sync));
 
   admin.get("/budgets", requireRole("read"), async (c) => {
     await deps.sync?.();

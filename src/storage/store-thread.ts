@@ -1,3 +1,4 @@
+import type { AlertRules } from "../budget/alert-rules.ts";
 import type { StorageConfig } from "../config/config-schema.ts";
 import type { SqliteDatabase } from "../runtime/runtime.ts";
 import { RelayError, StoreUnavailableError, type RelayErrorCode } from "../shared/relay-error.ts";
@@ -28,6 +29,10 @@ const PROXIED = {
   listJournal: true,
   budgetUsage: true,
   pruneJournal: true,
+  setAlertRules: true,
+  claimAlerts: true,
+  settleAlert: true,
+  listAlerts: true,
   close: true,
 } as const satisfies Record<StoreMethod, true>;
 const proxiedMethods = Object.keys(PROXIED) as StoreMethod[];
@@ -62,6 +67,7 @@ interface OpenOptions {
   durability: Store["durability"];
   busyTimeoutMs?: number;
   instanceId?: string;
+  alerts?: AlertRules;
 }
 
 /** The message port both sides use: a Worker on the main side, the worker's global scope inside. */

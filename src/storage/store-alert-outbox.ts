@@ -79,7 +79,7 @@ export async function claimInTransaction(trx: Kysely<Database>, now: number, lim
 /** Records one attempt's result and lets go of the lease. */
 export async function settleAlert(db: Kysely<Database>, id: string, attempt: AlertAttempt, now: number): Promise<void> {
   const values = attempt.delivered
-    ? { status: "delivered", delivered_at: now, last_error: null }
+    ? { status: "delivered", delivered_at: now }
     : attempt.retryAt === null
       ? { status: "failed", last_error: attempt.error }
       : { next_attempt_at: attempt.retryAt, last_error: attempt.error };

@@ -5,7 +5,9 @@ import OpenAI from "openai";
 import type { StorageConfig } from "../src/config/config-schema.ts";
 import { startMockServer, startRelay, TEST_KEY, type MockServer, type RelayUnderTest } from "./support/relay-harness.ts";
 import { allEntries, mockStats, openStore, post, chatBody } from "./support/relay-calls.ts";
-import { relayConfig, scratchDir, startRelayProcess, writeConfig } from "./support/relay-process.ts";
+import { relayConfig, runRenio, scratchDir, startRelayProcess, writeConfig } from "./support/relay-process.ts";
+import { validateConfig } from "../src/config/config-load.ts";
+import { ConfigError, formatProblem } from "../src/config/config-error.ts";
 import { pgExec } from "./support/store-targets.ts";
 import { testPostgresUrl } from "./support/postgres.ts";
 import { signatureValid, startWebhookReceiver, type Delivery, type WebhookReceiver } from "./support/webhook-receiver.ts";
@@ -121,6 +123,28 @@ function assertOnePerThreshold(deliveries: readonly Delivery[], limit: number): 
     assert.equal(delivery.headers["content-type"], "application/json");
   }
 }
+
+describe("alert config", () => {
+  test("a budget's webhook and the interrupted webhook must name a configured webhook", () => {
+    const raw = relayConfig("http://127.0.0.1:1", { type: "sqlite", path: "x.db" }, {
+      budgets: [{ id: "monthly", scope: "total", limit: 10, alerts: { webhook: "pager" } }],
+      alerts: { webhooks: [{ id: "ops", url: "https://hooks.example.com/x", secret: SECRET }], interruptedWebhook: "nope" },
+    });
+    assert.throws(() => validateConfig(raw, {}), (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      const lines = error.problems.map(formatProblem);
+      assert.ok(lines.some((l) => l.startsWith("budgets[0].alerts.webhook: unknown webhook \"pager\" (configured in alerts.webhooks: ops)")), lines.join("\n"));
+      assert.ok(lines.some((l) => l.startsWith("alerts.interruptedWebhook: unknown webhook \"nope\"")), lines.join("\n"));
+      return true;
+    });
+    const ok = validateConfig(relayConfig("http://127.0.0.1:1", { type: "sqlite", path: "x.db" }, {
+      budgets: [{ id: "monthly", scope: "total", limit: 10, alerts: { webhook: "ops" } }],
+      alerts: { webhooks: [{ id: "ops", url: "https://hooks.example.com/x", secret: SECRET }] },
+    }), {});
+    assert.deepEqual(ok.budgets[0]!.alerts, { thresholds: [50, 80, 100], webhook: "ops" });
+    assert.deepEqual([ok.alerts.webhooks[0]!.timeoutMs, ok.alerts.webhooks[0]!.maxAttempts], [5000, 8]);
+  });
+});
 
 describe("budget alerts", () => {
   test("200 concurrent calls crossing 50/80/100 %: exactly one signed delivery per threshold", async () => {
@@ -244,6 +268,21 @@ describe("budget alerts", () => {
       assert.equal(receiver.deliveries.filter((d) => d.headers["renio-event-id"] === eventId).length, 2);
       assert.equal(receiver.deliveries.length, 4);
       assert.equal((await relay.stop()).code, 0, relay.output());
+
+      // `renio alerts list` reads the same outbox from the store.
+      const listed = await runRenio(["alerts", "list", "--config", configPath, "--json"]);
+      assert.equal(listed.code, 0, listed.stderr);
+      const events = JSON.parse(listed.stdout) as ListedAlert[];
+      assert.deepEqual(events.map((e) => e.status), ["delivered", "delivered", "delivered"]);
+      assert.ok(events.some((e) => e.id === eventId && e.attempts === 2));
+      const table = await runRenio(["alerts", "list", "--config", configPath, "--status", "delivered"]);
+      assert.equal(table.code, 0, table.stderr);
+      assert.match(table.stdout, /^CREATED\s+TYPE\s+BUDGET\s+PERIOD\s+THRESHOLD\s+WEBHOOK\s+STATUS\s+ATTEMPTS\s+LAST ERROR\n/);
+      assert.match(table.stdout, /budget\.threshold\s+monthly\s+\d{4}-\d{2}\s+100%\s+ops\s+delivered\s+2\n/);
+      assert.ok(!table.stdout.includes(SECRET));
+      const bad = await runRenio(["alerts", "list", "--config", configPath, "--status", "sent"]);
+      assert.equal(bad.code, 2);
+      assert.match(bad.stderr, /renio alerts: --status must be one of pending, delivered, failed, got "sent"/);
     } finally {
       await receiver.stop();
     }

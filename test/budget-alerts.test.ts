@@ -190,6 +190,14 @@ describe("budget alerts", () => {
       assert.equal(failing.deliveries.length, 3, "no attempt past maxAttempts");
       const text = JSON.stringify(await listAlerts(relay2.url));
       assert.ok(!text.includes(SECRET) && !text.includes(failing.url), "no secret or URL in the listing");
+      const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
+      const onlyFailed = (await (await fetch(`${relay2.url}/admin/alerts?status=failed&limit=1`, { headers: auth })).json()) as { data: ListedAlert[] };
+      assert.deepEqual(onlyFailed.data.map((e) => e.id), [alert!.id]);
+      assert.equal(((await (await fetch(`${relay2.url}/admin/alerts?status=delivered`, { headers: auth })).json()) as { data: unknown[] }).data.length, 0);
+      const bad = await fetch(`${relay2.url}/admin/alerts?status=sent`, { headers: auth });
+      assert.equal(bad.status, 400);
+      assert.match(((await bad.json()) as { error: { message: string } }).error.message, /`status` must be one of pending, delivered, failed/);
+      assert.equal((await fetch(`${relay2.url}/admin/alerts`)).status, 401, "the outbox is behind an admin token");
     } finally {
       await relay2.stop();
       await failing.stop();

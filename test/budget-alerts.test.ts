@@ -296,6 +296,33 @@ describe("budget alerts", () => {
     }
   });
 
+  test("a reload that adds alerts to a budget already past its threshold fires with the next settled call", async () => {
+    const receiver = await startWebhookReceiver();
+    const dir = scratchDir();
+    const budget = { id: "monthly", scope: "total", period: "month", limit: 1e-9, mode: "observe" };
+    const raw = (alerting: boolean) =>
+      relayConfig(mock.url, { type: "sqlite", path: `${dir}/renio.db` }, {
+        server: { host: "127.0.0.1", port: 0, shutdownGraceMs: 2000, adminToken: ADMIN_TOKEN },
+        budgets: [alerting ? { ...budget, alerts: { webhook: "ops", thresholds: [100] } } : budget],
+        alerts: alerting ? alertSettings(receiver) : {},
+      });
+    const configPath = writeConfig(dir, raw(false));
+    const relay = await startRelayProcess(configPath);
+    try {
+      await call(relay.url);
+      writeConfig(dir, raw(true));
+      const reloaded = await fetch(`${relay.url}/admin/reload`, { method: "POST", headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      assert.equal(reloaded.status, 200, await reloaded.text());
+      await call(relay.url);
+      await receiver.until((d) => d.length === 1);
+      assert.equal(bodyOf(receiver.deliveries[0]!).threshold, 100);
+      assert.ok(signatureValid(receiver.deliveries[0]!, SECRET, nowS()));
+    } finally {
+      assert.equal((await relay.stop()).code, 0, relay.output());
+      await receiver.stop();
+    }
+  });
+
   test("two relay processes sharing PostgreSQL: one delivery per threshold", async () => {
     const base = testPostgresUrl();
     const name = `renio_alerts_${process.pid}`;

@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Folder order, top to bottom: main (the entry points main-*.ts and store-worker-*.ts) → cli
-# (with bench) → http (with observe) → relay → providers / journal (with sse) → storage → budget → config /
+# (with bench) → http (with observe) → relay → providers / journal (with sse, alerts) → storage → budget → config /
 # runtime / shared. A file may import its own rank or any rank below it. Prints the rank of a
 # path under src/ (empty when the folder is not listed).
 rank_of() {
@@ -17,7 +17,7 @@ rank_of() {
     cli/* | bench/*) echo 1 ;;
     http/* | observe/*) echo 2 ;;
     relay/*) echo 3 ;;
-    providers/* | journal/* | sse/*) echo 4 ;;
+    providers/* | journal/* | sse/* | alerts/*) echo 4 ;;
     storage/*) echo 5 ;;
     budget/*) echo 6 ;;
     config/* | runtime/* | shared/*) echo 7 ;;

@@ -68,6 +68,10 @@ const AUDIT: CommandHelp = {
   synopsis: ["audit list [--since ISO|2h|7d] [--until …] [--actor A] [--action X] [--target T] [--limit N] [--url URL | --config FILE] [--json]"],
   summary: "admin actions, newest first: who, what, on what (before/after with --json; never a secret)",
 };
+const ALERTS: CommandHelp = {
+  synopsis: ["alerts list [--config FILE] [--status pending|delivered|failed] [--limit N] [--json]"],
+  summary: "the alert outbox of the configured store: each event with its status, attempts and last error",
+};
 const PRICES: CommandHelp = {
   synopsis: ["prices list"],
   summary: "print the built-in price table (per million tokens) with the date of its list prices",
@@ -100,6 +104,8 @@ export const BUDGET_USAGE = usage(BUDGET);
 export const KEYS_USAGE = usage(KEYS);
 /** `renio audit --help`. */
 export const AUDIT_USAGE = usage(AUDIT);
+/** `renio alerts --help`. */
+export const ALERTS_USAGE = usage(ALERTS);
 /** `renio prices --help`. */
 export const PRICES_USAGE = usage(PRICES);
 
@@ -118,7 +124,7 @@ export const HELP = `renio — a fast, fail-closed LLM relay with a write-ahead 
 usage: renio <command> [options]        (renio <command> --help: that command's usage)
 
 commands:
-${[SERVE, MOCK, BENCH, PASSTHROUGH, CONFIG, JOURNAL, BUDGET, KEYS, AUDIT, PRICES].map(entry).join("\n")}
+${[SERVE, MOCK, BENCH, PASSTHROUGH, CONFIG, JOURNAL, BUDGET, ALERTS, KEYS, AUDIT, PRICES].map(entry).join("\n")}
   help [COMMAND], --help
         this text, or that command's usage
   version, --version

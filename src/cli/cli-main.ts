@@ -44,6 +44,7 @@ export async function runCli(args: string[], runtime: Runtime): Promise<number> 
       case "audit":
         return await runAdminCommand(command, rest, runtime, out, err);
       case "journal":
+      case "alerts":
         return await runStoreCommand(command, rest, runtime, out, err);
       // `budgets` is the same command as `budget` (status and reconcile read the store; list, set, delete, pause and resume manage budgets).
       case "budget":

@@ -7,29 +7,38 @@ import type { Store } from "../storage/store.ts";
 import { BudgetRequestError, httpBudgetClient, storeBudgetClient } from "./budget-client.ts";
 import { executeBudgetCommand, parseBudgetArgs, type BudgetCommand } from "./cli-budget.ts";
 import { executeBudgetAdminCommand, parseBudgetAdminArgs, type BudgetAdminCommand } from "./cli-budgets.ts";
-import { BUDGET_USAGE, JOURNAL_USAGE, wantsHelp } from "./cli-help.ts";
+import { ALERTS_USAGE, BUDGET_USAGE, JOURNAL_USAGE, wantsHelp } from "./cli-help.ts";
+import { executeAlertsCommand, parseAlertsArgs, type AlertsCommand } from "./cli-alerts.ts";
 import { usageLine, UsageError } from "./cli-args.ts";
 import { executeJournalCommand, parseJournalArgs, type JournalCommand } from "./cli-journal.ts";
 
 /**
- * `renio journal …` and `renio budget …`: validate the arguments, then load the config,
+ * `renio journal …`, `renio budget …` and `renio alerts …`: validate the arguments, then load the config,
  * open the configured store, run, close. Help goes to `out` (exit 0); a usage error is one
  * line on `err` (exit 2), and in both cases no config is read and no store is opened.
  */
 export async function runStoreCommand(
-  command: "journal" | "budget",
+  command: "journal" | "budget" | "alerts",
   args: string[],
   runtime: Runtime,
   out: (line: string) => void,
   err: (line: string) => void,
 ): Promise<number> {
   if (wantsHelp(args)) {
-    out(command === "journal" ? JOURNAL_USAGE : BUDGET_USAGE);
+    out(command === "journal" ? JOURNAL_USAGE : command === "budget" ? BUDGET_USAGE : ALERTS_USAGE);
     return 0;
   }
-  let parsed: { readonly command: "journal"; readonly action: JournalCommand } | { readonly command: "budget"; readonly action: BudgetCommand };
+  let parsed:
+    | { readonly command: "journal"; readonly action: JournalCommand }
+    | { readonly command: "budget"; readonly action: BudgetCommand }
+    | { readonly command: "alerts"; readonly action: AlertsCommand };
   try {
-    parsed = command === "journal" ? { command, action: parseJournalArgs(args, Date.now()) } : { command, action: parseBudgetArgs(args) };
+    parsed =
+      command === "journal"
+        ? { command, action: parseJournalArgs(args, Date.now()) }
+        : command === "budget"
+          ? { command, action: parseBudgetArgs(args) }
+          : { command, action: parseAlertsArgs(args) };
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     err(usageLine(command, error));
@@ -38,6 +47,7 @@ export async function runStoreCommand(
   const { config, store } = await openConfiguredStore(parsed.action.sub === "help" ? undefined : parsed.action.configPath, runtime);
   try {
     if (parsed.command === "journal") await executeJournalCommand(parsed.action, store, out);
+    else if (parsed.command === "alerts") await executeAlertsCommand(parsed.action, store, out);
     else await executeBudgetCommand(parsed.action, store, { budgets: config.budgets, defaultMode: config.budget.mode }, out);
     return 0;
   } finally {

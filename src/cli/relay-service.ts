@@ -13,6 +13,8 @@ import { createBudgetAdmin } from "../relay/budget-admin.ts";
 import { auditBudgetChange } from "../relay/budget-audit.ts";
 import { startBudgetSync, type BudgetSync } from "../relay/budget-sync.ts";
 import { openRelayKeys, type RelayKeys } from "../relay/relay-keys.ts";
+import { startAlertDispatcher } from "../alerts/alert-dispatcher.ts";
+import { alertRulesOf } from "../budget/alert-rules.ts";
 import { createRelay } from "../relay/relay.ts";
 import { createRelaySnapshot, type SnapshotCell } from "../relay/relay-snapshot.ts";
 import type { RateClock } from "../relay/rate-limiter.ts";
@@ -79,6 +81,8 @@ export async function startRelayService(config: Config, runtime: Runtime, option
   if (log !== false) watchers.push(createLogger(log, (line) => process.stdout.write(line)));
   const tracing = startTracing(config.tracing, reportTracingError);
   const relay = createRelay({ snapshot, ledger, observer: observers(watchers), tracer: tracing?.tracer });
+  // Alerts are delivered from the store's outbox, never on a call's path.
+  const alerts = store && startAlertDispatcher({ store, settings: () => snapshot.current.config.alerts, onError: reportAlertError });
 
   /** Loads the file, refuses it with its problems, or swaps in the new snapshot (in one step: no call sees half of it). */
   const reloadOnce = async (loadConfig: () => Promise<Config>): Promise<ReloadOutcome> => {
@@ -96,6 +100,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     const built = createRelaySnapshot(effective, runtime.upstreamFetch, { clock: options.clock, budgets: catalog, keyring: keys.keyring });
     catalog.reconfigure(effective.budgets, effective.budget.mode);
     keys.keyring.replaceConfigKeys(effective.keys);
+    await store?.setAlertRules(alertRulesOf(effective));
     snapshot.current = built;
     adminTokens = adminTokensOf(effective.server);
     return { reloaded: true, needsRestart: restartNeeded(config, next) };
@@ -154,6 +159,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
         fetch: createHttpHandler({ ledger, accepting: () => accepting, admin, metrics }),
       }).catch(async (error: unknown) => {
         await server.stop();
+        await alerts?.stop();
         await closeLedger();
         await tracing?.exporter.shutdown();
         throw error;
@@ -174,6 +180,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
       const stopped = Promise.all([server.stop(), adminServer?.stop()]);
       await relay.drained(graceMs);
       keys.stop();
+      await alerts?.stop();
       await closeLedger();
       await tracing?.exporter.shutdown();
       // A call has ended once its upstream has; its last bytes may still be on their way to the
@@ -199,6 +206,11 @@ function reportBudgetSyncError(error: unknown): void {
 /** A failed span export, on stderr (one line). */
 function reportTracingError(message: string): void {
   process.stderr.write(`renio: tracing: ${message}\n`);
+}
+
+/** A failed claim or settle of the alert outbox, on stderr (message only). */
+function reportAlertError(error: unknown): void {
+  process.stderr.write(`renio: alerts: ${error instanceof Error ? error.message : String(error)}\n`);
 }
 
 /** A failed admission-log write or database apply, on stderr (message only: no stack, no request data). */

@@ -99,6 +99,27 @@ export const budgetSchema = z.strictObject({
   /** Amounts are kept exact to a billionth in 64-bit integers, which bounds a limit. */
   limit: amount.max(MAX_LIMIT, `must be at most ${MAX_LIMIT.toLocaleString("en-US")} (amounts are kept exact to a billionth)`),
   mode: z.enum(["strict", "observe"]).optional(),
+  /** Webhook alerts when the amount spent (settled) in a period reaches a share of the limit (README "Alerts"). */
+  alerts: z
+    .strictObject({
+      /** Percent of the limit, each fired once per period (default 50, 80, 100). */
+      thresholds: z.array(z.number().gt(0).max(1000)).min(1).default([50, 80, 100]),
+      /** The id of an `alerts.webhooks` entry. */
+      webhook: z.string().min(1),
+    })
+    .optional(),
+});
+
+/** Where alerts are delivered: a URL whose requests are signed with the secret (HMAC-SHA256). */
+const webhookSchema = z.strictObject({
+  id: z.string().regex(/^[A-Za-z0-9_.:-]+$/, "use letters, digits, _ . : -"),
+  url: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }),
+  /** The HMAC key (usually `${ENV_VAR}`), at least 16 characters. */
+  secret: z.string().min(16, "must be at least 16 characters"),
+  /** One attempt is abandoned after this long (ms). */
+  timeoutMs: positiveInt.default(5000),
+  /** Attempts before an event is marked failed. */
+  maxAttempts: positiveInt.max(100).default(8),
 });
 
 /** What a rate limit counts: the calls of one key, of one project's keys, or to one public model name. */
@@ -266,6 +287,19 @@ export const configSchema = z.strictObject({
   keys: z.array(keySchema).default([]),
   budgets: z.array(budgetSchema).default([]),
   rateLimits: z.array(rateLimitSchema).default([]),
+  /** Webhook targets of budget alerts and crash notices, and how they are delivered (README "Alerts"). */
+  alerts: z
+    .strictObject({
+      webhooks: z.array(webhookSchema).default([]),
+      /** The webhook told about reservations a crash left pending (`journal.interrupted`); none: not sent. */
+      interruptedWebhook: z.string().min(1).optional(),
+      /** How often each relay looks for events to deliver (ms). */
+      pollMs: positiveInt.default(1000),
+      /** Delay before the first retry (ms), doubled per attempt (with jitter) up to maxBackoffMs. */
+      backoffMs: positiveInt.default(1000),
+      maxBackoffMs: positiveInt.default(300_000),
+    })
+    .prefault({}),
   prices: z.record(z.string().min(1), priceSchema).default({}),
   tracing: tracingSchema.prefault({}),
 });
@@ -280,6 +314,8 @@ export type KeyConfig = Config["keys"][number];
 export type AdminTokenConfig = Config["server"]["admin"]["tokens"][number];
 /** One budget's settings. */
 export type BudgetConfig = Config["budgets"][number];
+/** One alert webhook's settings. */
+export type WebhookConfig = Config["alerts"]["webhooks"][number];
 /** One rate limit's settings. */
 export type RateLimitConfig = Config["rateLimits"][number];
 /** One model's price (per million tokens). */

@@ -38,6 +38,27 @@ function checkAdmin(server: Config["server"]): ConfigProblem[] {
   return problems;
 }
 
+/** Alert webhooks: unique ids, and every reference to one names one. */
+function checkAlerts(config: Config): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const ids = new Set<string>();
+  config.alerts.webhooks.forEach((webhook, index) => {
+    if (ids.has(webhook.id)) problems.push({ path: ["alerts", "webhooks", index, "id"], message: `duplicate webhook id "${webhook.id}"` });
+    ids.add(webhook.id);
+  });
+  const known = `(configured in alerts.webhooks: ${[...ids].join(", ") || "none"})`;
+  config.budgets.forEach((budget, index) => {
+    if (budget.alerts && !ids.has(budget.alerts.webhook)) {
+      problems.push({ path: ["budgets", index, "alerts", "webhook"], message: `unknown webhook "${budget.alerts.webhook}" ${known}` });
+    }
+  });
+  const interrupted = config.alerts.interruptedWebhook;
+  if (interrupted !== undefined && !ids.has(interrupted)) {
+    problems.push({ path: ["alerts", "interruptedWebhook"], message: `unknown webhook "${interrupted}" ${known}` });
+  }
+  return problems;
+}
+
 /** Cross-field checks zod cannot express: references, uniqueness, safe exposure. */
 export function checkSemantics(config: Config): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
@@ -77,6 +98,7 @@ export function checkSemantics(config: Config): ConfigProblem[] {
     }
   });
   problems.push(...checkAdmin(config.server));
+  problems.push(...checkAlerts(config));
   const rateScopes = new Set<string>();
   config.rateLimits.forEach((limit, index) => {
     const [kind, id] = Object.entries(limit.scope)[0] as ["key" | "project" | "model", string];

@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import type { Config } from "../config/config-schema.ts";
 import { RelayError } from "../shared/relay-error.ts";
-import type { AuditStore, JournalReader } from "../storage/store.ts";
+import type { AlertOutbox, AuditStore, JournalReader } from "../storage/store.ts";
+import { alertRoutes } from "./admin-alerts.ts";
 import { adminAuth, requireRole, type AdminToken } from "./admin-auth.ts";
 import { reloadHandler, type Reload } from "./admin-reload.ts";
 import type { BudgetAdmin } from "../relay/budget-admin.ts";
@@ -18,7 +19,7 @@ export interface AdminDeps {
   /** The running config (its budgets and `budget.mode`). */
   readonly config: () => Config;
   /** The journal (none with `journal.enabled: false`: no journal or budget routes). */
-  readonly store: JournalReader | undefined;
+  readonly store: (JournalReader & Pick<AlertOutbox, "listAlerts">) | undefined;
   /** Brings the store up to date with the relay's journal before a read (applies logged records). */
   readonly sync?: () => Promise<void>;
   /** Re-reads the config file (absent without one). */
@@ -70,6 +71,7 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
 
   if (deps.keys) admin.route("/", createAdminKeyRoutes(deps.keys));
   if (deps.audit) admin.route("/", createAdminAuditRoutes(deps.audit));
+  admin.route("/alerts", alertRoutes(store, deps.sync));
 
   return admin;
 }

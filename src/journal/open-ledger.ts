@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import type { BudgetTerms } from "../budget/budget-definition.ts";
+import { alertRulesOf } from "../budget/alert-rules.ts";
 import type { Config } from "../config/config-schema.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { newEntryId } from "../shared/entry-id.ts";
@@ -54,13 +55,15 @@ export async function openLedger(config: Config, runtime: Runtime, options: Open
   const instanceId = newEntryId();
   const { durability, retentionDays } = config.journal;
   const storage = config.storage;
+  // Recovery below may already write a `journal.interrupted` alert.
+  const alerts = alertRulesOf(config);
   let store: Store;
   let ledger: Ledger;
   let recovered: number;
   let claim: LogClaim | undefined;
   let sweep: ReturnType<typeof setInterval> | undefined;
   if (storage.type === "sqlite") {
-    store = await createThreadStore(runtime.storeWorker(), storage, { durability, instanceId });
+    store = await createThreadStore(runtime.storeWorker(), storage, { durability, instanceId, alerts });
     const databasePath = resolve(storage.path);
     const logDir = admissionLogDir(databasePath);
     try {
@@ -74,7 +77,7 @@ export async function openLedger(config: Config, runtime: Runtime, options: Open
     }
     ledger = createLogLedger(store, openJournalLog(logDir, durability), await store.budgetUsage(), { instanceId, onError: options.onError, budgetTerms: options.budgetTerms });
   } else {
-    store = await createStore(storage, { durability, instanceId, openSqlite: runtime.openSqlite });
+    store = await createStore(storage, { durability, instanceId, openSqlite: runtime.openSqlite, alerts });
     recovered = await store.recover(Date.now());
     const swept = store;
     sweep = setInterval(() => void swept.recover(Date.now()).catch(() => undefined), RECOVERY_SWEEP_MS);

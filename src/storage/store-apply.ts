@@ -9,6 +9,8 @@ import { finishInTransaction } from "./store-finish.ts";
 import type { Database } from "./store-schema.ts";
 import { budgetKey } from "../budget/budget-key.ts";
 import type { RunQuery } from "./store-transaction.ts";
+import type { AlertRules } from "../budget/alert-rules.ts";
+import { recordThresholds } from "./store-alert-outbox.ts";
 
 type Completion = Extract<FinishItem, { kind: "complete" }>;
 
@@ -30,6 +32,7 @@ export async function applyLogInTransaction(
   hot: HotStatements,
   knownRows: ReadonlySet<string>,
   instanceId: string | null,
+  rules: AlertRules,
 ): Promise<Map<string, { budgetId: string; period: string }>> {
   const admissions: DecidedAdmission[] = [];
   const finishes: FinishItem[] = [];
@@ -70,10 +73,12 @@ export async function applyLogInTransaction(
     const completion = merged.get(admission.start.id);
     if (completion) settlementDeltas(deltas, completion.charges, completion.actualCost);
   }
-  await applyDeltas(run, deltas, admissions.at(-1)?.decidedAt ?? Date.now(), hot);
+  const now = admissions.at(-1)?.decidedAt ?? Date.now();
+  await applyDeltas(run, deltas, now, hot);
+  await recordThresholds(trx, run, hot, rules, deltas, now);
   // Completions not written with their entry (logged in an earlier batch, or the entry existed).
   const rest = finishes.filter((f) => f.kind !== "complete" || !merged.has(f.id) || !inserted.has(f.id));
-  if (rest.length > 0) await finishInTransaction(run, rest, hot, instanceId);
+  if (rest.length > 0) await finishInTransaction(trx, run, rest, hot, instanceId, rules);
   return touched;
 }
 

@@ -8,12 +8,21 @@ import { finishedValues, startValues } from "./store-admit.ts";
 import type { HotStatements } from "./hot-statements.ts";
 import type { StoreDialect } from "./store-dialect.ts";
 import type { RunQuery } from "./store-transaction.ts";
+import type { AlertRules } from "../budget/alert-rules.ts";
+import { recordInterrupted, recordThresholds } from "./store-alert-outbox.ts";
 
 /**
  * The body of one finish transaction: completes entries (only those still open or pending
  * reconciliation, so nothing is settled twice), settles their charges and records refusals.
  */
-export async function finishInTransaction(run: RunQuery, items: readonly FinishItem[], hot: HotStatements, instanceId: string | null): Promise<void> {
+export async function finishInTransaction(
+  trx: Kysely<Database>,
+  run: RunQuery,
+  items: readonly FinishItem[],
+  hot: HotStatements,
+  instanceId: string | null,
+  rules: AlertRules,
+): Promise<void> {
   const deltas: BudgetDeltas = new Map();
   const completes = items.filter((i) => i.kind === "complete").sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   for (const item of completes) {
@@ -21,7 +30,9 @@ export async function finishInTransaction(run: RunQuery, items: readonly FinishI
     if (updated.rows.length === 0) continue;
     settlementDeltas(deltas, item.charges, item.actualCost);
   }
-  await applyDeltas(run, deltas, items[0]?.finishedAt ?? Date.now(), hot);
+  const now = items[0]?.finishedAt ?? Date.now();
+  await applyDeltas(run, deltas, now, hot);
+  await recordThresholds(trx, run, hot, rules, deltas, now);
   const refusals = items.flatMap((i) => (i.kind === "refuse" ? [i] : []));
   if (refusals.length > 0) {
     const rows = refusals.map((r) => ({ ...startValues(r.refusal.start), outcome: r.refusal.outcome ?? "refused", status: r.refusal.status, error_code: r.refusal.errorCode, finished_at: r.finishedAt, instance_id: instanceId }));
@@ -33,13 +44,15 @@ export async function finishInTransaction(run: RunQuery, items: readonly FinishI
  * Marks entries left unfinished by dead relay processes interrupted at `now`; entries holding a
  * reservation become pending. Entries of this instance (`self`) are never touched, nor those of
  * other live instances where the dialect can tell (`ownerGone`, PostgreSQL); on SQLite one
- * relay owns the file, so every other instance is gone.
+ * relay owns the file, so every other instance is gone. With a webhook for it, what was found
+ * is written to the alert outbox in the same transaction (`journal.interrupted`).
  */
 export async function recoverInTransaction(
   trx: Kysely<Database>,
   now: number,
   self: string | null,
   ownerGone: StoreDialect["ownerGone"],
+  rules: AlertRules,
 ): Promise<number> {
   let query = trx
     .updateTable("journal_entry")
@@ -51,8 +64,11 @@ export async function recoverInTransaction(
     .where("outcome", "=", "started");
   if (self !== null) query = query.where((eb) => eb.or([eb("instance_id", "is", null), eb("instance_id", "!=", self)]));
   if (ownerGone) query = query.where((eb) => eb.or([eb("instance_id", "is", null), ownerGone(sql.ref("instance_id"))]));
-  const result = await query.executeTakeFirst();
-  return Number(result.numUpdatedRows);
+  const marked = await query.returning(["reserved_cost", "reserved_charges"]).execute();
+  const holding = marked.filter((e) => e.reserved_charges !== null);
+  const reserved = holding.reduce((sum, e) => sum + Number(e.reserved_cost ?? 0), 0);
+  await recordInterrupted(trx, rules, { entries: marked.length, pending: holding.length, reserved }, now);
+  return marked.length;
 }
 
 /** Settles entries pending reconciliation at their reserved cost or at zero. */
@@ -63,6 +79,7 @@ export async function reconcileInTransaction(
   lockRows: boolean,
   now: number,
   hot: HotStatements,
+  rules: AlertRules,
 ): Promise<ReconcileResult> {
   let query = trx.selectFrom("journal_entry").select(["id", "reserved_charges"]).where("reconcile", "=", "pending").orderBy("id");
   if (lockRows) query = query.forUpdate();
@@ -82,6 +99,7 @@ export async function reconcileInTransaction(
     result.entries++;
   }
   await applyDeltas(run, deltas, now, hot);
+  await recordThresholds(trx, run, hot, rules, deltas, now);
   return result;
 }
 

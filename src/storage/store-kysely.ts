@@ -11,6 +11,8 @@ import { budgetDefinitionsVersion, createBudgetDefinition, deleteBudgetDefinitio
 import { inWriteTransaction, type RunQuery } from "./store-transaction.ts";
 import { insertAudit, listAudit } from "./store-audit.ts";
 import { createKeyIn, ensureMetaIn, getKey, keysChangedSince, revokeKeyIn, rotateKeyIn, updateKeyIn } from "./store-keys.ts";
+import { NO_ALERTS, type AlertRules } from "../budget/alert-rules.ts";
+import { claimInTransaction, listAlerts, settleAlert } from "./store-alert-outbox.ts";
 
 /**
  * The one Store implementation: Kysely over the given dialect (migrations already applied).
@@ -23,7 +25,10 @@ export function createKyselyStore(
   release: () => Promise<void>,
   /** The relay process writing through this store; null for tools (CLI). */
   instanceId: string | null,
+  /** The alert thresholds and webhooks in effect (see AlertOutbox.setAlertRules). */
+  alerts: AlertRules = NO_ALERTS,
 ): Store {
+  let rules = alerts;
   const stats: StoreStats = { admitCommits: 0, finishCommits: 0 };
   let closed: Promise<void> | undefined;
   let pings = 0;
@@ -44,19 +49,26 @@ export function createKyselyStore(
     },
     finishBatch: async (items: readonly FinishItem[]) => {
       if (items.length === 0) return;
-      await write((_trx, run) => finishInTransaction(run, items, hot, instanceId));
+      await write((trx, run) => finishInTransaction(trx, run, items, hot, instanceId, rules));
       stats.finishCommits++;
     },
     applyLog: async (lines: string) => {
       const { touched, rows } = await write(async (trx, run) => {
-        const touched = await applyLogInTransaction(trx, run, lines, hot, knownRows, instanceId);
+        const touched = await applyLogInTransaction(trx, run, lines, hot, knownRows, instanceId, rules);
         return { touched, rows: touched.size === 0 ? [] : (await run<BudgetRow>(hot.selectBudgetRows([...touched.values()]))).rows };
       });
       for (const key of touched.keys()) knownRows.add(key);
       return rows.map(budgetUsageOf);
     },
-    recover: (now) => write((trx) => recoverInTransaction(trx, now, instanceId, dialect.ownerGone)),
-    reconcile: (costAt, now) => write((trx, run) => reconcileInTransaction(trx, run, costAt, dialect.lockRows, now, hot)),
+    recover: (now) => write((trx) => recoverInTransaction(trx, now, instanceId, dialect.ownerGone, rules)),
+    reconcile: (costAt, now) => write((trx, run) => reconcileInTransaction(trx, run, costAt, dialect.lockRows, now, hot, rules)),
+    setAlertRules: (next) => {
+      rules = next;
+      return Promise.resolve();
+    },
+    claimAlerts: (now, limit, leaseMs) => write((trx) => claimInTransaction(trx, now, limit, leaseMs, dialect.lockRows)),
+    settleAlert: (id, attempt, now) => write((trx) => settleAlert(trx, id, attempt, now)),
+    listAlerts: (query) => listAlerts(db, query),
     ping: async () => {
       try {
         // The value must change: SQLite skips writing a row rewritten with identical content,

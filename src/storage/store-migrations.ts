@@ -129,6 +129,30 @@ export const migrations: Readonly<Record<number, Migration>> = {
       .addColumn("created_at", "bigint", (c) => c.notNull())
       .execute();
   },
+  // The alert outbox (store-alert-outbox.ts).
+  4: async (db) => {
+    await db.schema
+      .createTable("alert_event")
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("type", "text", (c) => c.notNull())
+      .addColumn("budget_id", "text")
+      .addColumn("period", "text")
+      .addColumn("threshold", "double precision")
+      .addColumn("webhook", "text", (c) => c.notNull())
+      .addColumn("payload", "text", (c) => c.notNull())
+      .addColumn("status", "text", (c) => c.notNull())
+      .addColumn("attempts", "integer", (c) => c.notNull())
+      .addColumn("created_at", "bigint", (c) => c.notNull())
+      .addColumn("next_attempt_at", "bigint", (c) => c.notNull())
+      .addColumn("lease_until", "bigint")
+      .addColumn("delivered_at", "bigint")
+      .addColumn("last_error", "text")
+      .execute();
+    // Once per budget, period and threshold (journal events have none: NULLs never collide).
+    await db.schema.createIndex("alert_event_threshold").unique().on("alert_event").columns(["budget_id", "period", "threshold"]).execute();
+    await db.schema.createIndex("alert_event_due").on("alert_event").columns(["status", "next_attempt_at"]).execute();
+    await db.schema.createIndex("alert_event_time").on("alert_event").columns(["created_at", "id"]).execute();
+  },
 };
 
 /** The renio_meta key counting changes to budget definitions (every change adds one). */

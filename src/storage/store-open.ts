@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { Kysely } from "kysely";
+import type { AlertRules } from "../budget/alert-rules.ts";
 import type { StorageConfig } from "../config/config-schema.ts";
 import type { SqliteDatabase } from "../runtime/runtime.ts";
 import type { Durability, Store } from "./store.ts";
@@ -25,6 +26,8 @@ export interface CreateStoreOptions {
    * entries of live instances). Absent for tools such as the CLI.
    */
   instanceId?: string;
+  /** The alert thresholds and webhooks in effect from the start (recovery at startup writes by them). */
+  alerts?: AlertRules;
 }
 
 interface Opened {
@@ -61,7 +64,7 @@ export async function createStore(storage: StorageConfig, options: CreateStoreOp
       await releaseLock();
       await opened.db.destroy();
     };
-    return createKyselyStore(opened.db, dialect, options.durability, release, options.instanceId ?? null);
+    return createKyselyStore(opened.db, dialect, options.durability, release, options.instanceId ?? null, options.alerts);
   }
   const path = resolve(storage.path);
   let pending = sqliteFiles.get(path);
@@ -79,7 +82,7 @@ export async function createStore(storage: StorageConfig, options: CreateStoreOp
     sqliteFiles.delete(path);
     await opened.db.destroy();
   };
-  return createKyselyStore(opened.db, opened.dialect, options.durability, release, options.instanceId ?? null);
+  return createKyselyStore(opened.db, opened.dialect, options.durability, release, options.instanceId ?? null, options.alerts);
 }
 
 async function openAndMigrate(dialect: StoreDialect): Promise<Opened> {

@@ -75,6 +75,37 @@ export interface BudgetDefinitionTable {
   deleted_at: number | null;
 }
 
+/**
+ * The alert outbox: one row per event (a budget threshold reached, a crash's pending
+ * reservations), written in the transaction that caused it, delivered by each relay's
+ * dispatcher. Unique per (budget_id, period, threshold): a threshold fires once per period.
+ */
+export interface AlertEventTable {
+  id: string;
+  /** "budget.threshold" | "journal.interrupted". */
+  type: string;
+  budget_id: string | null;
+  period: string | null;
+  /** Percent of the limit. */
+  threshold: number | null;
+  /** The id of the webhook in config it goes to. */
+  webhook: string;
+  /** The JSON body sent, fixed when the event is written (retries send the same bytes). */
+  payload: string;
+  /** "pending" | "delivered" | "failed". */
+  status: string;
+  attempts: number;
+  /** Epoch ms. */
+  created_at: number;
+  /** Epoch ms: not tried again before. */
+  next_attempt_at: number;
+  /** Epoch ms: a dispatcher is delivering it until then (others leave it alone). */
+  lease_until: number | null;
+  delivered_at: number | null;
+  /** Why the last attempt failed (status, timeout, connection: never a URL or secret). */
+  last_error: string | null;
+}
+
 /** Key/value facts about the database itself (schema version, budget definitions version). */
 export interface MetaTable {
   key: string;
@@ -152,4 +183,5 @@ export interface Database {
   api_key: ApiKeyTable;
   audit_event: AuditEventTable;
   admin_idempotency: AdminIdempotencyTable;
+  alert_event: AlertEventTable;
 }

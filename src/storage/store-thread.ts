@@ -1,3 +1,4 @@
+import type { AlertRules } from "../budget/alert-rules.ts";
 import type { StorageConfig } from "../config/config-schema.ts";
 import type { SqliteDatabase } from "../runtime/runtime.ts";
 import { RelayError, StoreUnavailableError, type RelayErrorCode } from "../shared/relay-error.ts";
@@ -42,6 +43,10 @@ const PROXIED = {
   ensureMeta: true,
   recordAudit: true,
   listAudit: true,
+  setAlertRules: true,
+  claimAlerts: true,
+  settleAlert: true,
+  listAlerts: true,
   close: true,
 } as const satisfies Record<StoreMethod, true>;
 const proxiedMethods = Object.keys(PROXIED) as StoreMethod[];
@@ -76,6 +81,7 @@ interface OpenOptions {
   durability: Store["durability"];
   busyTimeoutMs?: number;
   instanceId?: string;
+  alerts?: AlertRules;
 }
 
 /** The message port both sides use: a Worker on the main side, the worker's global scope inside. */

@@ -127,10 +127,10 @@ describe("a bad environment value is a problem named after its variable", () => 
 
   test("a value that is valid alone but not with the rest is located at its variable", async () => {
     assert.deepEqual(await problems({ file: NO_KEYS_FILE, env: { RENIO_HOST: "0.0.0.0" } }), [
-      "RENIO_HOST: server.host: Renio never listens on a non-loopback address (0.0.0.0) without keys configured",
+      "RENIO_HOST: server.host: Renio never listens on a non-loopback address (0.0.0.0) without keys configured (in keys, or issued at run time with server.adminToken)",
     ]);
     assert.deepEqual(await problems({ file: NO_KEYS_FILE, env: { RENIO_HOST: "0.0.0.0" }, flags: [{ path: ["server", "host"], value: "10.0.0.1", from: "--host" }] }), [
-      "--host: server.host: Renio never listens on a non-loopback address (10.0.0.1) without keys configured",
+      "--host: server.host: Renio never listens on a non-loopback address (10.0.0.1) without keys configured (in keys, or issued at run time with server.adminToken)",
     ]);
   });
 });

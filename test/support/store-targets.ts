@@ -93,11 +93,15 @@ export async function pgExec(url: string, statement: string): Promise<void> {
   }
 }
 
+/** This module instance's part of its database names. */
+const RUN = Math.random().toString(36).slice(2, 8);
+
 const postgres: Backend = {
   name: "postgres",
   target: async () => {
     const base = testPostgresUrl();
-    const name = `renio_t${process.pid}_${++databases}`;
+    // Deno may load this module once per test file in one process: a random part keeps the names apart.
+    const name = `renio_t${process.pid}_${RUN}_${++databases}`;
     await pgExec(base, `create database ${name}`);
     const url = new URL(base);
     url.pathname = `/${name}`;

@@ -30,23 +30,30 @@ export function parseConfigText(text: string, env: Env = process.env): Config {
   return validateConfig(raw, env);
 }
 
-/** Validates an already parsed config value. Throws ConfigError listing every problem. */
+/**
+ * Validates an already parsed config value. Throws ConfigError listing every problem, one
+ * per problem: a value that references an unset variable gets that message only.
+ */
 export function validateConfig(raw: unknown, env: Env = process.env): Config {
-  const problems: ConfigProblem[] = [];
-  const interpolated = interpolateEnv(raw, env, problems);
-  const parsed = configSchema.safeParse(interpolated);
+  const interpolated = interpolateEnv(raw, env);
+  const problems: ConfigProblem[] = [...interpolated.problems];
+  const unresolved = interpolated.unresolvedPaths;
+  const report = (problem: ConfigProblem) => {
+    if (!unresolved.has(problem.path)) problems.push(problem);
+  };
+  const parsed = configSchema.safeParse(interpolated.value);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const path = joinPath(issue.path);
       if (issue.code === "unrecognized_keys") {
-        for (const key of issue.keys) problems.push({ path: path ? `${path}.${key}` : key, message: "unknown key" });
+        for (const key of issue.keys) report({ path: path ? `${path}.${key}` : key, message: "unknown key" });
       } else {
-        problems.push({ path, message: issue.message });
+        report({ path, message: issue.message });
       }
     }
     throw new ConfigError(problems);
   }
-  problems.push(...checkSemantics(parsed.data));
+  checkSemantics(parsed.data).forEach(report);
   if (problems.length > 0) throw new ConfigError(problems);
   return parsed.data;
 }

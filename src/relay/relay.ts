@@ -59,7 +59,8 @@ export function createRelay(deps: RelayDeps): Relay {
       let completion: JournalCompletion;
       try {
         // A stream cut before the provider's final usage has only a lower bound: charge the reservation.
-        cost = pricing.settle(quote, end.usageFinal ? end.usage : null, end.mayHaveBeenBilled);
+        const finalUsage = end.usageFinal ? end.usage : null;
+        cost = pricing.settle(quote, finalUsage, end.mayHaveBeenBilled);
         completion = {
           outcome: end.outcome,
           status: end.status,
@@ -68,6 +69,8 @@ export function createRelay(deps: RelayDeps): Relay {
           upstreamMs: end.upstreamMs,
           usage: end.usage,
           cost: quote.price === null ? null : cost,
+          // settle() charged the reservation: no final usage, and the provider may have billed the call.
+          costEstimated: quote.price !== null && finalUsage === null && end.mayHaveBeenBilled,
           errorCode: end.errorCode,
           responseBody: config.journal.bodies === "full" && end.responseBody !== null ? storedBody(end.responseBody) : null,
         };
@@ -75,7 +78,7 @@ export function createRelay(deps: RelayDeps): Relay {
         // Renio's own failure while settling: never leave the entry open; charge the reservation.
         console.error(`renio: settling ${start.id} failed: ${error instanceof Error ? error.message : String(error)}`);
         cost = end.mayHaveBeenBilled ? quote.reserved : 0;
-        completion = { ...RELAY_ERROR, status: end.status, totalMs: performance.now() - input.startedAt, usage: end.usage, cost: quote.price === null ? null : cost };
+        completion = { ...RELAY_ERROR, status: end.status, totalMs: performance.now() - input.startedAt, usage: end.usage, cost: quote.price === null ? null : cost, costEstimated: quote.price !== null && end.mayHaveBeenBilled };
       }
       ledger.complete(start.id, completion, quote.charges, cost);
     } finally {
@@ -131,6 +134,7 @@ export function createRelay(deps: RelayDeps): Relay {
         const target = router.resolve(key, fields.model, route.wire);
         start.provider = target.provider.id;
         start.upstreamModel = target.upstreamModel;
+        start.region = target.provider.region;
         const quote = pricing.quote({
           key,
           route,

@@ -70,6 +70,11 @@ export const migrations: Readonly<Record<number, Migration>> = {
       .addPrimaryKeyConstraint("budget_usage_pk", ["budget_id", "period"])
       .execute();
   },
+  // The region a call was routed to, and whether its cost is an estimate (the reservation).
+  2: async (db) => {
+    await db.schema.alterTable("journal_entry").addColumn("region", "text").execute();
+    await db.schema.alterTable("journal_entry").addColumn("cost_estimated", "integer").execute();
+  },
 };
 
 /** The schema version this Renio writes. */

@@ -1,8 +1,10 @@
+import { parseArgs } from "node:util";
 import type { BudgetConfig } from "../config/config-schema.ts";
 import { configuredUsage, currentRows } from "../budget/budget-usage.ts";
+import { REPORT_BY, REPORT_PERIODS, spendReport, type ReportBy, type ReportPeriod, type ReportRequest, type SpendReport, type SpendTotals } from "../budget/spend-report.ts";
 import type { Store } from "../storage/store.ts";
 import { BUDGET_USAGE, wantsHelp } from "./cli-help.ts";
-import { parseFlags, usageLine, UsageError } from "./cli-journal.ts";
+import { parseFlags, parseTime, usageLine, UsageError } from "./cli-journal.ts";
 
 /** A budget's mode: `strict` refuses calls past the limit, `observe` only records. */
 export type BudgetMode = NonNullable<BudgetConfig["mode"]>;
@@ -24,7 +26,8 @@ export interface BudgetStatusRow {
 export type BudgetCommand =
   | { readonly sub: "help" }
   | { readonly sub: "status"; readonly json: boolean }
-  | { readonly sub: "reconcile"; readonly costAt: "reserved" | "zero"; readonly json: boolean };
+  | { readonly sub: "reconcile"; readonly costAt: "reserved" | "zero"; readonly json: boolean }
+  | { readonly sub: "report"; readonly request: ReportRequest; readonly json: boolean };
 
 /** Validates `renio budget …` arguments (without `--config`); throws {@link UsageError}. Touches no store. */
 export function parseBudgetArgs(args: readonly string[]): BudgetCommand {
@@ -37,7 +40,35 @@ export function parseBudgetArgs(args: readonly string[]): BudgetCommand {
     if (costAt !== "reserved" && costAt !== "zero") throw new UsageError("--cost-at must be reserved or zero");
     return { sub, costAt, json: flags.json !== undefined };
   }
+  if (sub === "report") return { sub, ...parseReportArgs(rest, Date.now()) };
   throw new UsageError(sub === undefined ? "missing subcommand" : `unknown subcommand "${sub}"`);
+}
+
+/** `report [--by key|project|model|budget] [--period day|month] [--since T] [--until T] [--json]`. */
+function parseReportArgs(args: readonly string[], now: number): { request: ReportRequest; json: boolean } {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...args],
+      options: { by: { type: "string" }, period: { type: "string" }, since: { type: "string" }, until: { type: "string" }, json: { type: "boolean" } },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const by = values.by ?? "key";
+  if (!(REPORT_BY as readonly string[]).includes(by)) throw new UsageError(`--by must be one of ${REPORT_BY.join(", ")}`);
+  const period = values.period ?? "month";
+  if (!(REPORT_PERIODS as readonly string[]).includes(period)) throw new UsageError(`--period must be one of ${REPORT_PERIODS.join(", ")}`);
+  if (by === "budget" && values.period !== undefined) throw new UsageError("--period does not apply to --by budget (each budget is reported in its own periods)");
+  const request: ReportRequest = {
+    by: by as ReportBy,
+    period: period as ReportPeriod,
+    ...(values.since !== undefined && { since: parseTime(values.since, now, "--since") }),
+    ...(values.until !== undefined && { until: parseTime(values.until, now, "--until") }),
+  };
+  return { request, json: values.json === true };
 }
 
 /** What `renio budget` reads besides the store. */
@@ -45,6 +76,8 @@ export interface BudgetSettings {
   readonly budgets: readonly BudgetConfig[];
   /** The config's `budget.mode`: the mode of a budget without its own. */
   readonly defaultMode: BudgetMode;
+  /** The config's `budget.currency`, named by the report. */
+  readonly currency: string;
 }
 
 /** Runs a parsed `renio budget` command against an open store; writes lines through `out`. */
@@ -57,6 +90,15 @@ export async function executeBudgetCommand(command: BudgetCommand, store: Store,
     const rows = await budgetStatus(store, settings.budgets, settings.defaultMode, new Date());
     if (command.json) out(JSON.stringify(rows, null, 2));
     else printStatus(rows, out);
+    return;
+  }
+  if (command.sub === "report") {
+    const { request } = command;
+    const spend = await store.journalSpend({ since: request.since, until: request.until });
+    const stored = request.by === "budget" ? await store.budgetUsage() : [];
+    const report = spendReport(request, spend, settings.budgets, stored, settings.currency);
+    if (command.json) out(JSON.stringify(report, null, 2));
+    else printReport(report, out);
     return;
   }
   const result = await store.reconcile(command.costAt, Date.now());
@@ -75,7 +117,7 @@ export async function runBudgetCommand(
   store: Store,
   budgets: readonly BudgetConfig[],
   out: (line: string) => void,
-  options: { readonly defaultMode?: BudgetMode; readonly err?: (line: string) => void } = {},
+  options: { readonly defaultMode?: BudgetMode; readonly currency?: string; readonly err?: (line: string) => void } = {},
 ): Promise<number> {
   let command: BudgetCommand;
   try {
@@ -85,7 +127,7 @@ export async function runBudgetCommand(
     (options.err ?? out)(usageLine("budget", error));
     return 2;
   }
-  await executeBudgetCommand(command, store, { budgets, defaultMode: options.defaultMode ?? "strict" }, out);
+  await executeBudgetCommand(command, store, { budgets, defaultMode: options.defaultMode ?? "strict", currency: options.currency ?? "USD" }, out);
   return 0;
 }
 
@@ -111,13 +153,35 @@ function scopeText(scope: BudgetConfig["scope"]): string {
 
 const round = (n: number): string => String(Math.round(n * 1e6) / 1e6);
 
+/** The report as a table: one line per row, then the total and the currency. */
+function printReport(report: SpendReport, out: (line: string) => void): void {
+  const amounts = (t: SpendTotals) => [String(t.calls), String(t.refused), String(t.inputTokens), String(t.cachedInputTokens), String(t.outputTokens), round(t.cost), round(t.reportedCost), round(t.estimatedCost), String(t.estimatedCalls)];
+  const common = ["CALLS", "REFUSED", "INPUT", "CACHED", "OUTPUT", "COST", "REPORTED", "ESTIMATED", "EST_CALLS"];
+  let header: string[];
+  let cells: string[][];
+  if (report.by === "budget") {
+    header = ["BUDGET", "PERIOD", ...common, "IN_FLIGHT", "BUDGET_SPENT", "BUDGET_RESERVED", "DIFFERENCE"];
+    cells = report.rows.map((r) => [r.budgetId, r.period, ...amounts(r), round(r.inFlightReserved), round(r.budgetSpent), round(r.budgetReserved), round(r.difference)]);
+  } else {
+    header = ["PERIOD", report.by.toUpperCase(), ...common];
+    cells = report.rows.map((r) => [r.period, r.group ?? "-", ...amounts(r)]);
+    cells.push(["total", "", ...amounts(report.total)]);
+  }
+  printTable(header, cells, out);
+  if (report.rows.length === 0) out("(no journal entries)");
+  out(`amounts in ${report.currency}; ESTIMATED: charged at the reservation without the provider's usage (interrupted, cut, timed out)`);
+}
+
+function printTable(header: readonly string[], cells: readonly string[][], out: (line: string) => void): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] as string).length)));
+  for (const row of [header, ...cells]) out(row.map((c, i) => c.padEnd(widths[i] as number)).join("  ").trimEnd());
+}
+
 function printStatus(rows: readonly BudgetStatusRow[], out: (line: string) => void): void {
   if (rows.length === 0) {
     out("(no budgets configured)");
     return;
   }
   const header = ["BUDGET", "SCOPE", "PERIOD", "MODE", "LIMIT", "SPENT", "RESERVED", "REMAINING"];
-  const cells = rows.map((r) => [r.budgetId, r.scope, r.period, r.mode, round(r.limit), round(r.spent), round(r.reserved), round(r.remaining)]);
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] as string).length)));
-  for (const row of [header, ...cells]) out(row.map((c, i) => c.padEnd(widths[i] as number)).join("  ").trimEnd());
+  printTable(header, rows.map((r) => [r.budgetId, r.scope, r.period, r.mode, round(r.limit), round(r.spent), round(r.reserved), round(r.remaining)]), out);
 }

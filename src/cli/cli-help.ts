@@ -41,8 +41,13 @@ const JOURNAL: CommandHelp = {
   summary: "read the journal of the configured store (default config: ./.renio/renio.db)",
 };
 const BUDGET: CommandHelp = {
-  synopsis: ["budget status [--config FILE] [--json]", "budget reconcile [--config FILE] [--cost-at reserved|zero] [--json]"],
-  summary: "status: every configured budget in its current period; reconcile: settle calls a crash left interrupted",
+  synopsis: [
+    "budget status [--config FILE] [--json]",
+    "budget reconcile [--config FILE] [--cost-at reserved|zero] [--json]",
+    "budget report [--config FILE] [--by key|project|model|budget] [--period day|month]\n[--since ISO|2h|7d] [--until ISO|2h] [--json]",
+  ],
+  summary:
+    "status: each budget's current period; reconcile: settle calls a crash left interrupted; report: journal spend (reported vs estimated) by key, project, model or budget",
 };
 const PRICES: CommandHelp = {
   synopsis: ["prices list"],

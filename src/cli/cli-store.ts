@@ -37,7 +37,7 @@ export async function runStoreCommand(
   const store = await createStore(config.storage, { durability: config.journal.durability, openSqlite: runtime.openSqlite });
   try {
     if (parsed.command === "journal") await executeJournalCommand(parsed.action, store, out);
-    else await executeBudgetCommand(parsed.action, store, { budgets: config.budgets, defaultMode: config.budget.mode }, out);
+    else await executeBudgetCommand(parsed.action, store, { budgets: config.budgets, defaultMode: config.budget.mode, currency: config.budget.currency }, out);
     return 0;
   } finally {
     await store.close();

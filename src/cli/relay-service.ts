@@ -79,7 +79,7 @@ export async function startRelayService(config: Config, runtime: Runtime): Promi
     router,
     ledger,
     accepting: () => accepting,
-    admin: config.server.adminToken === undefined || store === undefined ? undefined : createAdminRoutes({ store, sync: () => ledger.flush(), token: config.server.adminToken, budgets: config.budgets, defaultMode: config.budget.mode }),
+    admin: config.server.adminToken === undefined || store === undefined ? undefined : createAdminRoutes({ store, sync: () => ledger.flush(), token: config.server.adminToken, budgets: config.budgets, defaultMode: config.budget.mode, currency: config.budget.currency }),
   });
   const server = await runtime.serve({
     hostname: config.server.host,

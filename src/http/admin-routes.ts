@@ -1,6 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
 import { configuredUsage } from "../budget/budget-usage.ts";
+import { REPORT_BY, REPORT_PERIODS, spendReport, type ReportBy, type ReportPeriod } from "../budget/spend-report.ts";
 import type { BudgetConfig } from "../config/config-schema.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { Store } from "../storage/store.ts";
@@ -16,14 +17,17 @@ export interface AdminDeps {
   readonly budgets: readonly BudgetConfig[];
   /** The config's `budget.mode`: the mode in effect for a budget without its own. */
   readonly defaultMode: NonNullable<BudgetConfig["mode"]>;
+  /** The config's `budget.currency`, named by the report. */
+  readonly currency: string;
 }
 
 const MAX_PAGE = 1000;
 
 /**
- * `GET /admin/journal` (cursor pagination, filters) and `GET /admin/budgets` (every stored
- * period row, plus each configured budget's current period when it has no row yet), behind
- * the admin token.
+ * `GET /admin/journal` (cursor pagination, filters), `GET /admin/budgets` (every stored
+ * period row, plus each configured budget's current period when it has no row yet) and
+ * `GET /admin/report` (the reconciliation report of `renio budget report`), behind the admin
+ * token.
  */
 export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
   const admin = new Hono<HttpEnv>();
@@ -72,7 +76,26 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
     return c.json({ object: "list", data });
   });
 
+  admin.get("/report", async (c) => {
+    const by = oneOf(c.req.query("by"), REPORT_BY, "key", "by");
+    const period = oneOf(c.req.query("period"), REPORT_PERIODS, "month", "period");
+    const since = timeParam(c.req.query("since"), "since");
+    const until = timeParam(c.req.query("until"), "until");
+    await deps.sync?.();
+    const spend = await deps.store.journalSpend({ since, until });
+    const stored = by === "budget" ? await deps.store.budgetUsage() : [];
+    const report = spendReport({ by: by as ReportBy, period: period as ReportPeriod, since, until }, spend, deps.budgets, stored, deps.currency);
+    return c.json({ object: "report", ...report });
+  });
+
   return admin;
+}
+
+/** A query value from a fixed set (absent: `fallback`); anything else is a 400 naming the choices. */
+function oneOf(value: string | undefined, allowed: readonly string[], fallback: string, name: string): string {
+  if (value === undefined) return fallback;
+  if (!allowed.includes(value)) throw new RelayError(400, "invalid_request", `\`${name}\` must be one of ${allowed.join(", ")}`);
+  return value;
 }
 
 /** Epoch ms from an ISO time or epoch-ms query value. */

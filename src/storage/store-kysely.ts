@@ -6,7 +6,7 @@ import { admitInTransaction, budgetUsageOf, touchedRows, type BudgetRow } from "
 import { applyLogInTransaction } from "./store-apply.ts";
 import { createHotStatements } from "./hot-statements.ts";
 import { finishInTransaction, reconcileInTransaction, recoverInTransaction } from "./store-finish.ts";
-import { budgetUsage, listJournal, pruneJournal } from "./store-query.ts";
+import { budgetUsage, journalSpend, listJournal, pruneJournal } from "./store-query.ts";
 import { inWriteTransaction, type RunQuery } from "./store-transaction.ts";
 
 /**
@@ -69,6 +69,7 @@ export function createKyselyStore(
     },
     listJournal: (query) => listJournal(db, query),
     budgetUsage: (keys) => budgetUsage(db, keys),
+    journalSpend: (range) => journalSpend(db, range),
     pruneJournal: (olderThan, batchSize) => pruneJournal(db, olderThan, batchSize),
     close: () => {
       closed ??= release();

@@ -12,7 +12,7 @@ import { createStore } from "./store-open.ts";
  */
 
 /** The Store methods that cross the thread boundary. */
-type Method = "admitBatch" | "finishBatch" | "applyLog" | "recover" | "reconcile" | "ping" | "listJournal" | "budgetUsage" | "pruneJournal" | "close";
+type Method = "admitBatch" | "finishBatch" | "applyLog" | "recover" | "reconcile" | "ping" | "listJournal" | "budgetUsage" | "journalSpend" | "pruneJournal" | "close";
 
 interface Call {
   id: number;
@@ -99,6 +99,7 @@ export async function createThreadStore(worker: Worker, storage: StorageConfig, 
     ping: () => call("ping", []),
     listJournal: (query) => call("listJournal", [query]),
     budgetUsage: (keys) => call("budgetUsage", [keys]),
+    journalSpend: (range) => call("journalSpend", [range]),
     pruneJournal: (olderThan, batchSize) => call("pruneJournal", [olderThan, batchSize]),
     close: () => {
       closed ??= call("close", []).finally(() => worker.terminate()) as Promise<void>;

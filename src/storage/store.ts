@@ -1,5 +1,6 @@
 import type { Admission, BudgetCharge } from "../budget/budget-charge.ts";
 import type { BudgetUsage } from "../budget/budget-usage.ts";
+import type { JournalSpend } from "../budget/spend-report.ts";
 import type { JournalCompletion, JournalEntry, JournalRefusal, JournalStart } from "../shared/journal-records.ts";
 
 /** How durable a commit is: "fsync" survives power loss, "process" survives a killed process. */
@@ -46,6 +47,12 @@ export interface JournalQuery {
   limit: number;
   /** `nextCursor` of the previous page; anything else rejects with RelayError 400 `invalid_request`. */
   cursor?: string;
+}
+
+/** Which entries {@link Store.journalSpend} sums: received in [since, until) (epoch ms; absent: unbounded). */
+export interface SpendRange {
+  since?: number;
+  until?: number;
 }
 
 /** One page of journal entries. */
@@ -105,6 +112,8 @@ export interface Store {
   listJournal(query: JournalQuery): Promise<JournalPage>;
   /** Stored budget usage rows (all, or only the given budget/period pairs). */
   budgetUsage(keys?: ReadonlyArray<{ budgetId: string; period: string }>): Promise<BudgetUsage[]>;
+  /** Journal sums (tokens, reported and estimated cost) per UTC day, key, project and model, for the reconciliation report. */
+  journalSpend(range: SpendRange): Promise<JournalSpend[]>;
   /** Deletes up to `batchSize` finished entries received before `olderThan`; returns how many. */
   pruneJournal(olderThan: Date, batchSize: number): Promise<number>;
   close(): Promise<void>;

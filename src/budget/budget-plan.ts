@@ -11,6 +11,13 @@ export function periodOf(period: PeriodKind, now: Date): string {
   return period === "month" ? month : `${month}-${String(now.getUTCDate()).padStart(2, "0")}`;
 }
 
+/** Epoch ms at which the period `now` falls in ends (the next one starts, UTC); null for `total`, which never ends. */
+export function periodEndsAt(period: PeriodKind, now: Date): number | null {
+  if (period === "total") return null;
+  const [year, month, day] = [now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()];
+  return period === "month" ? Date.UTC(year, month + 1, 1) : Date.UTC(year, month, day + 1);
+}
+
 /** Which budgets a call is charged against. */
 export interface BudgetPlan {
   /** One charge of `amount` per budget that applies to the key (total, its project, the key itself). */

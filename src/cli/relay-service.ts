@@ -92,17 +92,20 @@ export async function startRelayService(config: Config, runtime: Runtime): Promi
     url: `http://${host}:${server.port}`,
     recovered,
     async shutdown() {
+      // While in-flight calls drain, the listener stays open: new calls get 503 shutting_down
+      // (with retry-after) in their route's envelope and /readyz 503, so clients and load
+      // balancers move on instead of meeting refused connections; /healthz stays 200.
       accepting = false;
       retention.abort();
       clearInterval(sweep);
       const deadline = performance.now() + config.server.shutdownGraceMs;
-      const stopped = server.stop();
       await relay.drained(config.server.shutdownGraceMs);
       await ledger.close();
       claim?.release();
       // A call has ended once its upstream has; its last bytes may still be on their way to the
       // client. The server's graceful stop waits for them (bounded by what is left of the grace period),
       // so the process does not exit under a response it is still writing.
+      const stopped = server.stop();
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([stopped, new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - performance.now()))))]);
       clearTimeout(timer);

@@ -68,7 +68,16 @@ export function createHttpHandler(deps: AppDeps): FetchHandler {
       return c.json({ status: ready ? "ready" : "unready", storage: ready ? "ok" : "unavailable" }, ready ? 200 : 503);
     }),
   );
-  if (deps.admin) app.use("/admin/*", (c, next) => respond(c, async () => (await next(), c.res)));
+  if (deps.admin) {
+    app.use("/admin/*", (c, next) =>
+      respond(c, async () => {
+        // The store closes during shutdown; say so instead of failing on it.
+        if (!deps.accepting()) throw new RelayError(503, "shutting_down", "Renio is shutting down; the admin API is unavailable");
+        await next();
+        return c.res;
+      }),
+    );
+  }
   if (deps.admin) app.route("/admin", deps.admin);
 
   app.notFound((c) => respond(c, () => {

@@ -1,5 +1,6 @@
 import type { Config } from "../config/config-schema.ts";
 import type { Admission } from "../budget/budget-charge.ts";
+import { periodEndsAt } from "../budget/budget-plan.ts";
 import type { JournalCompletion, JournalStart } from "../shared/journal-records.ts";
 import type { Ledger } from "../journal/ledger.ts";
 import { RelayError, StoreUnavailableError } from "../shared/relay-error.ts";
@@ -102,7 +103,9 @@ export function createRelay(deps: RelayDeps): Relay {
       settle(start, quote, input, end);
     };
     try {
-      const headers = { "x-request-id": input.requestId, ...budgetHeaders(admission) };
+      // Anthropic's API names its request id `request-id` (the Anthropic SDK's `_request_id`).
+      const ids: Record<string, string> = input.route.wire === "anthropic" ? { "x-request-id": input.requestId, "request-id": input.requestId } : { "x-request-id": input.requestId };
+      const headers = { ...ids, ...budgetHeaders(admission) };
       return await exchange({ ...call, input, headers, onEnd, connectCheck });
     } catch (error) {
       // exchange() ends itself on every path once it runs: an entry still open here was never sent.
@@ -156,7 +159,7 @@ export function createRelay(deps: RelayDeps): Relay {
 
         recorded = true;
         const admission = await ledger.admit(start, quote.charges);
-        if (!admission.admitted) throw budgetExceeded(admission, config.budget.currency);
+        if (!admission.admitted) throw budgetExceeded(admission, config, new Date());
         return await forward(start, quote, input, admission, { provider: target.provider, body: upstreamBody, dropUsageChunk });
       } catch (error) {
         if (!recorded && error instanceof RelayError && !(error instanceof StoreUnavailableError)) {
@@ -171,13 +174,27 @@ export function createRelay(deps: RelayDeps): Relay {
 /** The fields of a completion for Renio's own unexpected failure. */
 const RELAY_ERROR = { outcome: "relay_error", status: 500, errorCode: "internal_error", ttfbMs: null, totalMs: 0, upstreamMs: null, usage: null, cost: null, responseBody: null } as const satisfies JournalCompletion;
 
-function budgetExceeded(admission: Extract<Admission, { admitted: false }>, currency: string): RelayError {
+/** The longest wait (s) the official SDKs honour in `retry-after` before retrying; longer ones they replace by their own backoff. */
+const SDK_MAX_RETRY_AFTER_S = 60;
+
+/**
+ * A budget refusal. Retrying helps only once the budget's period resets: `retry-after` says
+ * when (day and month budgets), and unless that is within what an SDK waits for,
+ * `x-should-retry: false` stops the SDKs from spending their retries on it.
+ */
+function budgetExceeded(admission: Extract<Admission, { admitted: false }>, config: Config, now: Date): RelayError {
+  const currency = config.budget.currency;
   const remaining = Math.max(0, admission.remaining);
+  const period = config.budgets.find((budget) => budget.id === admission.budgetId)?.period ?? "total";
+  const endsAt = periodEndsAt(period, now);
+  const resetInSeconds = endsAt === null ? null : Math.max(1, Math.ceil((endsAt - now.getTime()) / 1000));
+  const retry: Record<string, string> = resetInSeconds === null ? {} : { "retry-after": String(resetInSeconds) };
+  if (resetInSeconds === null || resetInSeconds > SDK_MAX_RETRY_AFTER_S) retry["x-should-retry"] = "false";
   return new RelayError(
     429,
     "budget_exceeded",
     `Budget \`${admission.budgetId}\` cannot cover this request: limit ${money(admission.limit)} ${currency}, ${money(remaining)} ${currency} remaining`,
-    { "x-renio-budget": admission.budgetId, "x-renio-budget-remaining": money(remaining) },
+    { "x-renio-budget": admission.budgetId, "x-renio-budget-remaining": money(remaining), ...retry },
   );
 }
 

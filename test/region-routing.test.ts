@@ -49,6 +49,8 @@ after(async () => {
 async function models(key: string, headers: Record<string, string> = {}): Promise<string[]> {
   const response = await fetch(`${relay.url}/v1/models`, { headers: { authorization: `Bearer ${key}`, ...headers } });
   assert.equal(response.status, 200);
+  // The Anthropic listing carries Anthropic's request id header too.
+  assert.equal(response.headers.get("request-id"), "anthropic-version" in headers ? response.headers.get("x-request-id") : null);
   return ((await response.json()) as { data: { id: string }[] }).data.map((m) => m.id).sort();
 }
 

@@ -46,7 +46,8 @@ export function validateConfig(raw: unknown, env: Env = process.env): Config {
     for (const issue of parsed.error.issues) {
       const path = joinPath(issue.path);
       if (issue.code === "unrecognized_keys") {
-        for (const key of issue.keys) report({ path: path ? `${path}.${key}` : key, message: "unknown key" });
+        // An unknown key is a problem of its own, whatever its value.
+        for (const key of issue.keys) problems.push({ path: path ? `${path}.${key}` : key, message: "unknown key" });
       } else {
         report({ path, message: issue.message });
       }

@@ -88,16 +88,18 @@ export function createHttpHandler(deps: AppDeps): FetchHandler {
   return (request, info) => app.fetch(request, info);
 }
 
-/** Runs a non-call handler, mapping errors and adding `x-request-id`. */
+/** Runs a non-call handler, mapping errors and adding `x-request-id` (and Anthropic's `request-id` for an Anthropic-style caller). */
 async function respond(c: Context<HttpEnv>, handle: () => Response | Promise<Response>): Promise<Response> {
   const requestId = requestIdOf(c);
+  const wire = ROUTES.get(c.req.path)?.wire ?? wireOf(c.req.path, c.req.raw.headers);
   let response: Response;
   try {
     response = await handle();
   } catch (error) {
-    return failure(error, ROUTES.get(c.req.path)?.wire ?? wireOf(c.req.path, c.req.raw.headers), requestId, c.req.path);
+    return failure(error, wire, requestId, c.req.path);
   }
   response.headers.set("x-request-id", requestId);
+  if (wire === "anthropic") response.headers.set("request-id", requestId);
   return response;
 }
 

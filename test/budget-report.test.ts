@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { join } from "node:path";
 import process from "node:process";
 import { after, before, describe, test } from "node:test";
 import type { StorageConfig } from "../src/config/config-schema.ts";
@@ -8,7 +10,7 @@ import type { BudgetReconciliationRow, SpendReport, SpendRow } from "../src/budg
 import type { JournalEntry } from "../src/shared/journal-records.ts";
 import { startMockServer, type MockServer } from "./support/relay-harness.ts";
 import { eventually } from "./support/sse-bytes.ts";
-import { backends } from "./support/store-targets.ts";
+import { pgExec } from "./support/store-targets.ts";
 import { bounded, relayConfig, runRenio, scratchDir, startRelayProcess, writeConfig, type RenioProcess } from "./support/relay-process.ts";
 
 const ADMIN_TOKEN = "admin-token-for-report-tests-0123";
@@ -42,13 +44,24 @@ async function admin<T>(relay: RenioProcess, query: string): Promise<T> {
 
 const close = (actual: number, expected: number, label: string) => assert.ok(Math.abs(actual - expected) < 1e-9, `${label}: ${actual} vs ${expected}`);
 
-// PostgreSQL only when the caller provides one (RENIO_TEST_PG_URL); SQLite always.
-const targets = backends.filter((b) => b.name.startsWith("sqlite (") || (b.name === "postgres" && process.env.RENIO_TEST_PG_URL));
+/** A fresh PostgreSQL database, named apart from the store-targets ones (Deno runs test files in one process). */
+async function freshPostgres(): Promise<StorageConfig> {
+  const base = process.env.RENIO_TEST_PG_URL!;
+  const name = `renio_report_${process.pid}_${randomUUID().slice(0, 8)}`;
+  await pgExec(base, `create database ${name}`);
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return { type: "postgres", url: url.toString(), poolSize: 4 };
+}
 
-for (const backend of targets) {
-  describe(`renio budget report and GET /admin/report: ${backend.name}`, () => {
+// PostgreSQL only when the caller provides one (RENIO_TEST_PG_URL); SQLite always.
+const targets: Array<[string, () => Promise<StorageConfig>]> = [["sqlite", () => Promise.resolve({ type: "sqlite", path: join(scratchDir(), "renio.db") })]];
+if (process.env.RENIO_TEST_PG_URL) targets.push(["postgres", freshPostgres]);
+
+for (const [backend, storageFor] of targets) {
+  describe(`renio budget report and GET /admin/report: ${backend}`, () => {
     test("spend by key, model and budget from the journal: provider-reported apart from estimated, agreeing with the budget rows", async () => {
-      const storage: StorageConfig = (await backend.target()).storage;
+      const storage = await storageFor();
       const dir = scratchDir();
       const configPath = writeConfig(
         dir,

@@ -7,12 +7,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Folder order, top to bottom: main → cli (with bench) → http → relay → providers / journal
-# (with sse) → storage → budget → config / runtime / shared. A file may import its own rank or
-# any rank below it. Prints the rank of a path under src/ (empty when the folder is not listed).
+# Folder order, top to bottom: main (the entry points main-*.ts and store-worker-*.ts) → cli
+# (with bench) → http → relay → providers / journal (with sse) → storage → budget → config /
+# runtime / shared. A file may import its own rank or any rank below it. Prints the rank of a
+# path under src/ (empty when the folder is not listed).
 rank_of() {
   case "$1" in
-    main-*.ts) echo 0 ;;
+    main-*.ts | store-worker-*.ts) echo 0 ;;
     cli/* | bench/*) echo 1 ;;
     http/*) echo 2 ;;
     relay/*) echo 3 ;;
@@ -24,27 +25,17 @@ rank_of() {
   esac
 }
 
-# Exceptions to the folder order, as "importer-glob imported-folder".
-# The store worker entry points are composition roots kept in runtime/ for now (they are to
-# move beside main-*.ts); they wire storage/ and may import it.
-ORDER_EXCEPTIONS=("runtime/store-worker-bun.ts storage" "runtime/store-worker-deno.ts storage")
-
 # Prints "importer -> imported" for every relative import (static, re-export or dynamic) of a
 # non-test .ts file under $1 that points to a folder above the importer's.
 upward_imports() {
-  local root=$1 line from to rf rt exception
+  local root=$1 line from to rf rt
   while read -r line; do
     from=${line% *}
     to=${line#* }
     rf=$(rank_of "$from")
     rt=$(rank_of "$to")
     [ -n "$rf" ] && [ -n "$rt" ] && [ "$rt" -lt "$rf" ] || continue
-    exception=0
-    for e in "${ORDER_EXCEPTIONS[@]}"; do
-      # shellcheck disable=SC2053 # the exception's importer is a glob
-      [[ $from == ${e% *} && $to == "${e#* }"/* ]] && exception=1
-    done
-    [ $exception -eq 1 ] || echo "$from -> $to"
+    echo "$from -> $to"
   done < <(cd "$root" && find . -name '*.ts' ! -name '*.test.ts' -print0 \
     | xargs -0 grep -oHE "(from|import\() *\"\.{1,2}/[^\"]+\"" | resolve_imports)
 }
@@ -76,15 +67,19 @@ if [ "${1:-}" = "--self-test" ]; then
   echo 'const m = await import("../storage/store.ts");' >"$fixture/runtime/up.ts"
   echo 'import { a } from "../budget/a.ts"; import { s } from "./same.ts";' >"$fixture/journal/down.ts"
   echo 'import { b } from "../shared/b.ts";' >"$fixture/storage/down.ts"
-  echo 'import { s } from "../storage/store.ts";' >"$fixture/runtime/store-worker-bun.ts"
+  echo 'import { s } from "./storage/store-thread.ts"; import { o } from "./runtime/sqlite-bun.ts";' >"$fixture/store-worker-bun.ts"
+  echo 'import { s } from "../storage/store-thread.ts";' >"$fixture/runtime/store-worker-bun.ts"
+  echo 'export { w } from "../store-worker-bun.ts";' >"$fixture/storage/up.ts"
   echo 'import { r } from "../relay/relay.ts";' >"$fixture/budget/up.test.ts"
   found=$(upward_imports "$fixture" | sort)
-  expected=$(printf '%s\n' "budget/up.ts -> journal/ledger.ts" "providers/openai/up.ts -> relay/relay.ts" "runtime/up.ts -> storage/store.ts" | sort)
+  expected=$(printf '%s\n' "budget/up.ts -> journal/ledger.ts" "providers/openai/up.ts -> relay/relay.ts" \
+    "runtime/up.ts -> storage/store.ts" "runtime/store-worker-bun.ts -> storage/store-thread.ts" \
+    "storage/up.ts -> store-worker-bun.ts" | sort)
   if [ "$found" != "$expected" ]; then
     echo "folder-order self-test failed; expected:"; echo "$expected"; echo "found:"; echo "$found"
     exit 1
   fi
-  echo "folder-order self-test: ok (upward imports found, downward and excepted ones allowed)"
+  echo "folder-order self-test: ok (upward imports found, downward ones and the entry points allowed)"
   exit 0
 fi
 

@@ -52,6 +52,19 @@ const JSONC = `// Renio config with comments
 }
 `;
 
+const WRONG_TYPE_AT = `{
+  "providers": { "m": { "type": "mock" } },
+  "models": { "x": { "provider": "m" } },
+  "keys": [
+    {
+      "id": "a",
+      "secret": "sk-renio-0123456789",
+      "models": "x"
+    }
+  ]
+}
+`;
+
 const results = {
   invalidJson: check("invalid-json", INVALID_JSON),
   unknownKey: check("unknown-key", withChange((c) => ((c["servre"] = {}), (providers(c)["mistral"]!["colour"] = "blue")))),
@@ -71,6 +84,7 @@ const results = {
   exposedWithoutKeys: check("exposed", withChange((c) => ((c["keys"] = []), (c["server"] = { host: "0.0.0.0" })))),
   several: check("several", withChange((c) => ((providers(c)["mistral"]!["baseUrl"] = "nope"), (c["keys"] = [{ id: "a", secret: "short" }]), (c["extra"] = 1)))),
   jsonc: check("jsonc", JSONC),
+  wrongTypeAt: check("wrong-type-at", WRONG_TYPE_AT),
   valid: check("valid", JSON.stringify(base())),
   missingFile: runCommand([...sourceCommand(), "config", "check", join(dir, "does-not-exist.json")]),
   schema: runCommand([...sourceCommand(), "config", "schema"]),
@@ -81,10 +95,19 @@ function lines(result: CliResult): string[] {
   return result.stderr.split("\n").filter((line) => line.trim() !== "");
 }
 
+/** Each problem line without its `FILE:LINE:COLUMN: ` prefix, which every one must have (the file as given). */
+function withoutLocation(printed: string[]): string[] {
+  return printed.map((line) => {
+    const at = /^(.+?\.jsonc):\d+:\d+: /.exec(line);
+    assert.ok(at && at[1]!.startsWith(`${dir}/`), `no FILE:LINE:COLUMN in "${line}"`);
+    return line.slice(at[0].length);
+  });
+}
+
 async function assertProblems(result: Promise<CliResult>, expected: (string | RegExp)[]): Promise<string[]> {
   const done = await result;
   assert.equal(done.code, 2, `exit code; stderr: ${done.stderr}`);
-  const printed = lines(done);
+  const printed = withoutLocation(lines(done));
   assert.equal(printed.length, expected.length, `printed: ${printed.join(" | ")}`);
   expected.forEach((line, i) => {
     if (typeof line === "string") assert.ok(printed.includes(line), `missing "${line}" in: ${printed.join(" | ")}`);
@@ -95,9 +118,15 @@ async function assertProblems(result: Promise<CliResult>, expected: (string | Re
   return printed;
 }
 
-describe("renio config check: every problem as `path: message`, exit 2", () => {
+describe("renio config check: every problem as `FILE:LINE:COLUMN: path: message`, exit 2", () => {
   test("invalid JSON names line and column", async () => {
-    await assertProblems(results.invalidJson, [/^invalid JSON at line 5, column 3\b/]);
+    await assertProblems(results.invalidJson, [/^invalid JSON: expected ','$/]);
+    assert.equal(lines(await results.invalidJson)[0], `${join(dir, "invalid-json.jsonc")}:5:3: invalid JSON: expected ','`);
+  });
+
+  test("a problem in the values names line and column too (an object member at its key)", async () => {
+    await assertProblems(results.wrongTypeAt, [/^keys\[0\]\.models: /]);
+    assert.equal(lines(await results.wrongTypeAt)[0], `${join(dir, "wrong-type-at.jsonc")}:8:7: keys[0].models: Invalid input: expected array, received string`);
   });
 
   test("unknown keys, at any depth", async () => {
@@ -203,6 +232,6 @@ describe("renio config schema", () => {
   });
 
   test("all cases ran", () => {
-    assert.equal(cases.size, 18);
+    assert.equal(cases.size, 19);
   });
 });

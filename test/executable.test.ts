@@ -48,7 +48,7 @@ describe("dist/renio copied alone into an empty directory", () => {
     assert.match(good.stdout, /^good\.jsonc: ok/);
     const bad = await runCommand([renio, "config", "check", "bad.json"], { cwd: dir });
     assert.equal(bad.code, 2);
-    assert.equal(bad.stderr, "providers.mistral.baseUrl: Invalid URL\n");
+    assert.equal(bad.stderr, "bad.json:1:49: providers.mistral.baseUrl: Invalid URL\n");
   });
 
   test("renio mock serves both wire formats and stops cleanly on SIGTERM", { skip: SKIP }, async () => {

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import type { Admission, BudgetCharge } from "../src/budget/budget-charge.ts";
 import type { JournalCompletion, JournalStart } from "../src/shared/journal-records.ts";
 import { createSqlLedger } from "../src/journal/sql-ledger.ts";
-import type { LogRecord } from "../src/storage/store.ts";
+import type { LogRecord } from "../src/storage/admission-log-record.ts";
 import { pruneOlderThan } from "../src/journal/journal-retention.ts";
 import { SchemaTooNewError, StoreOpenError } from "../src/storage/store-errors.ts";
 import { latestSchemaVersion } from "../src/storage/store-migrations.ts";

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { BenchUsageError, parseBenchArgs, targetUrl } from "./bench-args.ts";
+import { UsageError } from "../cli/cli-args.ts";
+import { parseBenchArgs, targetUrl } from "./bench-args.ts";
 
 describe("parseBenchArgs", () => {
   it("defaults to the published methodology with journal and strict budget on", () => {
@@ -43,7 +44,7 @@ describe("parseBenchArgs", () => {
     const options = parseBenchArgs(["--target", "http://127.0.0.1:4000", "--header", "Authorization: Bearer x:y", "--header", "x-team:a"]);
     assert.equal(options.target, "http://127.0.0.1:4000/v1/chat/completions");
     assert.deepEqual(options.headers, [["Authorization", "Bearer x:y"], ["x-team", "a"]]);
-    assert.throws(() => parseBenchArgs(["--target", "http://127.0.0.1:4000", "--budget", "off"]), BenchUsageError);
+    assert.throws(() => parseBenchArgs(["--target", "http://127.0.0.1:4000", "--budget", "off"]), UsageError);
     assert.throws(() => parseBenchArgs(["--header", "a: b"]), /--target only/);
   });
 
@@ -53,7 +54,7 @@ describe("parseBenchArgs", () => {
       ["--mode", "sse"], ["--journal", "batch"], ["--budget", "hard"], ["--json", "--markdown"], ["--baseline", "nginx"],
       ["--target", "ftp://x"], ["--target", "http://x", "--header", "no colon"], ["--unknown"], ["positional"],
     ]) {
-      assert.throws(() => parseBenchArgs(args), BenchUsageError, args.join(" "));
+      assert.throws(() => parseBenchArgs(args), UsageError, args.join(" "));
     }
   });
 });

@@ -1,4 +1,4 @@
-import { parseArgs } from "node:util";
+import { parseInteger, parseOptions, UsageError } from "../cli/cli-args.ts";
 
 /** Which request shapes to measure. */
 export type BenchMode = "json" | "stream";
@@ -38,11 +38,6 @@ export interface BenchOptions {
   readonly maxSeconds: number;
 }
 
-/** A command-line mistake in `renio bench` arguments. */
-export class BenchUsageError extends Error {
-  override name = "BenchUsageError";
-}
-
 /** `renio bench --help`. */
 export const BENCH_HELP = `usage: renio bench [options]
 
@@ -62,92 +57,62 @@ export const BENCH_HELP = `usage: renio bench [options]
   --json | --markdown         report format (default: text tables)
   --out FILE                  also write the report to FILE`;
 
-const DEFAULTS = { concurrency: "1,16,64", requests: "3000", warmup: "300", rounds: "10", mode: "both", maxSeconds: "1800" } as const;
+const BENCH_OPTIONS = {
+  concurrency: { type: "string", default: "1,16,64" },
+  requests: { type: "integer", min: 1, max: 10_000_000, default: 3000 },
+  warmup: { type: "integer", min: 0, max: 10_000_000, default: 300 },
+  rounds: { type: "integer", min: 1, max: 1000, default: 10 },
+  mode: { type: "string", oneOf: ["json", "stream", "both"], default: "both" },
+  journal: { type: "string", oneOf: ["fsync", "process", "off"] },
+  budget: { type: "string", oneOf: ["strict", "observe", "off"] },
+  json: { type: "boolean" },
+  markdown: { type: "boolean" },
+  out: { type: "string", valueName: "a file" },
+  target: { type: "string", valueName: "a URL" },
+  header: { type: "string", multiple: true },
+  baseline: { type: "string", oneOf: ["passthrough"] },
+  model: { type: "string", default: "mock-gpt" },
+  "mock-port": { type: "integer", min: 0, max: 65_535, default: 0 },
+  "max-seconds": { type: "integer", min: 1, max: 7 * 24 * 3600, default: 1800 },
+} as const;
 
-/** Parses and validates `renio bench` arguments; throws {@link BenchUsageError}. */
+/** Parses and validates `renio bench` arguments; throws {@link UsageError}. */
 export function parseBenchArgs(args: readonly string[]): BenchOptions {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...args],
-      strict: true,
-      allowPositionals: false,
-      options: {
-        concurrency: { type: "string" },
-        requests: { type: "string" },
-        warmup: { type: "string" },
-        rounds: { type: "string" },
-        mode: { type: "string" },
-        journal: { type: "string" },
-        budget: { type: "string" },
-        json: { type: "boolean" },
-        markdown: { type: "boolean" },
-        out: { type: "string" },
-        target: { type: "string" },
-        header: { type: "string", multiple: true },
-        baseline: { type: "string" },
-        model: { type: "string" },
-        "mock-port": { type: "string" },
-        "max-seconds": { type: "string" },
-      },
-    });
-  } catch (error) {
-    throw new BenchUsageError(error instanceof Error ? error.message : String(error));
-  }
-  const v = parsed.values;
-  const concurrency = (v.concurrency ?? DEFAULTS.concurrency).split(",").map((part) => integer("--concurrency", part.trim(), 1, 10_000));
-  if (new Set(concurrency).size !== concurrency.length) throw new BenchUsageError("--concurrency has a repeated value");
-  const requests = integer("--requests", v.requests ?? DEFAULTS.requests, 1, 10_000_000);
-  const warmup = integer("--warmup", v.warmup ?? DEFAULTS.warmup, 0, 10_000_000);
-  const rounds = Math.min(integer("--rounds", v.rounds ?? DEFAULTS.rounds, 1, 1000), requests);
-  const mode = oneOf("--mode", v.mode ?? DEFAULTS.mode, ["json", "stream", "both"] as const);
-  if (v.json && v.markdown) throw new BenchUsageError("--json and --markdown exclude each other");
+  const v = parseOptions(args, BENCH_OPTIONS).values;
+  const concurrency = v.concurrency.split(",").map((part) => parseInteger("--concurrency", part.trim(), 1, 10_000));
+  if (new Set(concurrency).size !== concurrency.length) throw new UsageError("--concurrency has a repeated value");
+  if (v.json && v.markdown) throw new UsageError("--json and --markdown exclude each other");
   const target = v.target === undefined ? undefined : targetUrl(v.target);
-  const headers = (v.header ?? []).map(headerPair);
-  if (headers.length > 0 && target === undefined) throw new BenchUsageError("--header applies to --target only");
+  const headers = v.header.map(headerPair);
+  if (headers.length > 0 && target === undefined) throw new UsageError("--header applies to --target only");
   if (target !== undefined && (v.journal !== undefined || v.budget !== undefined)) {
-    throw new BenchUsageError("--journal and --budget configure the Renio started here; they do not apply to --target");
+    throw new UsageError("--journal and --budget configure the Renio started here; they do not apply to --target");
   }
-  const journal = oneOf("--journal", v.journal ?? "fsync", ["fsync", "process", "off"] as const);
-  if (journal === "off" && v.budget !== undefined && v.budget !== "off") throw new BenchUsageError("budgets need the journal: --journal off runs without a budget");
-  const budget = journal === "off" ? "off" : oneOf("--budget", v.budget ?? "strict", ["strict", "observe", "off"] as const);
-  const baseline = v.baseline === undefined ? undefined : oneOf("--baseline", v.baseline, ["passthrough"] as const);
+  const journal = v.journal ?? "fsync";
+  if (journal === "off" && v.budget !== undefined && v.budget !== "off") throw new UsageError("budgets need the journal: --journal off runs without a budget");
   return {
     concurrency,
-    requests,
-    warmup,
-    rounds,
-    modes: mode === "both" ? ["json", "stream"] : [mode],
+    requests: v.requests,
+    warmup: v.warmup,
+    rounds: Math.min(v.rounds, v.requests),
+    modes: v.mode === "both" ? ["json", "stream"] : [v.mode],
     journal,
-    budget,
+    budget: journal === "off" ? "off" : (v.budget ?? "strict"),
     format: v.json ? "json" : v.markdown ? "markdown" : "text",
     out: v.out,
     target,
     headers,
-    baseline,
-    model: v.model ?? "mock-gpt",
-    mockPort: integer("--mock-port", v["mock-port"] ?? "0", 0, 65_535),
-    maxSeconds: integer("--max-seconds", v["max-seconds"] ?? DEFAULTS.maxSeconds, 1, 7 * 24 * 3600),
+    baseline: v.baseline,
+    model: v.model,
+    mockPort: v["mock-port"],
+    maxSeconds: v["max-seconds"],
   };
-}
-
-function integer(name: string, text: string, min: number, max: number): number {
-  const value = Number(text);
-  if (text === "" || !Number.isInteger(value) || value < min || value > max) {
-    throw new BenchUsageError(`${name} must be an integer from ${min} to ${max}, got "${text}"`);
-  }
-  return value;
-}
-
-function oneOf<const T extends string>(name: string, text: string, allowed: readonly T[]): T {
-  if ((allowed as readonly string[]).includes(text)) return text as T;
-  throw new BenchUsageError(`${name} must be one of ${allowed.join(", ")}, got "${text}"`);
 }
 
 function headerPair(text: string): readonly [string, string] {
   const colon = text.indexOf(":");
   const name = colon < 0 ? "" : text.slice(0, colon).trim();
-  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new BenchUsageError(`--header must look like 'Name: value', got "${text}"`);
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new UsageError(`--header must look like 'Name: value', got "${text}"`);
   return [name, text.slice(colon + 1).trim()];
 }
 
@@ -160,9 +125,9 @@ export function targetUrl(text: string): string {
   try {
     url = new URL(text);
   } catch {
-    throw new BenchUsageError(`--target must be an http(s) URL, got "${text}"`);
+    throw new UsageError(`--target must be an http(s) URL, got "${text}"`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new BenchUsageError(`--target must be an http(s) URL, got "${text}"`);
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`--target must be an http(s) URL, got "${text}"`);
   const path = url.pathname.replace(/\/+$/, "");
   if (path.endsWith("/chat/completions")) url.pathname = path;
   else if (path.endsWith("/v1")) url.pathname = `${path}/chat/completions`;

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Runtime } from "../runtime/runtime.ts";
-import { BENCH_HELP, BenchUsageError, parseBenchArgs, type BenchOptions } from "./bench-args.ts";
+import { usageLine, UsageError } from "../cli/cli-args.ts";
+import { BENCH_HELP, parseBenchArgs, type BenchOptions } from "./bench-args.ts";
 import { startChildServer, type ChildServer } from "./bench-child.ts";
 import { machineInfo } from "./bench-machine.ts";
 import { createProgress } from "./bench-progress.ts";
@@ -31,8 +32,8 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
   try {
     options = parseBenchArgs(args);
   } catch (error) {
-    if (!(error instanceof BenchUsageError)) throw error;
-    process.stderr.write(`renio bench: ${error.message} (see renio bench --help)\n`);
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`${usageLine("bench", error)}\n`);
     return 2;
   }
   const progress = createProgress();

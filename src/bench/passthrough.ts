@@ -1,4 +1,4 @@
-import { parseArgs } from "node:util";
+import { parseOptions, UsageError } from "../cli/cli-args.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 
 /**
@@ -15,30 +15,17 @@ export function passthroughFetch(upstreamOrigin: string): (request: Request) => 
   };
 }
 
+const PASSTHROUGH_OPTIONS = {
+  upstream: { type: "string", required: true, valueName: "a URL" },
+  host: { type: "string", default: "127.0.0.1" },
+  port: { type: "integer", min: 0, max: 65_535, default: 0 },
+} as const;
+
 /** `renio passthrough --upstream URL [--host 127.0.0.1] [--port 0]` (hidden): runs until SIGINT/SIGTERM. */
 export async function runPassthroughCommand(args: string[], runtime: Runtime): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    options: { upstream: { type: "string" }, host: { type: "string" }, port: { type: "string" } },
-  });
-  if (values.upstream === undefined) {
-    process.stderr.write("renio passthrough: --upstream URL is required\n");
-    return 2;
-  }
-  let origin: string;
-  try {
-    origin = new URL(values.upstream).origin;
-  } catch {
-    process.stderr.write(`renio passthrough: --upstream must be a URL, got "${values.upstream}"\n`);
-    return 2;
-  }
-  const port = Number(values.port ?? "0");
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    process.stderr.write(`renio passthrough: --port must be an integer from 0 to 65535\n`);
-    return 2;
-  }
-  const server = await runtime.serve({ hostname: values.host ?? "127.0.0.1", port, fetch: passthroughFetch(origin) });
+  const { values } = parseOptions(args, PASSTHROUGH_OPTIONS);
+  const origin = originOf(values.upstream);
+  const server = await runtime.serve({ hostname: values.host, port: values.port, fetch: passthroughFetch(origin) });
   const host = server.hostname.includes(":") ? `[${server.hostname}]` : server.hostname;
   process.stdout.write(`renio passthrough listening on http://${host}:${server.port} → ${origin}\n`);
   await new Promise<void>((resolve) => {
@@ -47,4 +34,12 @@ export async function runPassthroughCommand(args: string[], runtime: Runtime): P
   });
   await server.stop();
   return 0;
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    throw new UsageError(`--upstream must be a URL, got "${url}"`);
+  }
 }

@@ -69,3 +69,28 @@ test("every built-in price is sane", () => {
     assert.ok(price.maxOutputTokens === undefined || Number.isSafeInteger(price.maxOutputTokens), model);
   }
 });
+
+test("config prices carry long-context, service-tier, audio and per-use tool rates, frozen", () => {
+  const book = createPriceBook({
+    "my-model": {
+      input: 1,
+      output: 4,
+      longContext: { aboveInputTokens: 100_000, input: 2, output: 8 },
+      serviceTiers: { priority: { input: 3, cachedInput: 1, output: 9 } },
+      audio: { input: 20 },
+      tools: { web_search: 0.02 },
+    },
+  });
+  const price = book.priceOf("my-model-v2")!;
+  assert.deepEqual(price, {
+    input: 1,
+    cachedInput: 1,
+    output: 4,
+    longContext: { aboveInputTokens: 100_000, input: 2, cachedInput: 2, output: 8 },
+    serviceTiers: { priority: { input: 3, cachedInput: 1, output: 9 } },
+    audio: { input: 20 },
+    tools: { web_search: 0.02 },
+  });
+  assert.ok(Object.isFrozen(price.longContext) && Object.isFrozen(price.serviceTiers!.priority) && Object.isFrozen(price.tools));
+  assert.ok(Object.isFrozen(book.priceOf("claude-sonnet-4")!.longContext));
+});

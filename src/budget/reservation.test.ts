@@ -50,5 +50,40 @@ test("input is reserved at the highest rate that can apply: Anthropic 1-hour cac
   const sonnet = BUILTIN_PRICES["claude-sonnet-4"]!;
   assert.equal(sonnet.cacheWrite5m, 3.75);
   assert.equal(sonnet.cacheWrite1h, 6);
-  assert.equal(reservationFor({ requestBytes: 1_000_000, maxOutputTokens: 0, price: sonnet, model: "claude-sonnet-4" }).amount, 6);
+  assert.equal(reservationFor({ requestBytes: 100_000, maxOutputTokens: 0, price: sonnet, model: "claude-sonnet-4" }).amount, 0.6);
+});
+
+test("the long-context tier applies when the reserved input exceeds its threshold", () => {
+  const sonnet = BUILTIN_PRICES["claude-sonnet-4-5"]!;
+  const below = reservationFor({ requestBytes: 200_000, maxOutputTokens: 1000, price: sonnet, model: "claude-sonnet-4-5" });
+  assert.equal(below.amount, 1.215); // 200k at 6 (1-hour write rate) + 1000 at 15
+  const above = reservationFor({ requestBytes: 200_001, maxOutputTokens: 1000, price: sonnet, model: "claude-sonnet-4-5" });
+  // The whole call at the long-context rates: 1-hour cache writes at 12, output at 22.5.
+  assert.equal(above.amount, costOf({ inputTokens: 200_001, cachedInputTokens: 0, outputTokens: 1000 }, { input: 12, cachedInput: 12, output: 22.5 }));
+  const gemini = BUILTIN_PRICES["gemini-2.5-pro"]!;
+  assert.equal(reservationFor({ requestBytes: 300_000, maxOutputTokens: 0, price: gemini, model: "gemini-2.5-pro" }).amount, 0.75);
+});
+
+test("the request's service tier chooses the reserved rates", () => {
+  const gpt5 = BUILTIN_PRICES["gpt-5"]!;
+  const at = (serviceTier?: string) => reservationFor({ requestBytes: 1_000_000, maxOutputTokens: 100_000, serviceTier, price: gpt5, model: "gpt-5" }).amount;
+  assert.equal(at(), 1.25 + 1);
+  assert.equal(at("default"), 1.25 + 1);
+  assert.equal(at("priority"), 2.5 + 2);
+  assert.equal(at("flex"), 0.625 + 0.5);
+});
+
+test("audio models reserve at the higher of text and audio rates", () => {
+  const audio = BUILTIN_PRICES["gpt-4o-audio-preview"]!;
+  assert.equal(reservationFor({ requestBytes: 1_000_000, maxOutputTokens: 10_000, price: audio, model: "gpt-4o-audio-preview" }).amount, 40 + 0.8);
+});
+
+test("bounded server-tool uses are reserved per use, and each use adds a pass over the context", () => {
+  const sonnet = BUILTIN_PRICES["claude-sonnet-4"]!;
+  const plain = { requestBytes: 1000, maxOutputTokens: 1000, price: { ...sonnet, contextWindow: 10_000 }, model: "claude-sonnet-4" };
+  const byRef = reservationFor({ ...plain, inputByReference: true }).amount;
+  const searched = reservationFor({ ...plain, inputByReference: true, toolUses: { web_search: 3 } }).amount;
+  // 4 passes of the 10k window at 6 (1-hour write rate) + output + 3 searches at 0.01
+  assert.equal(searched, costOf({ inputTokens: 40_000, cachedInputTokens: 0, outputTokens: 1000, toolUses: { web_search: 3 } }, { input: 6, cachedInput: 6, output: 15, tools: { web_search: 0.01 } }));
+  assert.ok(searched > byRef * 3);
 });

@@ -1,5 +1,6 @@
 import { RelayError } from "../shared/relay-error.ts";
-import { costOf } from "./cost.ts";
+import type { ServerToolKind } from "../shared/usage.ts";
+import { costOf, ratesFor } from "./cost.ts";
 import type { Price } from "./prices-builtin.ts";
 
 /** Output tokens reserved when neither the request nor the price sets a maximum. */
@@ -15,6 +16,10 @@ export interface ReservationInput {
   choices?: number;
   /** True when some input is referenced (URL, file id, earlier response): input is bounded by the context window. */
   inputByReference?: boolean;
+  /** The request's `service_tier` (OpenAI): `priority` / `flex` reserve at that tier's rates. */
+  serviceTier?: string;
+  /** Bounded uses of per-use server tools (each at `price.tools`); every use may add a pass over the context. */
+  toolUses?: Partial<Record<ServerToolKind, number>>;
   price: Price;
   /** Model name, for the error message. */
   model: string;
@@ -28,6 +33,12 @@ export interface ReservationInput {
  * and cached-input prices. This bound holds for text and inline (base64) media. Input by
  * reference (image/file URLs, file ids, an earlier response) is bounded by the model's
  * `contextWindow` instead, when known (callers refuse such calls under a strict budget when not).
+ * Server tools: each of the bounded `toolUses` is reserved at its per-use price, and, since a
+ * tool's results join the context and the model reads it again, input is reserved once per
+ * pass (1 + the uses).
+ * Rates: the tier the reserved input reaches (long context), else the request's service tier,
+ * every input token at the highest input rate that can apply (plain, cached, cache write,
+ * audio) and every output token at the higher of text and audio output.
  * Output: the request's limit, else the model's maximum, else DEFAULT_OUTPUT_RESERVATION, for
  * each of `choices` outputs. `outputTokens` is the per-output limit (what a relay adds to a
  * request that set none, so the provider enforces the bound).
@@ -35,8 +46,11 @@ export interface ReservationInput {
  * maximum output.
  */
 export function reservationFor(input: ReservationInput): { amount: number; outputTokens: number } {
-  const { requestBytes, maxOutputTokens, price, model, choices = 1, inputByReference = false } = input;
-  const inputTokens = inputByReference && price.contextWindow !== undefined ? Math.max(requestBytes, price.contextWindow) : requestBytes;
+  const { requestBytes, maxOutputTokens, price, model, choices = 1, inputByReference = false, serviceTier, toolUses = {} } = input;
+  const perPass = inputByReference && price.contextWindow !== undefined ? Math.max(requestBytes, price.contextWindow) : requestBytes;
+  let uses = 0;
+  for (const count of Object.values(toolUses)) uses += count;
+  const inputTokens = perPass * (1 + uses);
   const limit = price.maxOutputTokens;
   if (maxOutputTokens !== undefined && limit !== undefined && maxOutputTokens > limit) {
     throw new RelayError(
@@ -46,9 +60,11 @@ export function reservationFor(input: ReservationInput): { amount: number; outpu
     );
   }
   const outputTokens = maxOutputTokens ?? limit ?? DEFAULT_OUTPUT_RESERVATION;
-  // Every input token is charged at the highest input rate that can apply (plain, cached, cache write).
-  const highest = Math.max(price.input, price.cachedInput, price.cacheWrite5m ?? 0, price.cacheWrite1h ?? 0);
-  const inputPrice = highest > price.input ? { ...price, input: highest } : price;
-  const amount = costOf({ inputTokens, cachedInputTokens: 0, outputTokens: outputTokens * choices }, inputPrice);
+  const rates = ratesFor(price, inputTokens, serviceTier);
+  const audio = price.audio;
+  const inputRate = Math.max(rates.input, rates.cachedInput, rates.cacheWrite5m ?? 0, rates.cacheWrite1h ?? 0, audio?.input ?? 0);
+  const outputRate = Math.max(rates.output, audio?.output ?? 0);
+  const worst: Price = price.tools === undefined ? { input: inputRate, cachedInput: inputRate, output: outputRate } : { input: inputRate, cachedInput: inputRate, output: outputRate, tools: price.tools };
+  const amount = costOf({ inputTokens, cachedInputTokens: 0, outputTokens: outputTokens * choices, toolUses }, worst);
   return { amount, outputTokens };
 }

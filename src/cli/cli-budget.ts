@@ -1,10 +1,10 @@
-import { parseArgs } from "node:util";
 import type { BudgetConfig } from "../config/config-schema.ts";
 import { configuredUsage, currentRows } from "../budget/budget-usage.ts";
-import { REPORT_BY, REPORT_PERIODS, spendReport, type ReportBy, type ReportPeriod, type ReportRequest, type SpendReport, type SpendTotals } from "../budget/spend-report.ts";
-import type { Store } from "../storage/store.ts";
+import { REPORT_BY, REPORT_PERIODS, spendReport, type ReportRequest, type SpendReport, type SpendTotals } from "../budget/spend-report.ts";
+import type { JournalReader, StoreMaintenance } from "../storage/store.ts";
+import { CONFIG_OPTION, parseSubcommand, usageLine, UsageError } from "./cli-args.ts";
 import { BUDGET_USAGE, wantsHelp } from "./cli-help.ts";
-import { parseFlags, parseTime, usageLine, UsageError } from "./cli-journal.ts";
+import { parseTime } from "./cli-journal.ts";
 
 /** A budget's mode: `strict` refuses calls past the limit, `observe` only records. */
 export type BudgetMode = NonNullable<BudgetConfig["mode"]>;
@@ -22,53 +22,42 @@ export interface BudgetStatusRow {
   remaining: number;
 }
 
-/** A validated `renio budget` command line. */
+/** A validated `renio budget` command line; `configPath` is its `--config FILE`, if any. */
 export type BudgetCommand =
   | { readonly sub: "help" }
-  | { readonly sub: "status"; readonly json: boolean }
-  | { readonly sub: "reconcile"; readonly costAt: "reserved" | "zero"; readonly json: boolean }
-  | { readonly sub: "report"; readonly request: ReportRequest; readonly json: boolean };
+  | { readonly sub: "status"; readonly configPath: string | undefined; readonly json: boolean }
+  | { readonly sub: "reconcile"; readonly configPath: string | undefined; readonly costAt: "reserved" | "zero"; readonly json: boolean }
+  | { readonly sub: "report"; readonly configPath: string | undefined; readonly request: ReportRequest; readonly json: boolean };
 
-/** Validates `renio budget …` arguments (without `--config`); throws {@link UsageError}. Touches no store. */
+const STATUS_OPTIONS = { config: CONFIG_OPTION, json: { type: "boolean" } } as const;
+const RECONCILE_OPTIONS = { ...STATUS_OPTIONS, "cost-at": { type: "string", oneOf: ["reserved", "zero"], default: "reserved" } } as const;
+const REPORT_OPTIONS = {
+  ...STATUS_OPTIONS,
+  by: { type: "string", oneOf: REPORT_BY, default: "key" },
+  // No default here: --by budget refuses an explicit --period (see reportRequest).
+  period: { type: "string", oneOf: REPORT_PERIODS },
+  since: { type: "string" },
+  until: { type: "string" },
+} as const;
+
+/** Validates `renio budget …` arguments; throws {@link UsageError}. Touches no store. */
 export function parseBudgetArgs(args: readonly string[]): BudgetCommand {
   if (wantsHelp(args)) return { sub: "help" };
-  const [sub, ...rest] = args;
-  if (sub === "status") return { sub, json: parseFlags(rest, ["json"]).json !== undefined };
-  if (sub === "reconcile") {
-    const flags = parseFlags(rest, ["cost-at", "json"]);
-    const costAt = flags["cost-at"] ?? "reserved";
-    if (costAt !== "reserved" && costAt !== "zero") throw new UsageError("--cost-at must be reserved or zero");
-    return { sub, costAt, json: flags.json !== undefined };
-  }
-  if (sub === "report") return { sub, ...parseReportArgs(rest, Date.now()) };
-  throw new UsageError(sub === undefined ? "missing subcommand" : `unknown subcommand "${sub}"`);
+  const line = parseSubcommand(args, { status: STATUS_OPTIONS, reconcile: RECONCILE_OPTIONS, report: REPORT_OPTIONS });
+  if (line.sub === "status") return { sub: "status", configPath: line.values.config, json: line.values.json };
+  if (line.sub === "report") return { sub: "report", configPath: line.values.config, request: reportRequest(line.values, Date.now()), json: line.values.json };
+  return { sub: "reconcile", configPath: line.values.config, costAt: line.values["cost-at"], json: line.values.json };
 }
 
-/** `report [--by key|project|model|budget] [--period day|month] [--since T] [--until T] [--json]`. */
-function parseReportArgs(args: readonly string[], now: number): { request: ReportRequest; json: boolean } {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...args],
-      options: { by: { type: "string" }, period: { type: "string" }, since: { type: "string" }, until: { type: "string" }, json: { type: "boolean" } },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const by = values.by ?? "key";
-  if (!(REPORT_BY as readonly string[]).includes(by)) throw new UsageError(`--by must be one of ${REPORT_BY.join(", ")}`);
-  const period = values.period ?? "month";
-  if (!(REPORT_PERIODS as readonly string[]).includes(period)) throw new UsageError(`--period must be one of ${REPORT_PERIODS.join(", ")}`);
-  if (by === "budget" && values.period !== undefined) throw new UsageError("--period does not apply to --by budget (each budget is reported in its own periods)");
-  const request: ReportRequest = {
-    by: by as ReportBy,
-    period: period as ReportPeriod,
+/** The report asked for by `report`'s options; `--period` does not combine with `--by budget`. */
+function reportRequest(values: { by: ReportRequest["by"]; period: ReportRequest["period"] | undefined; since: string | undefined; until: string | undefined }, now: number): ReportRequest {
+  if (values.by === "budget" && values.period !== undefined) throw new UsageError("--period does not apply to --by budget (each budget is reported in its own periods)");
+  return {
+    by: values.by,
+    period: values.period ?? "month",
     ...(values.since !== undefined && { since: parseTime(values.since, now, "--since") }),
     ...(values.until !== undefined && { until: parseTime(values.until, now, "--until") }),
   };
-  return { request, json: values.json === true };
 }
 
 /** What `renio budget` reads besides the store. */
@@ -80,8 +69,11 @@ export interface BudgetSettings {
   readonly currency: string;
 }
 
+/** What `renio budget` needs of the store: budget rows for `status`, settlement for `reconcile`, journal sums for `report`. */
+type BudgetCommandStore = JournalReader & Pick<StoreMaintenance, "reconcile">;
+
 /** Runs a parsed `renio budget` command against an open store; writes lines through `out`. */
-export async function executeBudgetCommand(command: BudgetCommand, store: Store, settings: BudgetSettings, out: (line: string) => void): Promise<void> {
+export async function executeBudgetCommand(command: BudgetCommand, store: BudgetCommandStore, settings: BudgetSettings, out: (line: string) => void): Promise<void> {
   if (command.sub === "help") {
     out(BUDGET_USAGE);
     return;
@@ -114,7 +106,7 @@ export async function executeBudgetCommand(command: BudgetCommand, store: Store,
  */
 export async function runBudgetCommand(
   args: string[],
-  store: Store,
+  store: BudgetCommandStore,
   budgets: readonly BudgetConfig[],
   out: (line: string) => void,
   options: { readonly defaultMode?: BudgetMode; readonly currency?: string; readonly err?: (line: string) => void } = {},
@@ -132,7 +124,7 @@ export async function runBudgetCommand(
 }
 
 /** Every configured budget in the period `now` falls in, with its stored usage (zero if none yet) and the mode in effect. */
-export async function budgetStatus(store: Store, budgets: readonly BudgetConfig[], defaultMode: BudgetMode, now: Date): Promise<BudgetStatusRow[]> {
+export async function budgetStatus(store: JournalReader, budgets: readonly BudgetConfig[], defaultMode: BudgetMode, now: Date): Promise<BudgetStatusRow[]> {
   const stored = await store.budgetUsage(currentRows(budgets, now));
   return configuredUsage(budgets, stored, now).map(({ budget: b, usage: u }) => ({
     budgetId: b.id,

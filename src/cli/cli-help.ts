@@ -96,8 +96,8 @@ usage: renio <command> [options]        (renio <command> --help: that command's 
 
 commands:
 ${[SERVE, MOCK, BENCH, PASSTHROUGH, CONFIG, JOURNAL, BUDGET, PRICES].map(entry).join("\n")}
-  help, --help
-        this text
+  help [COMMAND], --help
+        this text, or that command's usage
   version, --version
         print the version
 

@@ -1,36 +1,39 @@
-import { JOURNAL_USAGE, wantsHelp } from "./cli-help.ts";
 import type { JournalEntry } from "../shared/journal-records.ts";
-import type { JournalQuery, Store } from "../storage/store.ts";
+import type { JournalQuery, JournalReader } from "../storage/store.ts";
+import { CONFIG_OPTION, parseSubcommand, usageLine, UsageError } from "./cli-args.ts";
+import { JOURNAL_USAGE, wantsHelp } from "./cli-help.ts";
 
-/** Thrown for bad command-line input; the message is shown as is. */
-export class UsageError extends Error {}
-
-/** A validated `renio journal` command line. */
+/** A validated `renio journal` command line; `configPath` is its `--config FILE`, if any. */
 export type JournalCommand =
   | { readonly sub: "help" }
-  | { readonly sub: "list"; readonly query: Omit<JournalQuery, "limit">; readonly limit: number; readonly json: boolean }
-  | { readonly sub: "export"; readonly query: Omit<JournalQuery, "limit">; readonly format: "jsonl" | "csv" };
+  | { readonly sub: "list"; readonly configPath: string | undefined; readonly query: Omit<JournalQuery, "limit">; readonly limit: number; readonly json: boolean }
+  | { readonly sub: "export"; readonly configPath: string | undefined; readonly query: Omit<JournalQuery, "limit">; readonly format: "jsonl" | "csv" };
 
-/** Validates `renio journal …` arguments (without `--config`); throws {@link UsageError}. Touches no store. */
+const FILTERS = {
+  config: CONFIG_OPTION,
+  since: { type: "string" },
+  until: { type: "string" },
+  key: { type: "string" },
+  "request-id": { type: "string" },
+  outcome: { type: "string" },
+} as const;
+const LIST_OPTIONS = { ...FILTERS, limit: { type: "integer", min: 1, default: 50 }, json: { type: "boolean" } } as const;
+const EXPORT_OPTIONS = { ...FILTERS, format: { type: "string", oneOf: ["jsonl", "csv"], required: true } } as const;
+
+/** Validates `renio journal …` arguments; throws {@link UsageError}. Touches no store. */
 export function parseJournalArgs(args: readonly string[], now: number): JournalCommand {
   if (wantsHelp(args)) return { sub: "help" };
-  const [sub, ...rest] = args;
-  if (sub === "list") {
-    const flags = parseFlags(rest, ["since", "until", "key", "request-id", "outcome", "limit", "json"]);
-    const limit = flags.limit === undefined ? 50 : positiveInt(flags.limit, "--limit");
-    return { sub, query: toQuery(flags, now), limit, json: flags.json !== undefined };
+  const line = parseSubcommand(args, { list: LIST_OPTIONS, export: EXPORT_OPTIONS });
+  if (line.sub === "list") {
+    const { values } = line;
+    return { sub: "list", configPath: values.config, query: toQuery(values, now), limit: values.limit, json: values.json };
   }
-  if (sub === "export") {
-    const flags = parseFlags(rest, ["since", "until", "key", "request-id", "outcome", "format"]);
-    const format = flags.format;
-    if (format !== "jsonl" && format !== "csv") throw new UsageError("--format must be jsonl or csv");
-    return { sub, query: toQuery(flags, now), format };
-  }
-  throw new UsageError(sub === undefined ? "missing subcommand" : `unknown subcommand "${sub}"`);
+  const { values } = line;
+  return { sub: "export", configPath: values.config, query: toQuery(values, now), format: values.format };
 }
 
 /** Runs a parsed `renio journal` command against an open store; writes lines through `out`. */
-export async function executeJournalCommand(command: JournalCommand, store: Store, out: (line: string) => void): Promise<void> {
+export async function executeJournalCommand(command: JournalCommand, store: JournalReader, out: (line: string) => void): Promise<void> {
   if (command.sub === "help") {
     out(JOURNAL_USAGE);
     return;
@@ -55,7 +58,7 @@ export async function executeJournalCommand(command: JournalCommand, store: Stor
  * `renio journal list|export` against an open store. Output goes to `out`, a usage
  * error as one line to `err` (default `out`); returns the exit code (0 ok, 2 bad arguments).
  */
-export async function runJournalCommand(args: string[], store: Store, out: (line: string) => void, err: (line: string) => void = out): Promise<number> {
+export async function runJournalCommand(args: string[], store: JournalReader, out: (line: string) => void, err: (line: string) => void = out): Promise<number> {
   let command: JournalCommand;
   try {
     command = parseJournalArgs(args, Date.now());
@@ -68,28 +71,6 @@ export async function runJournalCommand(args: string[], store: Store, out: (line
   return 0;
 }
 
-/** The one line shown for a usage error of `renio <command>`. */
-export function usageLine(command: string, error: Error): string {
-  return `renio ${command}: ${error.message} (see renio ${command} --help)`;
-}
-
-/** `--name value` / `--name=value` / bare `--flag` (value ""), restricted to `allowed`. */
-export function parseFlags(args: readonly string[], allowed: readonly string[]): Record<string, string | undefined> {
-  const flags: Record<string, string | undefined> = {};
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string;
-    if (!arg.startsWith("--")) throw new UsageError(`unexpected argument "${arg}"`);
-    const eq = arg.indexOf("=");
-    const name = eq > 0 ? arg.slice(2, eq) : arg.slice(2);
-    if (!allowed.includes(name)) throw new UsageError(`unknown option --${name}`);
-    if (name === "json") flags.json = "";
-    else if (eq > 0) flags[name] = arg.slice(eq + 1);
-    else if (i + 1 < args.length) flags[name] = args[++i];
-    else throw new UsageError(`--${name} needs a value`);
-  }
-  return flags;
-}
-
 /** An ISO time, or a duration back from `now` such as 30m, 2h, 7d. */
 export function parseTime(text: string, now: number, flag: string): number {
   const relative = /^(\d+)(s|m|h|d)$/.exec(text);
@@ -99,20 +80,14 @@ export function parseTime(text: string, now: number, flag: string): number {
   return time;
 }
 
-function toQuery(flags: Record<string, string | undefined>, now: number): Omit<JournalQuery, "limit"> {
+function toQuery(values: { readonly [K in keyof typeof FILTERS]?: string }, now: number): Omit<JournalQuery, "limit"> {
   return {
-    ...(flags.since !== undefined && { since: parseTime(flags.since, now, "--since") }),
-    ...(flags.until !== undefined && { until: parseTime(flags.until, now, "--until") }),
-    ...(flags.key !== undefined && { keyId: flags.key }),
-    ...(flags["request-id"] !== undefined && { requestId: flags["request-id"] }),
-    ...(flags.outcome !== undefined && { outcome: flags.outcome }),
+    ...(values.since !== undefined && { since: parseTime(values.since, now, "--since") }),
+    ...(values.until !== undefined && { until: parseTime(values.until, now, "--until") }),
+    ...(values.key !== undefined && { keyId: values.key }),
+    ...(values["request-id"] !== undefined && { requestId: values["request-id"] }),
+    ...(values.outcome !== undefined && { outcome: values.outcome }),
   };
-}
-
-function positiveInt(text: string, flag: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag} must be a positive integer`);
-  return n;
 }
 
 const columns: readonly (keyof JournalEntry)[] = [

@@ -3,11 +3,12 @@ import type { Runtime } from "../runtime/runtime.ts";
 import { StoreOpenError } from "../storage/store-errors.ts";
 import { runBenchCommand } from "../bench/bench-command.ts";
 import { runPassthroughCommand } from "../bench/passthrough.ts";
+import { parseOptions, usageLine, UsageError } from "./cli-args.ts";
 import { runConfigCommand } from "./cli-config.ts";
 import { HELP, PASSTHROUGH_USAGE, wantsHelp } from "./cli-help.ts";
 import { runMockCommand } from "./cli-mock.ts";
 import { runPricesCommand } from "./cli-prices.ts";
-import { runServeCommand, UsageError } from "./cli-serve.ts";
+import { runServeCommand } from "./cli-serve.ts";
 import { runStoreCommand } from "./cli-store.ts";
 
 /** Renio's version, shown by --version and stored with bench results. */
@@ -41,13 +42,19 @@ export async function runCli(args: string[], runtime: Runtime): Promise<number> 
       case "budget":
         return await runStoreCommand(command, rest, runtime, out, err);
       case undefined:
+        out(HELP);
+        return 2;
       case "help":
       case "--help":
-      case "-h":
+      case "-h": {
+        const [topic] = wantsHelp(rest) ? [] : parseOptions(rest, {}, 1).positionals;
+        if (topic !== undefined) return await runCli([topic, "--help"], runtime);
         out(HELP);
-        return command === undefined ? 2 : 0;
+        return 0;
+      }
       case "version":
       case "--version":
+        parseOptions(rest, {});
         out(`renio ${VERSION} (${runtime.name} ${runtime.version})`);
         return 0;
       default:
@@ -55,11 +62,17 @@ export async function runCli(args: string[], runtime: Runtime): Promise<number> 
         return 2;
     }
   } catch (error) {
-    return reportFailure(error);
+    return reportFailure(commandName(command), error);
   }
 }
 
-function reportFailure(error: unknown): number {
+/** The name a command's errors go by: `help` for `--help` and `-h`, `version` for `--version`. */
+function commandName(command: string | undefined): string {
+  if (command === "--help" || command === "-h") return "help";
+  return command === "--version" ? "version" : (command ?? "");
+}
+
+function reportFailure(command: string, error: unknown): number {
   if (error instanceof ConfigError) {
     for (const problem of error.problems) err(`config: ${formatProblem(problem)}`);
     return 2;
@@ -68,9 +81,8 @@ function reportFailure(error: unknown): number {
     err(`renio: storage: ${error.message}`);
     return 1;
   }
-  const code = (error as { code?: string }).code;
-  if (error instanceof UsageError || (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS"))) {
-    err(`renio: ${(error as Error).message} (see renio --help)`);
+  if (error instanceof UsageError) {
+    err(usageLine(command, error));
     return 2;
   }
   err(`renio: ${error instanceof Error ? error.message : String(error)}`);

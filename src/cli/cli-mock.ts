@@ -1,20 +1,21 @@
-import { parseArgs } from "node:util";
 import { mockServerFetch } from "../providers/mock/mock-serve.ts";
 import { createMock, type MockFaults, type MockOptions } from "../providers/mock/mock-server.ts";
 import type { Runtime } from "../runtime/runtime.ts";
+import { parseOptions, usageLine, UsageError } from "./cli-args.ts";
 import { MOCK_USAGE, wantsHelp } from "./cli-help.ts";
 
+const MS = { type: "integer", min: 0, max: 3_600_000 } as const;
 const OPTIONS = {
-  port: { type: "string", default: "9090" },
+  port: { type: "integer", min: 0, max: 65_535, default: 9090 },
   host: { type: "string", default: "127.0.0.1" },
-  "latency-ms": { type: "string", default: "2" },
-  "chunk-interval-ms": { type: "string", default: "1" },
-  chunks: { type: "string", default: "8" },
-  "fault-status": { type: "string" },
-  "fault-delay-ms": { type: "string" },
-  "fault-cut": { type: "string" },
-  "fault-slow-ms": { type: "string" },
-  "fault-reset": { type: "boolean", default: false },
+  "latency-ms": { ...MS, default: 2 },
+  "chunk-interval-ms": { ...MS, default: 1 },
+  chunks: { type: "integer", min: 1, max: 4096, default: 8 },
+  "fault-status": { type: "integer", min: 200, max: 599 },
+  "fault-delay-ms": MS,
+  "fault-cut": { type: "integer", min: 0 },
+  "fault-slow-ms": MS,
+  "fault-reset": { type: "boolean" },
 } as const;
 
 /**
@@ -27,30 +28,23 @@ export async function runMockCommand(args: string[], runtime: Runtime): Promise<
     process.stdout.write(`${MOCK_USAGE}\n`);
     return 0;
   }
-  let options: MockOptions;
-  let host: string;
-  let port: number;
+  let values;
   try {
-    const { values } = parseArgs({ args, options: OPTIONS, strict: true, allowPositionals: false });
-    port = integer("--port", values.port, 0, 65_535);
-    host = values.host;
-    const faults: MockFaults = {};
-    if (values["fault-status"] !== undefined) faults.status = integer("--fault-status", values["fault-status"], 200, 599);
-    if (values["fault-delay-ms"] !== undefined) faults.firstByteDelayMs = integer("--fault-delay-ms", values["fault-delay-ms"]);
-    if (values["fault-cut"] !== undefined) faults.cutAfterChunks = integer("--fault-cut", values["fault-cut"]);
-    if (values["fault-slow-ms"] !== undefined) faults.chunkIntervalMs = integer("--fault-slow-ms", values["fault-slow-ms"]);
-    if (values["fault-reset"]) faults.reset = true;
-    options = {
-      latencyMs: integer("--latency-ms", values["latency-ms"]),
-      chunkIntervalMs: integer("--chunk-interval-ms", values["chunk-interval-ms"]),
-      chunks: integer("--chunks", values.chunks, 1, 4096),
-      faults,
-    };
+    values = parseOptions(args, OPTIONS).values;
   } catch (error) {
-    process.stderr.write(`renio mock: ${error instanceof Error ? error.message : String(error)} (see renio mock --help)\n`);
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`${usageLine("mock", error)}\n`);
     return 2;
   }
-
+  const faults: MockFaults = {
+    ...(values["fault-status"] !== undefined && { status: values["fault-status"] }),
+    ...(values["fault-delay-ms"] !== undefined && { firstByteDelayMs: values["fault-delay-ms"] }),
+    ...(values["fault-cut"] !== undefined && { cutAfterChunks: values["fault-cut"] }),
+    ...(values["fault-slow-ms"] !== undefined && { chunkIntervalMs: values["fault-slow-ms"] }),
+    ...(values["fault-reset"] && { reset: true }),
+  };
+  const options: MockOptions = { latencyMs: values["latency-ms"], chunkIntervalMs: values["chunk-interval-ms"], chunks: values.chunks, faults };
+  const { host, port } = values;
   const mock = createMock(options);
   const server = await runtime.serve({ fetch: mockServerFetch(mock), hostname: host, port });
   process.stdout.write(`renio mock listening on http://${formatHost(server.hostname)}:${server.port}\n`);
@@ -70,14 +64,6 @@ function nextStopSignal(): Promise<void> {
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
-}
-
-function integer(flag: string, text: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
-  const value = Number(text);
-  if (text.trim() === "" || !Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`${flag} must be an integer from ${min} to ${max}, got "${text}"`);
-  }
-  return value;
 }
 
 function formatHost(hostname: string): string {

@@ -1,11 +1,13 @@
-import { parseArgs } from "node:util";
 import { DEFAULT_CONFIG, DEV_KEY } from "../config/default-config.ts";
 import { loadConfigFile, validateConfig } from "../config/config-load.ts";
 import { isLoopbackHost } from "../config/config-semantics.ts";
 import type { Config } from "../config/config-schema.ts";
 import type { Runtime } from "../runtime/runtime.ts";
+import { CONFIG_OPTION, parseOptions, UsageError } from "./cli-args.ts";
 import { SERVE_USAGE, wantsHelp } from "./cli-help.ts";
 import { startRelayService } from "./relay-service.ts";
+
+const SERVE_OPTIONS = { config: CONFIG_OPTION, host: { type: "string" }, port: { type: "integer", min: 0, max: 65_535 } } as const;
 
 /** `renio serve [--config FILE] [--host H] [--port N]`: runs until SIGINT/SIGTERM (`--help`: usage, exit 0). */
 export async function runServeCommand(args: string[], runtime: Runtime, out: (line: string) => void): Promise<number> {
@@ -13,11 +15,7 @@ export async function runServeCommand(args: string[], runtime: Runtime, out: (li
     out(SERVE_USAGE);
     return 0;
   }
-  const { values } = parseArgs({
-    args,
-    options: { config: { type: "string" }, host: { type: "string" }, port: { type: "string" } },
-    strict: true,
-  });
+  const { values } = parseOptions(args, SERVE_OPTIONS);
   const embedded = values.config === undefined;
   const base = embedded ? validateConfig(structuredClone(DEFAULT_CONFIG)) : await loadConfigFile(values.config!);
   const config: Config = {
@@ -25,7 +23,7 @@ export async function runServeCommand(args: string[], runtime: Runtime, out: (li
     server: {
       ...base.server,
       host: values.host ?? base.server.host,
-      port: values.port === undefined ? base.server.port : parsePort(values.port),
+      port: values.port ?? base.server.port,
     },
   };
   if (values.host !== undefined) validateConfig(config);
@@ -51,17 +49,6 @@ export async function runServeCommand(args: string[], runtime: Runtime, out: (li
   await service.shutdown();
   out("renio: stopped");
   return 0;
-}
-
-function parsePort(text: string): number {
-  const port = Number(text);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be an integer from 0 to 65535, got "${text}"`);
-  return port;
-}
-
-/** A command-line mistake: printed without a stack trace, exit code 2. */
-export class UsageError extends Error {
-  override name = "UsageError";
 }
 
 /** Resolves on the first SIGINT or SIGTERM. */

@@ -1,7 +1,9 @@
-/** One problem in a config file, located by its path (e.g. `providers.mistral.baseUrl`). */
+/** One problem in a config, located by its path (e.g. `["providers", "mistral", "baseUrl"]`). */
 export interface ConfigProblem {
-  readonly path: string;
+  readonly path: ReadonlyArray<PropertyKey>;
   readonly message: string;
+  /** Where in the config file, when it came from one: `renio.json:12:5`. */
+  readonly at?: string;
 }
 
 /** A config that cannot be used; `problems` lists every issue found. */
@@ -12,9 +14,9 @@ export class ConfigError extends Error {
   }
 }
 
-/** `path: message`, or just the message for the file as a whole. */
+/** `file:line:column: path: message`, leaving out the parts a problem does not have. */
 export function formatProblem(problem: ConfigProblem): string {
-  return problem.path ? `${problem.path}: ${problem.message}` : problem.message;
+  return [problem.at, joinPath(problem.path), problem.message].filter((part) => part !== undefined && part !== "").join(": ");
 }
 
 /** Joins a zod-style path into dotted form with [i] for array indexes. */

@@ -1,3 +1,4 @@
+import { SERVER_TOOL_KINDS, type ServerToolKind } from "../shared/usage.ts";
 import { z } from "zod";
 
 /** Non-negative finite amount (money or tokens). */
@@ -84,21 +85,34 @@ const budgetSchema = z.strictObject({
   mode: z.enum(["strict", "observe"]).optional(),
 });
 
-const priceSchema = z.strictObject({
+/** Per-million-token rates of one price tier. */
+const rateFields = {
   /** Price per million input tokens. */
   input: amount,
   /** Price per million cached input tokens (defaults to `input`). */
   cachedInput: amount.optional(),
   /** Price per million output tokens. */
   output: amount,
-  /** Largest output the model can produce; the reservation when a request sets none. */
-  maxOutputTokens: positiveInt.optional(),
-  /** Largest input the model accepts; the reservation for input sent by reference (URLs, file ids). */
-  contextWindow: positiveInt.optional(),
   /** Price per million input tokens written to the prompt cache for 5 minutes (defaults to `input`). */
   cacheWrite5m: amount.optional(),
   /** Price per million input tokens written to the prompt cache for 1 hour (defaults to `input`). */
   cacheWrite1h: amount.optional(),
+};
+
+const priceSchema = z.strictObject({
+  ...rateFields,
+  /** Largest output the model can produce; the reservation when a request sets none. */
+  maxOutputTokens: positiveInt.optional(),
+  /** Largest input the model accepts; the reservation for input sent by reference (URLs, file ids). */
+  contextWindow: positiveInt.optional(),
+  /** Rates for the whole call when its input (cached included) exceeds `aboveInputTokens`. */
+  longContext: z.strictObject({ aboveInputTokens: positiveInt, ...rateFields }).optional(),
+  /** OpenAI `service_tier` rates. */
+  serviceTiers: z.strictObject({ priority: z.strictObject(rateFields).optional(), flex: z.strictObject(rateFields).optional() }).optional(),
+  /** Audio token rates per million (output absent: audio output is charged as text output). */
+  audio: z.strictObject({ input: amount, output: amount.optional() }).optional(),
+  /** Price of one use of a server-side tool billed per use. */
+  tools: z.strictObject(Object.fromEntries(SERVER_TOOL_KINDS.map((kind) => [kind, amount.optional()])) as Record<ServerToolKind, z.ZodOptional<typeof amount>>).optional(),
 });
 
 const storageSchema = z.discriminatedUnion("type", [
@@ -136,6 +150,12 @@ export const configSchema = z.strictObject({
       mode: z.enum(["strict", "observe"]).default("strict"),
       /** What to do with a model that has no price under a strict budget. */
       unpricedModels: z.enum(["refuse", "free"]).default("refuse"),
+      /**
+       * Under a strict budget, the bound on server-tool calls of an OpenAI Responses request that
+       * sets no `max_tool_calls`: Renio adds it to the request (so the provider enforces it) and
+       * reserves that many uses. Unset: such requests are refused (`tool_not_bounded`).
+       */
+      maxToolCalls: positiveInt.optional(),
     })
     .prefault({}),
   providers: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, "use letters, digits, _ -"), providerSchema),

@@ -15,7 +15,7 @@ export function checkSemantics(config: Config): ConfigProblem[] {
     const targets = Array.isArray(entry) ? entry : [entry];
     targets.forEach((target, index) => {
       if (!(target.provider in config.providers)) {
-        const path = Array.isArray(entry) ? `models.${name}[${index}].provider` : `models.${name}.provider`;
+        const path = Array.isArray(entry) ? ["models", name, index, "provider"] : ["models", name, "provider"];
         problems.push({ path, message: `unknown provider "${target.provider}" (configured: ${Object.keys(config.providers).join(", ") || "none"})` });
       }
     });
@@ -23,34 +23,34 @@ export function checkSemantics(config: Config): ConfigProblem[] {
   const keyIds = new Set<string>();
   const projects = new Set<string>();
   config.keys.forEach((key, index) => {
-    if (keyIds.has(key.id)) problems.push({ path: `keys[${index}].id`, message: `duplicate key id "${key.id}"` });
+    if (keyIds.has(key.id)) problems.push({ path: ["keys", index, "id"], message: `duplicate key id "${key.id}"` });
     keyIds.add(key.id);
     projects.add(key.project);
     if (key.secret.startsWith("sha256:") && !/^sha256:[0-9a-f]{64}$/.test(key.secret)) {
-      problems.push({ path: `keys[${index}].secret`, message: "sha256 secrets must be sha256: followed by 64 lowercase hex digits" });
+      problems.push({ path: ["keys", index, "secret"], message: "sha256 secrets must be sha256: followed by 64 lowercase hex digits" });
     }
     key.models.forEach((model, modelIndex) => {
       if (model !== "*" && !(model in config.models)) {
-        problems.push({ path: `keys[${index}].models[${modelIndex}]`, message: `unknown model "${model}"` });
+        problems.push({ path: ["keys", index, "models", modelIndex], message: `unknown model "${model}"` });
       }
     });
   });
   const budgetIds = new Set<string>();
   config.budgets.forEach((budget, index) => {
-    if (budgetIds.has(budget.id)) problems.push({ path: `budgets[${index}].id`, message: `duplicate budget id "${budget.id}"` });
+    if (budgetIds.has(budget.id)) problems.push({ path: ["budgets", index, "id"], message: `duplicate budget id "${budget.id}"` });
     budgetIds.add(budget.id);
     if (typeof budget.scope === "object" && "key" in budget.scope && !keyIds.has(budget.scope.key)) {
-      problems.push({ path: `budgets[${index}].scope.key`, message: `unknown key "${budget.scope.key}"` });
+      problems.push({ path: ["budgets", index, "scope", "key"], message: `unknown key "${budget.scope.key}"` });
     }
     if (typeof budget.scope === "object" && "project" in budget.scope && !projects.has(budget.scope.project)) {
-      problems.push({ path: `budgets[${index}].scope.project`, message: `no key belongs to project "${budget.scope.project}"` });
+      problems.push({ path: ["budgets", index, "scope", "project"], message: `no key belongs to project "${budget.scope.project}"` });
     }
   });
   if (!config.journal.enabled && config.budgets.length > 0) {
-    problems.push({ path: "journal.enabled", message: "budgets need the journal: remove the budgets or enable the journal" });
+    problems.push({ path: ["journal", "enabled"], message: "budgets need the journal: remove the budgets or enable the journal" });
   }
   if (config.keys.length === 0 && !isLoopbackHost(config.server.host)) {
-    problems.push({ path: "server.host", message: `Renio never listens on a non-loopback address (${config.server.host}) without keys configured` });
+    problems.push({ path: ["server", "host"], message: `Renio never listens on a non-loopback address (${config.server.host}) without keys configured` });
   }
   return problems;
 }

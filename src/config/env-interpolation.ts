@@ -8,7 +8,7 @@ export interface Interpolated {
   readonly value: unknown;
   /** One problem per unset (or empty) variable, at its first use, naming its other uses. */
   readonly problems: ConfigProblem[];
-  /** Dotted paths of every value that referenced an unset variable (other checks skip them). */
+  /** {@link joinPath}s of every value that referenced an unset variable (other checks skip them). */
   readonly unresolvedPaths: ReadonlySet<string>;
 }
 
@@ -17,23 +17,22 @@ export interface Interpolated {
  * variables are reported once each (never with a value).
  */
 export function interpolateEnv(value: unknown, env: Readonly<Record<string, string | undefined>>): Interpolated {
-  const uses = new Map<string, string[]>();
+  const uses = new Map<string, PropertyKey[][]>();
   const resolved = resolve(value, env, uses, []);
   const problems = [...uses].map(([name, paths]) => ({
-    path: paths[0] as string,
-    message: `environment variable ${name} is not set${paths.length > 1 ? ` (also used at ${paths.slice(1).join(", ")})` : ""}`,
+    path: paths[0] as PropertyKey[],
+    message: `environment variable ${name} is not set${paths.length > 1 ? ` (also used at ${paths.slice(1).map(joinPath).join(", ")})` : ""}`,
   }));
-  return { value: resolved, problems, unresolvedPaths: new Set([...uses.values()].flat()) };
+  return { value: resolved, problems, unresolvedPaths: new Set([...uses.values()].flat().map(joinPath)) };
 }
 
-function resolve(value: unknown, env: Readonly<Record<string, string | undefined>>, uses: Map<string, string[]>, path: PropertyKey[]): unknown {
+function resolve(value: unknown, env: Readonly<Record<string, string | undefined>>, uses: Map<string, PropertyKey[][]>, path: PropertyKey[]): unknown {
   if (typeof value === "string") {
     return value.replace(REFERENCE, (_match, name: string) => {
       const found = env[name];
       if (found === undefined || found === "") {
-        const at = joinPath(path);
         const paths = uses.get(name) ?? [];
-        if (!paths.includes(at)) paths.push(at);
+        if (!paths.some((seen) => joinPath(seen) === joinPath(path))) paths.push(path);
         uses.set(name, paths);
         return "";
       }

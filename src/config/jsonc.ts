@@ -1,56 +1,110 @@
-import { jsonSyntaxErrorOffset } from "./json-syntax-position.ts";
+import { findNodeAtLocation, parseTree, printParseErrorCode, type Node, type ParseError } from "jsonc-parser";
+
+/** A line and a column in a text, both counted from 1. */
+export interface TextPosition {
+  readonly line: number;
+  readonly column: number;
+}
+
+/** JSON(C) text that does not parse: where it breaks and why. */
+export class JsoncSyntaxError extends SyntaxError {
+  constructor(
+    readonly position: TextPosition,
+    readonly reason: string,
+  ) {
+    super(`invalid JSON at line ${position.line}, column ${position.column}: ${reason}`);
+    this.name = "JsoncSyntaxError";
+  }
+}
+
+/** A parsed JSON(C) text: its value, and where each part of it is written. */
+export interface JsoncDocument {
+  readonly value: unknown;
+  /**
+   * Where the value at `path` is written (for an object member: its key), or, when the path
+   * does not exist in the text, its nearest ancestor that does.
+   */
+  locate(path: ReadonlyArray<PropertyKey>): TextPosition;
+}
 
 /**
- * Parses JSON with comments (`//`, `/* *\/`) and trailing commas, as editors write it.
- * Throws SyntaxError naming line and column.
+ * Parses JSON with comments (`//`, `/* *\/`) and trailing commas, as editors write it, with
+ * Microsoft's jsonc-parser (the one VS Code uses). Throws {@link JsoncSyntaxError} at the first
+ * problem.
  */
-export function parseJsonc(text: string): unknown {
-  const json = stripJsonc(text);
-  try {
-    return JSON.parse(json);
-  } catch (error) {
-    throw new SyntaxError(describeSyntaxError(json, error));
+export function parseJsoncDocument(text: string): JsoncDocument {
+  const errors: ParseError[] = [];
+  const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
+  const first = errors[0];
+  if (first !== undefined || root === undefined) {
+    const offset = first?.offset ?? 0;
+    throw new JsoncSyntaxError(positionOf(text, offset), first === undefined ? "expected a value" : reason(first, text));
   }
+  return {
+    value: valueOf(root),
+    locate: (path) => positionOf(text, writtenAt(root, path).offset),
+  };
 }
 
-/** Replaces comments and trailing commas with spaces, keeping every offset in place. */
-function stripJsonc(text: string): string {
-  const out = text.split("");
-  let i = 0;
-  let lastSignificant = -1;
-  while (i < text.length) {
-    const ch = text[i];
-    const next = text[i + 1];
-    if (ch === '"') {
-      const start = i;
-      i++;
-      while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
-      i++;
-      lastSignificant = start;
-    } else if (ch === "/" && next === "/") {
-      while (i < text.length && text[i] !== "\n") out[i++] = " ";
-    } else if (ch === "/" && next === "*") {
-      while (i < text.length && !(text[i] === "*" && text[i + 1] === "/")) {
-        if (text[i] !== "\n") out[i] = " ";
-        i++;
-      }
-      if (i < text.length) out[i] = out[i + 1] = " ";
-      i += 2;
-    } else {
-      if ((ch === "}" || ch === "]") && lastSignificant >= 0 && text[lastSignificant] === ",") out[lastSignificant] = " ";
-      if (ch !== undefined && !/\s/.test(ch)) lastSignificant = i;
-      i++;
+/** The value of a JSON(C) text; see {@link parseJsoncDocument}. */
+export function parseJsonc(text: string): unknown {
+  return parseJsoncDocument(text).value;
+}
+
+/** The node at `path`, its key when it is an object member, else the nearest ancestor written. */
+function writtenAt(root: Node, path: ReadonlyArray<PropertyKey>): Node {
+  for (let length = path.length; length > 0; length--) {
+    const segments = path.slice(0, length).map((part) => (typeof part === "number" ? part : String(part)));
+    const node = findNodeAtLocation(root, segments);
+    if (node !== undefined) return node.parent?.type === "property" ? (node.parent.children?.[0] ?? node) : node;
+  }
+  return root;
+}
+
+/** Plain objects (own properties even for `__proto__`), arrays and primitives; a repeated key keeps its last value, as JSON.parse does. */
+function valueOf(node: Node): unknown {
+  if (node.type === "array") return (node.children ?? []).map(valueOf);
+  if (node.type !== "object") return node.value as unknown;
+  const object: Record<string, unknown> = {};
+  for (const property of node.children ?? []) {
+    const [key, value] = property.children ?? [];
+    if (key !== undefined && value !== undefined) {
+      Object.defineProperty(object, String(key.value), { value: valueOf(value), enumerable: true, writable: true, configurable: true });
     }
   }
-  return out.join("");
+  return object;
 }
 
-function describeSyntaxError(json: string, error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const position = /position (\d+)/.exec(message)?.[1] ?? jsonSyntaxErrorOffset(json);
-  if (position === undefined) return `invalid JSON: ${message}`;
-  const before = json.slice(0, Number(position));
-  const line = before.split("\n").length;
-  const column = Number(position) - before.lastIndexOf("\n");
-  return `invalid JSON at line ${line}, column ${column}: ${message.replace(/ in JSON at position \d+.*$/, "")}`;
+const REASONS: Readonly<Record<string, string>> = {
+  InvalidNumberFormat: "invalid number",
+  PropertyNameExpected: "expected a property name in double quotes",
+  ValueExpected: "expected a value",
+  ColonExpected: "expected ':'",
+  CommaExpected: "expected ','",
+  CloseBraceExpected: "expected '}'",
+  CloseBracketExpected: "expected ']'",
+  EndOfFileExpected: "unexpected text after the end",
+  InvalidCommentToken: "invalid comment",
+  UnexpectedEndOfComment: "unterminated comment",
+  UnexpectedEndOfString: "unterminated string",
+  UnexpectedEndOfNumber: "unterminated number",
+  InvalidUnicode: "invalid \\u escape",
+  InvalidEscapeCharacter: "invalid escape in a string",
+  InvalidCharacter: "control character in a string (escape it)",
+};
+
+function reason(error: ParseError, text: string): string {
+  const name = printParseErrorCode(error.error);
+  if (name === "InvalidSymbol") return `unexpected ${JSON.stringify(text.slice(error.offset, error.offset + Math.min(error.length, 20)))}`;
+  return REASONS[name] ?? name;
+}
+
+function positionOf(text: string, offset: number): TextPosition {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = text.indexOf("\n"); i !== -1 && i < offset; i = text.indexOf("\n", i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  return { line, column: offset - lineStart + 1 };
 }

@@ -4,12 +4,12 @@ import { configuredUsage } from "../budget/budget-usage.ts";
 import { REPORT_BY, REPORT_PERIODS, spendReport, type ReportBy, type ReportPeriod } from "../budget/spend-report.ts";
 import type { BudgetConfig } from "../config/config-schema.ts";
 import { RelayError } from "../shared/relay-error.ts";
-import type { Store } from "../storage/store.ts";
+import type { JournalReader } from "../storage/store.ts";
 import type { HttpEnv } from "./app.ts";
 
 /** What the admin API reads. */
 export interface AdminDeps {
-  readonly store: Store;
+  readonly store: JournalReader;
   /** Brings the store up to date with the relay's journal before a read (applies logged records). */
   readonly sync?: () => Promise<void>;
   /** The admin token (from config); compared in constant time. */

@@ -1,4 +1,7 @@
-import type { Store } from "../storage/store.ts";
+import type { StoreMaintenance } from "../storage/store.ts";
+
+/** What retention needs of the store. */
+type PruningStore = Pick<StoreMaintenance, "pruneJournal">;
 
 const dayMs = 86_400_000;
 
@@ -17,7 +20,7 @@ export interface RetentionOptions {
  * Deletes finished entries older than `olderThan` in small transactions, yielding between
  * them so no lock is held for long. Returns how many were deleted.
  */
-export async function pruneOlderThan(store: Store, olderThan: Date, batchSize = 500, signal?: AbortSignal): Promise<number> {
+export async function pruneOlderThan(store: PruningStore, olderThan: Date, batchSize = 500, signal?: AbortSignal): Promise<number> {
   let total = 0;
   while (!signal?.aborted) {
     const deleted = await store.pruneJournal(olderThan, batchSize);
@@ -32,7 +35,7 @@ export async function pruneOlderThan(store: Store, olderThan: Date, batchSize = 
  * Prunes entries older than `days` now and then every `intervalMs`, until `signal` aborts.
  * Resolves when the loop has stopped.
  */
-export async function startRetention(store: Store, days: number, signal: AbortSignal, options: RetentionOptions = {}): Promise<void> {
+export async function startRetention(store: PruningStore, days: number, signal: AbortSignal, options: RetentionOptions = {}): Promise<void> {
   const now = options.now ?? Date.now;
   const intervalMs = options.intervalMs ?? 3_600_000;
   while (!signal.aborted) {

@@ -3,9 +3,9 @@ import { join } from "node:path";
 
 /**
  * The admission log on disk: a directory beside the SQLite database holding numbered segment
- * files of newline-separated JSON records, in write order. A segment ends at its first zero
- * byte (segments are created zero-filled) or at the first line that does not parse (a torn
- * tail, never acknowledged).
+ * files of newline-separated JSON records (admission-log-record.ts), in write order. A
+ * segment ends at its first zero byte (segments are created zero-filled); a last line cut
+ * short there (a torn write, never acknowledged) is not a record.
  */
 
 /** The admission log directory of the SQLite database at `databasePath` (beside it). */
@@ -13,9 +13,11 @@ export function admissionLogDir(databasePath: string): string {
   return `${databasePath}-log`;
 }
 
-/** What a log directory held: its record lines in order (each valid JSON), and its segment numbers. */
+/** What a log directory held: its record lines in order, where each is, and its segment numbers. */
 export interface LogContents {
   lines: string[];
+  /** Where each line is: its segment and its line number in that file (from 1). */
+  origins: Array<{ segment: number; line: number }>;
   segments: number[];
 }
 
@@ -33,26 +35,37 @@ export function segmentsIn(dir: string): number[] {
   return names.flatMap((name) => (/^\d{8}\.seg$/.test(name) ? [Number(name.slice(0, 8))] : [])).sort((a, b) => a - b);
 }
 
-/** Reads every record line of the log in `dir`, in order, up to each segment's end (a torn line ends it). */
+/**
+ * Reads every record line of the log in `dir`, in order, up to each segment's end. A torn
+ * last line (a write cut short: no newline, not JSON) ends its segment; every other line is
+ * returned as it is, for the reader to judge.
+ */
 export function readJournalLog(dir: string): LogContents {
   const segments = segmentsIn(dir);
   const lines: string[] = [];
+  const origins: LogContents["origins"] = [];
   const decoder = new TextDecoder();
   for (const n of segments) {
     const bytes = readFileSync(segmentPath(dir, n));
     const end = bytes.indexOf(0);
-    const text = decoder.decode(end < 0 ? bytes : bytes.subarray(0, end));
-    for (const line of text.split("\n")) {
-      if (line === "") continue;
-      try {
-        JSON.parse(line);
-      } catch {
-        break;
-      }
+    const split = decoder.decode(end < 0 ? bytes : bytes.subarray(0, end)).split("\n");
+    for (let i = 0; i < split.length; i++) {
+      const line = split[i]!;
+      if (line === "" || (i === split.length - 1 && !parses(line))) continue;
       lines.push(line);
+      origins.push({ segment: n, line: i + 1 });
     }
   }
-  return { lines, segments };
+  return { lines, origins, segments };
+}
+
+function parses(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Deletes the given segments of the log in `dir`. */

@@ -1,8 +1,10 @@
 import type { Admission, BudgetCharge } from "../budget/budget-charge.ts";
 import type { JournalCompletion, JournalRefusal, JournalStart } from "../shared/journal-records.ts";
 import type { Ledger } from "./ledger.ts";
-import type { AdmitItem, FinishItem, Store } from "../storage/store.ts";
+import type { AdmitItem, BatchAdmissionStore, FinishItem, StoreLifecycle, StoreMaintenance } from "../storage/store.ts";
 import { StoreUnavailableError } from "../shared/relay-error.ts";
+import { createGroupCommit } from "./group-commit.ts";
+import { createLogApplier } from "./log-applier.ts";
 
 /** Options of {@link createSqlLedger}. */
 export interface SqlLedgerOptions {
@@ -20,130 +22,75 @@ export interface SqlLedgerOptions {
   onError?: (error: unknown) => void;
 }
 
-/** The Ledger over a Store, plus startup recovery. */
-export interface SqlLedger extends Ledger {
-  readonly store: Store;
+/** What the SQL ledger uses of the store: batched admissions and completions, startup recovery, ping and close. */
+export type SqlLedgerStore = BatchAdmissionStore & Pick<StoreMaintenance, "recover"> & StoreLifecycle;
+
+/** The PostgreSQL ledger, plus startup recovery; `store` is the store it was given. */
+export interface SqlLedger<S extends SqlLedgerStore = SqlLedgerStore> extends Ledger {
+  readonly store: S;
   /** Marks entries a previous process left unfinished as interrupted; returns how many. */
   recover(now?: number): Promise<number>;
 }
 
+/** An admission waiting for its commit. */
 interface Pending {
   item: AdmitItem;
   resolve: (admission: Admission) => void;
   reject: (error: unknown) => void;
 }
 
-/**
- * Group commit: at most one admission commit is in flight; calls arriving meanwhile form the
- * next batch, and each call waits only for the commit that holds its entry. Completions and
- * refusals are batched (timer or size) and written by {@link Ledger.flush}.
- */
-export function createSqlLedger(store: Store, options: SqlLedgerOptions = {}): SqlLedger {
-  const maxAdmitBatch = options.maxAdmitBatch ?? 200;
-  const finishDelayMs = options.finishDelayMs ?? 20;
-  const finishBatch = options.finishBatch ?? 256;
-  const finishRetryMs = options.finishRetryMs ?? 1000;
-  const now = options.now ?? Date.now;
-  const onError = options.onError ?? (() => undefined);
+const ignore = (): void => undefined;
 
-  let admitQueue: Pending[] = [];
-  let admitting = false;
-  let admitsDrained: (() => void) | undefined;
-  let admitScheduled = false;
-  let finishQueue: FinishItem[] = [];
-  let finishing: Promise<void> | undefined;
-  let finishTimer: ReturnType<typeof setTimeout> | undefined;
+/**
+ * The PostgreSQL ledger: every admission is decided and committed inside the database (budget
+ * rows locked in a fixed order), so several relays sharing one PostgreSQL share its budgets.
+ * `renio serve` uses it on PostgreSQL only (a relay owning an SQLite file uses log-ledger.ts);
+ * tests also run it over SQLite. Admissions are group-committed: at most one admission commit
+ * is in flight, calls arriving meanwhile form the next batch (up to maxAdmitBatch), and each
+ * call waits only for the commit holding its entry. Completions and refusals are not
+ * write-ahead: they are written in batches (after finishDelayMs, or once finishBatch wait),
+ * retried after a failure, and written at once by {@link Ledger.flush}.
+ */
+export function createSqlLedger<S extends SqlLedgerStore>(store: S, options: SqlLedgerOptions = {}): SqlLedger<S> {
+  const now = options.now ?? Date.now;
   let closing: Promise<void> | undefined;
 
-  const runAdmitBatch = (): void => {
-    admitScheduled = false;
-    if (admitting || admitQueue.length === 0) return;
-    const batch = admitQueue.slice(0, maxAdmitBatch);
-    admitQueue = admitQueue.slice(batch.length);
-    admitting = true;
-    store.admitBatch(batch.map((p) => p.item)).then(
-      (admissions) => batch.forEach((p, i) => p.resolve(admissions[i] as Admission)),
-      () => batch.forEach((p) => p.reject(new StoreUnavailableError())),
-    ).finally(() => {
-      admitting = false;
-      scheduleAdmit();
-      if (!admitting && admitQueue.length === 0) admitsDrained?.();
-    });
-  };
-
-  // A microtask lets calls made in the same tick join the first batch.
-  const scheduleAdmit = (): void => {
-    if (admitScheduled || admitting || admitQueue.length === 0) return;
-    admitScheduled = true;
-    queueMicrotask(runAdmitBatch);
-  };
-
-  const writeFinishes = async (): Promise<void> => {
-    while (finishing) await finishing;
-    if (finishQueue.length === 0) return;
-    const batch = finishQueue;
-    finishQueue = [];
-    finishing = store.finishBatch(batch).catch((error: unknown) => {
-      finishQueue = batch.concat(finishQueue);
-      throw error;
-    }).finally(() => {
-      finishing = undefined;
-    });
-    await finishing;
-  };
-
-  const scheduleFinish = (delayMs: number): void => {
-    if (finishTimer !== undefined || closing) return;
-    finishTimer = setTimeout(() => {
-      finishTimer = undefined;
-      writeFinishes().catch((error: unknown) => {
-        onError(error);
-        scheduleFinish(finishRetryMs);
-      });
-    }, delayMs);
-  };
-
-  const enqueueFinish = (item: FinishItem): void => {
-    finishQueue.push(item);
-    if (finishQueue.length >= finishBatch) {
-      clearTimeout(finishTimer);
-      finishTimer = undefined;
-      scheduleFinish(0);
-    } else {
-      scheduleFinish(finishDelayMs);
-    }
-  };
-
-  const flush = async (): Promise<void> => {
-    clearTimeout(finishTimer);
-    finishTimer = undefined;
-    await writeFinishes();
-  };
+  const admits = createGroupCommit<Pending, Admission[]>({
+    maxBatch: options.maxAdmitBatch ?? 200,
+    write: (batch) => store.admitBatch(batch.map((p) => p.item)),
+    written: (batch, admissions) => batch.forEach((p, i) => p.resolve(admissions[i] as Admission)),
+    failed: (batch) => batch.forEach((p) => p.reject(new StoreUnavailableError())),
+  });
+  const finishes = createLogApplier<FinishItem>({
+    apply: (batch) => store.finishBatch(batch),
+    delayMs: options.finishDelayMs ?? 20,
+    soonAt: options.finishBatch ?? 256,
+    retryMs: options.finishRetryMs ?? 1000,
+    onError: options.onError ?? ignore,
+  });
 
   return {
     store,
     admit: (start: JournalStart, charges: readonly BudgetCharge[]): Promise<Admission> => {
       if (closing) return Promise.reject(new StoreUnavailableError("Renio is shutting down; the request was not sent"));
-      return new Promise<Admission>((resolve, reject) => {
-        admitQueue.push({ item: { start, charges }, resolve, reject });
-        scheduleAdmit();
-      });
+      return new Promise<Admission>((resolve, reject) => admits.add({ item: { start, charges }, resolve, reject }));
     },
     complete: (id: string, completion: JournalCompletion, charges: readonly BudgetCharge[], actualCost: number): void => {
-      enqueueFinish({ kind: "complete", id, completion, charges, actualCost, finishedAt: now() });
+      finishes.add({ kind: "complete", id, completion, charges, actualCost, finishedAt: now() });
     },
     refuse: (refusal: JournalRefusal): void => {
-      enqueueFinish({ kind: "refuse", refusal, finishedAt: now() });
+      finishes.add({ kind: "refuse", refusal, finishedAt: now() });
     },
-    flush,
+    flush: () => finishes.flush(),
     ready: () => store.ping(),
     recover: (at?: number) => store.recover(at ?? now()),
     close: () => {
       closing ??= (async () => {
-        if (admitting || admitQueue.length > 0) await new Promise<void>((resolve) => (admitsDrained = resolve));
+        await admits.idle();
         try {
-          await flush();
+          await finishes.flush();
         } finally {
+          finishes.stop();
           await store.close();
         }
       })();

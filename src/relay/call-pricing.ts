@@ -5,10 +5,10 @@ import { createPriceBook, type Price } from "../budget/price-book.ts";
 import { reservationFor } from "../budget/reservation.ts";
 import type { BudgetCharge } from "../budget/budget-charge.ts";
 import { RelayError } from "../shared/relay-error.ts";
-import type { Usage } from "../shared/usage.ts";
+import type { ServerToolKind, Usage } from "../shared/usage.ts";
 import type { CallerKey } from "./keyring.ts";
 import type { RouteSpec } from "../shared/route-spec.ts";
-import type { RequestReferences } from "./request-references.ts";
+import type { RequestReferences, ServerTool } from "./request-references.ts";
 
 /** What a call may cost, decided before it is sent. */
 export interface CallQuote {
@@ -22,11 +22,33 @@ export interface CallQuote {
    * per output, which the relay adds to the upstream request so the provider enforces it.
    */
   readonly enforceOutputLimit?: number;
+  /**
+   * Set when a strict budget bounds a Responses request's server-tool calls by the configured
+   * `budget.maxToolCalls`: the relay adds it as `max_tool_calls` so the provider enforces it.
+   */
+  readonly enforceMaxToolCalls?: number;
+}
+
+/** What quote needs about a call. */
+export interface QuoteInput {
+  key: CallerKey;
+  route: RouteSpec;
+  model: string;
+  upstreamModel: string;
+  requestBytes: number;
+  maxOutputTokens: number | undefined;
+  choices?: number;
+  references?: RequestReferences;
+  /** The request's `service_tier`. */
+  serviceTier?: string;
+  /** The request's `max_tool_calls`. */
+  maxToolCalls?: number;
+  now: Date;
 }
 
 /** Prices calls and settles their real cost. */
 export interface CallPricing {
-  quote(input: { key: CallerKey; route: RouteSpec; model: string; upstreamModel: string; requestBytes: number; maxOutputTokens: number | undefined; choices?: number; references?: RequestReferences; now: Date }): CallQuote;
+  quote(input: QuoteInput): CallQuote;
   /**
    * The real cost from the provider's final usage; without it (none seen, or a cut stream's
    * lower bound, which the caller passes as null) the reservation when the call may have been
@@ -42,7 +64,7 @@ export function createCallPricing(config: Config): CallPricing {
   const prices = createPriceBook(config.prices);
   const plan = createBudgetPlan(config.budgets, config.budget.mode);
   return {
-    quote({ key, route, model, upstreamModel, requestBytes, maxOutputTokens, choices, references, now }) {
+    quote({ key, route, model, upstreamModel, requestBytes, maxOutputTokens, choices, references, serviceTier, maxToolCalls, now }) {
       const known = prices.priceOf(model) ?? prices.priceOf(upstreamModel) ?? null;
       if (!route.billable) return { price: known ?? FREE, reserved: 0, charges: [] };
       // Fresh charge objects per call: the amount is filled in once the reservation is known.
@@ -55,18 +77,26 @@ export function createCallPricing(config: Config): CallPricing {
         }
         price = strict ? FREE : null;
       }
-      if (strict && references !== undefined) refuseUnbounded(references, price ?? FREE, model);
+      let tools: ToolBound = { uses: {} };
+      if (strict && references !== undefined) {
+        refuseUnboundedInput(references, price ?? FREE, model);
+        tools = boundToolUses(references.serverTools, { price: price ?? FREE, model, responses: route.path === "/v1/responses", maxToolCalls, cap: config.budget.maxToolCalls });
+      }
       const { amount, outputTokens } = reservationFor({
         inputByReference: references?.inputByReference ?? false,
         requestBytes,
         maxOutputTokens: route.hasOutput ? maxOutputTokens : 0,
         choices: route.hasOutput ? (choices ?? 1) : 1,
+        serviceTier,
+        toolUses: tools.uses,
         price: price ?? FREE,
         model,
       });
       for (const charge of charges) charge.amount = amount;
-      const enforce = strict && route.hasOutput && maxOutputTokens === undefined;
-      return enforce ? { price, reserved: amount, charges, enforceOutputLimit: outputTokens } : { price, reserved: amount, charges };
+      const quote: { -readonly [K in keyof CallQuote]: CallQuote[K] } = { price, reserved: amount, charges };
+      if (strict && route.hasOutput && maxOutputTokens === undefined) quote.enforceOutputLimit = outputTokens;
+      if (tools.enforceMaxToolCalls !== undefined) quote.enforceMaxToolCalls = tools.enforceMaxToolCalls;
+      return quote;
     },
     settle(quote, usage, mayHaveBeenBilled) {
       if (quote.price === null) return 0;
@@ -77,15 +107,51 @@ export function createCallPricing(config: Config): CallPricing {
 }
 
 /**
- * Under a strict budget, refuses what no reservation can bound: per-use server tools (Renio
- * does not price tool uses), and input by reference to a model without a known context window.
+ * Under a strict budget, refuses input by reference to a model without a known context window
+ * (no reservation can bound it).
  */
-function refuseUnbounded(references: RequestReferences, price: Price, model: string): void {
-  const tool = references.serverTools[0];
-  if (tool !== undefined) {
-    throw new RelayError(403, "tool_not_bounded", `The tool \`${tool}\` is billed per use by the provider and Renio cannot bound its cost, so a strict budget refuses it`);
-  }
+function refuseUnboundedInput(references: RequestReferences, price: Price, model: string): void {
   if (references.inputByReference && price.contextWindow === undefined) {
-    throw new RelayError(403, "input_not_bounded", `The request sends input by reference (a URL, file id or earlier response) and \`${model}\` has no known context window to bound it, so a strict budget refuses it; set \`contextWindow\` in its \`prices\` entry`);
+    throw new RelayError(403, "input_not_bounded", `The request sends input by reference (a URL, file id, earlier response or server-tool results) and \`${model}\` has no known context window to bound it, so a strict budget refuses it; set \`contextWindow\` in its \`prices\` entry`);
   }
+}
+
+/** The server-tool uses a strict budget reserves, and the `max_tool_calls` the relay adds. */
+interface ToolBound {
+  uses: Partial<Record<ServerToolKind, number>>;
+  enforceMaxToolCalls?: number;
+}
+
+/**
+ * Bounds the uses of per-use server tools under a strict budget: each tool needs a per-use
+ * price (`prices.<model>.tools`) and a bound the provider enforces: its own `max_uses`
+ * (Anthropic), else, on the Responses API, the request's `max_tool_calls` or the configured
+ * `budget.maxToolCalls` (then added to the request). `max_tool_calls` caps all built-in tool
+ * calls together, so its uses are reserved at the dearest of those tools. Anything else is
+ * refused with 403 `tool_not_bounded` naming the tool.
+ */
+function boundToolUses(
+  tools: readonly ServerTool[],
+  context: { price: Price; model: string; responses: boolean; maxToolCalls: number | undefined; cap: number | undefined },
+): ToolBound {
+  const { price, model, responses, maxToolCalls, cap } = context;
+  const uses: Partial<Record<ServerToolKind, number>> = {};
+  let shared: ServerToolKind | undefined;
+  for (const tool of tools) {
+    const perUse = price.tools?.[tool.kind];
+    if (perUse === undefined) {
+      throw new RelayError(403, "tool_not_bounded", `The tool \`${tool.type}\` is billed per use and \`${model}\` has no per-use price for it, so a strict budget refuses it; set \`tools.${tool.kind}\` in its \`prices\` entry`);
+    }
+    if (tool.maxUses !== undefined) uses[tool.kind] = (uses[tool.kind] ?? 0) + tool.maxUses;
+    else if (responses && (maxToolCalls ?? cap) !== undefined) {
+      if (shared === undefined || perUse > (price.tools?.[shared] ?? 0)) shared = tool.kind;
+    } else {
+      const how = responses ? "set `max_tool_calls` on the request (or `budget.maxToolCalls` in the config)" : tool.type === "web_search_options" ? "use the Responses API with `max_tool_calls`" : "set `max_uses` on the tool";
+      throw new RelayError(403, "tool_not_bounded", `The tool \`${tool.type}\` is billed per use and nothing bounds its uses, so a strict budget refuses it; ${how}`);
+    }
+  }
+  if (shared === undefined) return { uses };
+  const calls = (maxToolCalls ?? cap)!;
+  uses[shared] = (uses[shared] ?? 0) + calls;
+  return maxToolCalls === undefined ? { uses, enforceMaxToolCalls: calls } : { uses };
 }

@@ -147,6 +147,8 @@ export function createRelay(deps: RelayDeps): Relay {
           maxOutputTokens: fields.maxOutputTokens,
           choices: fields.choices,
           references: fields.references,
+          serviceTier: fields.serviceTier,
+          maxToolCalls: fields.maxToolCalls,
           now: new Date(input.receivedAt),
         });
         const dropUsageChunk = start.stream && route.wire === "openai" && route.path !== "/v1/responses" && !fields.includeUsage;
@@ -155,6 +157,7 @@ export function createRelay(deps: RelayDeps): Relay {
           model: target.upstreamModel === fields.model ? undefined : target.upstreamModel,
           addIncludeUsage: dropUsageChunk,
           outputLimit: quote.enforceOutputLimit === undefined ? undefined : { field: outputLimitField(route.path, target.upstreamModel), tokens: quote.enforceOutputLimit },
+          maxToolCalls: quote.enforceMaxToolCalls,
         }) as Uint8Array<ArrayBuffer>;
 
         recorded = true;

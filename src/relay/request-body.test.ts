@@ -201,3 +201,21 @@ function serialize(value: unknown, random: () => number): string {
   }
   return JSON.stringify(value);
 }
+
+describe("service tier and tool-call bound", () => {
+  test("inspectRequestBody reads service_tier and max_tool_calls, and names a bad one", () => {
+    const inspected = inspectRequestBody(enc.encode(JSON.stringify({ model: "gpt-5", service_tier: "priority", max_tool_calls: 3 })));
+    assert.ok(inspected.ok);
+    assert.equal(inspected.fields.serviceTier, "priority");
+    assert.equal(inspected.fields.maxToolCalls, 3);
+    assert.deepEqual(inspectRequestBody(enc.encode('{"model":"m","max_tool_calls":0}')), { ok: false, problem: "`max_tool_calls` must be a positive integer" });
+    assert.deepEqual(inspectRequestBody(enc.encode('{"model":"m","service_tier":1}')), { ok: false, problem: "`service_tier` must be a string" });
+  });
+
+  test("rewriteRequestBody adds max_tool_calls, or fills a null one, with the output limit", () => {
+    const added = dec.decode(rewriteRequestBody(enc.encode('{"model":"m","input":"x"}'), { maxToolCalls: 4, outputLimit: { field: "max_output_tokens", tokens: 100 } }));
+    assert.deepEqual(JSON.parse(added), { model: "m", input: "x", max_tool_calls: 4, max_output_tokens: 100 });
+    const filled = dec.decode(rewriteRequestBody(enc.encode('{"model":"m","max_tool_calls":null}'), { maxToolCalls: 2 }));
+    assert.equal(filled, '{"model":"m","max_tool_calls":2}');
+  });
+});

@@ -11,6 +11,10 @@ export interface RequestFields {
   maxOutputTokens?: number;
   /** Outputs the provider generates (and bills): the largest of `n` and `best_of`; absent means 1. */
   choices?: number;
+  /** `service_tier` (OpenAI: `auto`, `default`, `flex`, `priority`). */
+  serviceTier?: string;
+  /** `max_tool_calls` (OpenAI Responses): the bound on built-in tool calls. */
+  maxToolCalls?: number;
   /** Input referenced rather than contained, and per-use server tools (requestReferences); absent when neither. */
   references?: RequestReferences;
 }
@@ -29,6 +33,8 @@ export interface BodyChange {
   addIncludeUsage?: boolean;
   /** Set this output-limit field (one of MAX_TOKEN_FIELDS) when the request has none. */
   outputLimit?: { field: (typeof MAX_TOKEN_FIELDS)[number]; tokens: number };
+  /** Set `max_tool_calls` (OpenAI Responses) when the request has none. */
+  maxToolCalls?: number;
 }
 
 const strictDecoder = new TextDecoder("utf-8", { fatal: true });
@@ -39,7 +45,7 @@ const encoder = new TextEncoder();
 export const MAX_TOKEN_FIELDS = ["max_tokens", "max_completion_tokens", "max_output_tokens"] as const;
 const CHOICE_FIELDS = ["n", "best_of"] as const;
 /** Lengths of the keys rewriteRequestBody may change (others are not decoded). */
-const CHANGED_KEY_LENGTHS = new Set(["model", "stream_options", ...MAX_TOKEN_FIELDS].map((key) => key.length));
+const CHANGED_KEY_LENGTHS = new Set(["model", "stream_options", "max_tool_calls", ...MAX_TOKEN_FIELDS].map((key) => key.length));
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -81,6 +87,16 @@ export function inspectRequestBody(bytes: Uint8Array): InspectedBody {
     }
     fields.maxOutputTokens = Math.max(fields.maxOutputTokens ?? 0, value);
   }
+  const tier = body["service_tier"] ?? undefined;
+  if (tier !== undefined) {
+    if (typeof tier !== "string") return { ok: false, problem: "`service_tier` must be a string" };
+    fields.serviceTier = tier;
+  }
+  const toolCalls = body["max_tool_calls"] ?? undefined;
+  if (toolCalls !== undefined) {
+    if (typeof toolCalls !== "number" || !Number.isSafeInteger(toolCalls) || toolCalls <= 0) return { ok: false, problem: "`max_tool_calls` must be a positive integer" };
+    fields.maxToolCalls = toolCalls;
+  }
   for (const name of CHOICE_FIELDS) {
     const value = body[name] ?? undefined;
     if (value === undefined) continue;
@@ -97,22 +113,26 @@ export function inspectRequestBody(bytes: Uint8Array): InspectedBody {
  * value is replaced in place, and `stream_options.include_usage: true` is added (inserted after
  * the opening `{` when `stream_options` is absent, else only its value is replaced by the
  * merged object), and `outputLimit` is set (inserted after the opening `{`, or a `null` value
- * replaced). All other bytes are kept. Returns `bytes` itself when nothing changes.
+ * replaced), as is `maxToolCalls` (`max_tool_calls`). All other bytes are kept. Returns `bytes` itself when nothing changes.
  * Throws RelayError 400 `invalid_json` when the body is not a JSON object.
  */
 export function rewriteRequestBody(bytes: Uint8Array, change: BodyChange): Uint8Array {
-  const limit = change.outputLimit;
-  if (change.model === undefined && change.addIncludeUsage !== true && limit === undefined) return bytes;
+  // Fields set when absent (inspectRequestBody read any non-null value as the caller's own).
+  const missing = new Map<string, number>();
+  if (change.outputLimit !== undefined) missing.set(change.outputLimit.field, change.outputLimit.tokens);
+  if (change.maxToolCalls !== undefined) missing.set("max_tool_calls", change.maxToolCalls);
+  if (change.model === undefined && change.addIncludeUsage !== true && missing.size === 0) return bytes;
   const top = scanTopLevel(bytes);
   const splices: Splice[] = [];
   let hasModel = false;
   let hasOptions = false;
-  let hasLimit = false;
+  const present = new Set<string>();
   for (const member of top.members) {
-    if (limit !== undefined && member.key === limit.field) {
-      // Only a `null` value reaches here (inspectRequestBody reads any other as the caller's limit).
-      hasLimit = true;
-      splices.push({ ...member, text: String(limit.tokens) });
+    const value = missing.get(member.key);
+    if (value !== undefined) {
+      // Only a `null` value reaches here.
+      present.add(member.key);
+      splices.push({ ...member, text: String(value) });
       continue;
     }
     if (member.key === "model" && change.model !== undefined) {
@@ -128,7 +148,7 @@ export function rewriteRequestBody(bytes: Uint8Array, change: BodyChange): Uint8
     }
   }
   const inserted: string[] = [];
-  if (limit !== undefined && !hasLimit) inserted.push(`"${limit.field}":${limit.tokens}`);
+  for (const [field, value] of missing) if (!present.has(field)) inserted.push(`"${field}":${value}`);
   if (change.addIncludeUsage === true && !hasOptions) inserted.push('"stream_options":{"include_usage":true}');
   if (change.model !== undefined && !hasModel) inserted.push(`"model":${JSON.stringify(change.model)}`);
   if (inserted.length > 0) {

@@ -22,8 +22,17 @@ describe("requestReferences", () => {
   test("names server-side tools billed per use, dated variants included", () => {
     const tools = (body: Record<string, unknown>) => requestReferences(body).serverTools;
     assert.deepEqual(tools({ tools: [{ type: "function", function: { name: "f" } }] }), []);
-    assert.deepEqual(tools({ tools: [{ type: "web_search_20250305", name: "web_search", max_uses: 3 }, { type: "code_execution_20250522" }] }), ["web_search_20250305", "code_execution_20250522"]);
-    assert.deepEqual(tools({ tools: [{ type: "file_search" }, { type: "code_interpreter" }, { type: "web_fetch_20250910" }] }), ["file_search", "code_interpreter", "web_fetch_20250910"]);
-    assert.deepEqual(tools({ web_search_options: {} }), ["web_search_options"]);
+    assert.equal(requestReferences({ tools: [{ type: "function", function: { name: "f" } }] }).inputByReference, false);
+    assert.deepEqual(tools({ tools: [{ type: "web_search_20250305", name: "web_search", max_uses: 3 }, { type: "code_execution_20250522" }] }), [
+      { type: "web_search_20250305", kind: "web_search", maxUses: 3 },
+      { type: "code_execution_20250522", kind: "code_execution" },
+    ]);
+    assert.deepEqual(tools({ tools: [{ type: "file_search" }, { type: "code_interpreter" }, { type: "web_fetch_20250910", max_uses: 0 }] }), [
+      { type: "file_search", kind: "file_search" },
+      { type: "code_interpreter", kind: "code_interpreter" },
+      { type: "web_fetch_20250910", kind: "web_fetch" },
+    ]);
+    assert.deepEqual(tools({ web_search_options: {} }), [{ type: "web_search_options", kind: "web_search" }]);
+    assert.equal(requestReferences({ input: "news?", tools: [{ type: "web_search_preview" }] }).inputByReference, true, "the tool's results are input the body does not hold");
   });
 });

@@ -6,15 +6,11 @@ import type { Usage } from "./usage.ts";
  * read back (JournalEntry). Shared by relay, journal, storage and the CLI.
  */
 
+/** Every way a call can end, as journaled. */
+export const OUTCOMES = ["ok", "upstream_error", "client_aborted", "timeout", "relay_error", "refused", "interrupted"] as const;
+
 /** How a call ended. */
-export type Outcome =
-  | "ok"
-  | "upstream_error"
-  | "client_aborted"
-  | "timeout"
-  | "relay_error"
-  | "refused"
-  | "interrupted";
+export type Outcome = (typeof OUTCOMES)[number];
 
 /** Written (and durably committed) before the provider call. */
 export interface JournalStart {

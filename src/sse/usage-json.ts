@@ -16,7 +16,7 @@ export function usageFromJson(body: Uint8Array, format: WireFormat): Usage | nul
     return null;
   }
   const usage = field(parsed, "usage");
-  if (format === "openai") return openAiUsage(usage);
+  if (format === "openai") return openAiUsage(usage, parsed);
   const counters: AnthropicCounters = {};
   return mergeAnthropicUsage(counters, usage) ? anthropicUsage(counters) : null;
 }

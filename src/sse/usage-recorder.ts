@@ -60,7 +60,7 @@ function openAiRecorder(): UsageRecorder {
       const { type, json } = parsed;
       const usage = field(json, "usage");
       if (isObject(usage)) {
-        const counted = openAiUsage(usage);
+        const counted = openAiUsage(usage, json);
         last = counted ?? last;
         const choices = field(json, "choices");
         // Mid-stream usage (e.g. continuous usage stats) rides on unfinished choices: not final.
@@ -68,7 +68,8 @@ function openAiRecorder(): UsageRecorder {
         return Array.isArray(choices) && choices.length === 0;
       }
       if (RESPONSES_FINAL.has(type)) {
-        const counted = openAiUsage(field(field(json, "response"), "usage"));
+        const response = field(json, "response");
+        const counted = openAiUsage(field(response, "usage"), response);
         if (counted !== null) (last = counted), (final = true);
       }
       return false;

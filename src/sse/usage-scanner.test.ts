@@ -176,7 +176,7 @@ describe("createUsageScanner, Anthropic", () => {
     assert.equal(scanner.usage(), null);
     const events = anthropicEvents();
     scanner.push(enc.encode(join(events.slice(0, 2), "\n") + events[3]!.slice(0, 30)));
-    assert.deepEqual(scanner.usage(), { inputTokens: 30, cachedInputTokens: 100, outputTokens: 1 });
+    assert.deepEqual(scanner.usage(), { inputTokens: 30, cachedInputTokens: 100, outputTokens: 1, cacheWrite5mTokens: 5 });
     assert.equal(scanner.usageFinal(), false, "message_start's output_tokens is a placeholder");
   });
 
@@ -231,5 +231,30 @@ describe("createUsageScanner, usageFinal: whether the provider's final usage was
     for (const type of ["response.completed", "response.incomplete", "response.failed"]) {
       assert.equal(finalAfter("openai", [`event: ${type}\ndata: {"type":"${type}","response":{${usage}}}`]), true, type);
     }
+  });
+});
+
+describe("createUsageScanner, priced details in streams", () => {
+  test("Anthropic: cache-write split from message_start, server-tool uses from message_delta", () => {
+    const events = [
+      'event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":10,"cache_creation_input_tokens":300,"cache_creation":{"ephemeral_5m_input_tokens":100,"ephemeral_1h_input_tokens":200},"cache_read_input_tokens":0,"output_tokens":1}}}',
+      'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":40,"server_tool_use":{"web_search_requests":3}}}',
+    ];
+    const bytes = enc.encode(join(events, "\n"));
+    const { usage } = scanAll("anthropic", false, splitAt(bytes, 7, 150, 151));
+    assert.deepEqual(usage, { inputTokens: 310, cachedInputTokens: 0, outputTokens: 40, cacheWrite5mTokens: 100, cacheWrite1hTokens: 200, toolUses: { web_search: 3 } });
+  });
+
+  test("OpenAI chat: the usage chunk's service tier and audio tokens", () => {
+    const chunk = 'data: {"object":"chat.completion.chunk","service_tier":"priority","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":20,"completion_tokens_details":{"audio_tokens":15}}}';
+    const { usage } = scanAll("openai", false, [enc.encode(join([chunk, "data: [DONE]"], "\n"))]);
+    assert.deepEqual(usage, { inputTokens: 10, cachedInputTokens: 0, outputTokens: 20, audioOutputTokens: 15, serviceTier: "priority" });
+  });
+
+  test("OpenAI Responses: tool calls counted from response.completed's output", () => {
+    const completed =
+      'event: response.completed\ndata: {"type":"response.completed","response":{"service_tier":"default","output":[{"type":"web_search_call"},{"type":"message"}],"usage":{"input_tokens":50,"output_tokens":5}}}';
+    const { usage } = scanAll("openai", false, [enc.encode(join([completed], "\n"))]);
+    assert.deepEqual(usage, { inputTokens: 50, cachedInputTokens: 0, outputTokens: 5, toolUses: { web_search: 1 } });
   });
 });

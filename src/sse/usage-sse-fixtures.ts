@@ -39,7 +39,7 @@ export function anthropicEvents(): string[] {
   ];
 }
 /** The usage of anthropicEvents(). */
-export const ANTHROPIC_USAGE = { inputTokens: 30, cachedInputTokens: 100, outputTokens: 12 };
+export const ANTHROPIC_USAGE = { inputTokens: 30, cachedInputTokens: 100, outputTokens: 12, cacheWrite5mTokens: 5 };
 
 /** Joins events into an SSE body with `eol` line endings, each event ended by a blank line. */
 export function join(events: string[], eol: string): string {

@@ -194,7 +194,7 @@ describe("createUsageTap, Anthropic", () => {
       'event: message_delta\ndata: {"type":"message_delta","delta":{},"usage":{"input_tokens":40,"cache_read_input_tokens":90,"output_tokens":3}}',
     ];
     const { usage } = await tapAll("anthropic", false, [enc.encode(join(events, "\n"))]);
-    assert.deepEqual(usage, { inputTokens: 45, cachedInputTokens: 90, outputTokens: 3 });
+    assert.deepEqual(usage, { inputTokens: 45, cachedInputTokens: 90, outputTokens: 3, cacheWrite5mTokens: 5 });
   });
 
   test("a stream cut after message_start yields the input usage", async () => {
@@ -204,9 +204,9 @@ describe("createUsageTap, Anthropic", () => {
     const events = anthropicEvents();
     void writer.write(enc.encode(join(events.slice(0, 2), "\n") + events[3]!.slice(0, 30)));
     await reader.read();
-    assert.deepEqual(tap.usage(), { inputTokens: 30, cachedInputTokens: 100, outputTokens: 1 });
+    assert.deepEqual(tap.usage(), { inputTokens: 30, cachedInputTokens: 100, outputTokens: 1, cacheWrite5mTokens: 5 });
     await reader.cancel(new Error("client went away"));
-    assert.deepEqual(tap.usage(), { inputTokens: 30, cachedInputTokens: 100, outputTokens: 1 });
+    assert.deepEqual(tap.usage(), { inputTokens: 30, cachedInputTokens: 100, outputTokens: 1, cacheWrite5mTokens: 5 });
   });
 
   test("usage survives an errored source", async () => {
@@ -222,7 +222,7 @@ describe("createUsageTap, Anthropic", () => {
     const reader = source.pipeThrough(tap.stream).getReader();
     assert.equal((await reader.read()).value, first);
     await assert.rejects(reader.read(), /upstream reset/);
-    assert.deepEqual(tap.usage(), { inputTokens: 30, cachedInputTokens: 100, outputTokens: 1 });
+    assert.deepEqual(tap.usage(), { inputTokens: 30, cachedInputTokens: 100, outputTokens: 1, cacheWrite5mTokens: 5 });
   });
 
   test("no usage before any event", () => {

@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { HotStatements } from "./hot-statements.ts";
-import type { DecidedAdmission, FinishItem, LogRecord } from "./store.ts";
+import type { FinishItem } from "./store.ts";
+import { decodeCheckedLogRecord, type DecidedAdmission } from "./admission-log-record.ts";
 import { applyDeltas } from "./store-budget-rows.ts";
 import { reservationDeltas, settlementDeltas, type BudgetDeltas } from "../budget/budget-deltas.ts";
 import { createMissingRows, entryValues, finishedValues } from "./store-admit.ts";
@@ -34,7 +35,7 @@ export async function applyLogInTransaction(
   const finishes: FinishItem[] = [];
   for (const line of text.split("\n")) {
     if (line === "") continue;
-    const record = JSON.parse(line) as LogRecord;
+    const record = decodeCheckedLogRecord(line);
     if ("admit" in record) admissions.push(record.admit);
     else finishes.push(record.finish);
   }

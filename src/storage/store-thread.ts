@@ -11,27 +11,53 @@ import { createStore } from "./store-open.ts";
  * the commit (shared by a whole group of calls) waits for the disk.
  */
 
-/** The Store methods that cross the thread boundary. */
-type Method = "admitBatch" | "finishBatch" | "applyLog" | "recover" | "reconcile" | "ping" | "listJournal" | "budgetUsage" | "journalSpend" | "pruneJournal" | "close";
+/** The names of Store's methods (every one returns a promise, so every one can cross a thread). */
+type StoreMethod = { [K in keyof Store]: Store[K] extends (...args: never[]) => Promise<unknown> ? K : never }[keyof Store];
+
+/**
+ * The methods the thread proxies, both ways. The compiler rejects a Store method missing
+ * here and a name that is not one.
+ */
+const PROXIED = {
+  admitBatch: true,
+  finishBatch: true,
+  applyLog: true,
+  recover: true,
+  reconcile: true,
+  ping: true,
+  listJournal: true,
+  budgetUsage: true,
+  journalSpend: true,
+  pruneJournal: true,
+  close: true,
+} as const satisfies Record<StoreMethod, true>;
+const proxiedMethods = Object.keys(PROXIED) as StoreMethod[];
+const isProxied = (method: unknown): method is StoreMethod => typeof method === "string" && Object.hasOwn(PROXIED, method);
 
 interface Call {
   id: number;
-  method: Method | "open";
+  method: StoreMethod | "open";
   args: unknown[];
 }
 type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: ThreadError };
 
-/** An error as it crosses the thread boundary (no stack). */
-interface ThreadError {
-  name: string;
-  message: string;
-  /** SchemaTooNewError's versions. */
-  found?: number;
-  supported?: number;
-  /** RelayError's status and code (e.g. a 400 for a bad query value). */
-  status?: number;
-  code?: RelayErrorCode;
-}
+/** An error as it crosses the thread boundary: its kind and what its class needs (no stack). */
+export type ThreadError =
+  | { kind: "SchemaTooNewError"; message: string; found: number; supported: number }
+  | { kind: "StoreOpenError"; message: string }
+  | { kind: "StoreUnavailableError"; message: string }
+  /** Any other RelayError (e.g. a 400 for a bad query value). */
+  | { kind: "RelayError"; message: string; status: number; code: RelayErrorCode }
+  | { kind: "Error"; name: string; message: string };
+
+/** Error kind → how the main side rebuilds it; the compiler requires one entry per kind. */
+const REVIVERS: { readonly [K in ThreadError["kind"]]: (error: Extract<ThreadError, { kind: K }>) => Error } = {
+  SchemaTooNewError: (error) => new SchemaTooNewError(error.found, error.supported),
+  StoreOpenError: (error) => new StoreOpenError(error.message),
+  StoreUnavailableError: (error) => new StoreUnavailableError(error.message),
+  RelayError: (error) => new RelayError(error.status, error.code, error.message),
+  Error: (error) => Object.assign(new Error(error.message), { name: error.name }),
+};
 
 interface OpenOptions {
   durability: Store["durability"];
@@ -64,11 +90,11 @@ export async function createThreadStore(worker: Worker, storage: StorageConfig, 
     for (const waiter of pending.values()) waiter.reject(failed);
     pending.clear();
   };
-  const call = <T>(method: Call["method"], args: unknown[]): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
+  const call = (method: Call["method"], args: unknown[]): Promise<unknown> =>
+    new Promise((resolve, reject) => {
       if (failed) return reject(failed);
       const id = nextId++;
-      pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      pending.set(id, { resolve, reject });
       worker.postMessage({ id, method, args } satisfies Call);
     });
 
@@ -78,34 +104,36 @@ export async function createThreadStore(worker: Worker, storage: StorageConfig, 
     worker.terminate();
     throw error;
   }
+  const forward = forwardingMethods(call);
   const stats: StoreStats = { admitCommits: 0, finishCommits: 0 };
   let closed: Promise<void> | undefined;
   return {
+    ...forward,
     backend: "sqlite",
     durability: options.durability,
     stats,
     admitBatch: async (items) => {
-      const admissions = await call<Awaited<ReturnType<Store["admitBatch"]>>>("admitBatch", [items]);
+      const admissions = await forward.admitBatch(items);
       if (items.length > 0) stats.admitCommits++;
       return admissions;
     },
     finishBatch: async (items) => {
-      await call("finishBatch", [items]);
+      await forward.finishBatch(items);
       if (items.length > 0) stats.finishCommits++;
     },
-    applyLog: (lines) => call("applyLog", [lines]),
-    recover: (now) => call("recover", [now]),
-    reconcile: (costAt, now) => call("reconcile", [costAt, now]),
-    ping: () => call("ping", []),
-    listJournal: (query) => call("listJournal", [query]),
-    budgetUsage: (keys) => call("budgetUsage", [keys]),
-    journalSpend: (range) => call("journalSpend", [range]),
-    pruneJournal: (olderThan, batchSize) => call("pruneJournal", [olderThan, batchSize]),
     close: () => {
-      closed ??= call("close", []).finally(() => worker.terminate()) as Promise<void>;
+      closed ??= forward.close().finally(() => worker.terminate());
       return closed;
     },
   };
+}
+
+/** One function per proxied method, each posting its arguments as they are. */
+function forwardingMethods(call: (method: StoreMethod, args: unknown[]) => Promise<unknown>): Pick<Store, StoreMethod> {
+  const methods: Partial<Record<StoreMethod, (...args: unknown[]) => Promise<unknown>>> = {};
+  for (const method of proxiedMethods) methods[method] = (...args) => call(method, args);
+  // Each entry forwards its own method's arguments and resolves with that method's result.
+  return methods as unknown as Pick<Store, StoreMethod>;
 }
 
 /** The worker side: opens the store with the thread's SQLite driver and answers calls. */
@@ -119,6 +147,8 @@ export function serveThreadStore(port: Port, openSqlite: (path: string) => Sqlit
       if (request.method === "open") {
         const [storage, options] = request.args as [StorageConfig, OpenOptions];
         store = await createStore(storage, { ...options, openSqlite });
+      } else if (!isProxied(request.method)) {
+        throw new Error(`the storage thread has no method ${JSON.stringify(request.method)}`);
       } else {
         if (store === undefined) throw new Error("store is not open");
         const method = store[request.method] as (...args: unknown[]) => Promise<unknown>;
@@ -131,18 +161,18 @@ export function serveThreadStore(port: Port, openSqlite: (path: string) => Sqlit
   };
 }
 
-function flattenError(error: unknown): ThreadError {
-  if (error instanceof SchemaTooNewError) return { name: "SchemaTooNewError", message: error.message, found: error.found, supported: error.supported };
-  if (error instanceof StoreOpenError) return { name: "StoreOpenError", message: error.message };
-  if (error instanceof RelayError) return { name: error.name, message: error.message, status: error.status, code: error.code };
-  if (error instanceof Error) return { name: error.name, message: error.message };
-  return { name: "Error", message: String(error) };
+/** The error as it is posted to the main side. */
+export function flattenError(error: unknown): ThreadError {
+  if (error instanceof SchemaTooNewError) return { kind: "SchemaTooNewError", message: error.message, found: error.found, supported: error.supported };
+  if (error instanceof StoreOpenError) return { kind: "StoreOpenError", message: error.message };
+  if (error instanceof StoreUnavailableError) return { kind: "StoreUnavailableError", message: error.message };
+  if (error instanceof RelayError) return { kind: "RelayError", message: error.message, status: error.status, code: error.code };
+  if (error instanceof Error) return { kind: "Error", name: error.name, message: error.message };
+  return { kind: "Error", name: "Error", message: String(error) };
 }
 
-function reviveError(error: ThreadError): Error {
-  if (error.name === "SchemaTooNewError") return new SchemaTooNewError(error.found ?? 0, error.supported ?? 0);
-  if (error.name === "StoreOpenError") return new StoreOpenError(error.message);
-  if (error.name === "StoreUnavailableError") return new StoreUnavailableError(error.message);
-  if (error.status !== undefined && error.code !== undefined) return new RelayError(error.status, error.code, error.message);
-  return Object.assign(new Error(error.message), { name: error.name });
+/** The error rebuilt on the main side, of the class it had in the thread. */
+export function reviveError(error: ThreadError): Error {
+  const revive = REVIVERS[error.kind] as (error: ThreadError) => Error;
+  return revive(error);
 }

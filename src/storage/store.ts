@@ -17,24 +17,7 @@ export type FinishItem =
   | { kind: "complete"; id: string; completion: JournalCompletion; charges: readonly BudgetCharge[]; actualCost: number; finishedAt: number }
   | { kind: "refuse"; refusal: JournalRefusal; finishedAt: number };
 
-/**
- * An admission decided outside the database (by the SQLite admission log's in-memory book)
- * and applied to it afterwards.
- */
-export interface DecidedAdmission {
-  start: JournalStart;
-  charges: readonly BudgetCharge[];
-  admitted: boolean;
-  /** Epoch ms of the decision (the finish time of a refused entry). */
-  decidedAt: number;
-  /** The relay process that decided it (a replay after a crash keeps the dead process's id). */
-  instanceId: string | null;
-}
-
-/** One line of the admission log (JSON). */
-export type LogRecord = { admit: DecidedAdmission } | { finish: FinishItem };
-
-/** Filters and page of {@link Store.listJournal}; newest first. */
+/** Filters and page of {@link JournalReader.listJournal}; newest first. */
 export interface JournalQuery {
   /** Epoch ms, inclusive. */
   since?: number;
@@ -62,7 +45,7 @@ export interface JournalPage {
   nextCursor: string | null;
 }
 
-/** Outcome of {@link Store.reconcile}. */
+/** Outcome of {@link StoreMaintenance.reconcile}. */
 export interface ReconcileResult {
   /** Entries settled. */
   entries: number;
@@ -80,14 +63,8 @@ export interface StoreStats {
   finishCommits: number;
 }
 
-/**
- * Renio's storage: one implementation over Kysely; backends differ only in their Dialect
- * and a few SQL fragments. Every write method is one transaction.
- */
-export interface Store {
-  readonly backend: "sqlite" | "postgres";
-  readonly durability: Durability;
-  readonly stats: StoreStats;
+/** The SQL ledger's writes (PostgreSQL): admissions decided by the database, in batches. */
+export interface BatchAdmissionStore {
   /**
    * Inserts every entry and reserves every charge in ONE transaction, deciding in order:
    * a strict charge fits iff spent + reserved + amount ≤ limit; observe charges always fit.
@@ -96,6 +73,10 @@ export interface Store {
   admitBatch(items: readonly AdmitItem[]): Promise<Admission[]>;
   /** Completes entries (settling their charges) and records refusals, in one transaction. */
   finishBatch(items: readonly FinishItem[]): Promise<void>;
+}
+
+/** The log ledger's writes (SQLite owned by one relay): admissions decided in memory, applied afterwards. */
+export interface LogApplyStore {
   /**
    * Applies admission-log lines (newline-separated JSON LogRecords, in log order) in one
    * transaction: each entry inserted once, admitted charges reserved only when the entry is
@@ -103,18 +84,41 @@ export interface Store {
    * the budget rows the lines touch, as stored after them.
    */
   applyLog(lines: string): Promise<BudgetUsage[]>;
-  /** Marks entries left unfinished by a previous process `interrupted` (reconcile pending). Returns how many. */
-  recover(now: number): Promise<number>;
-  /** Settles entries pending reconciliation at their reserved cost, or at zero. */
-  reconcile(costAt: "reserved" | "zero", now: number): Promise<ReconcileResult>;
-  /** True when the store accepts a write right now. */
-  ping(): Promise<boolean>;
+}
+
+/** Reads of the journal and the budget rows (admin API, `renio journal`, `renio budget status`). */
+export interface JournalReader {
   listJournal(query: JournalQuery): Promise<JournalPage>;
   /** Stored budget usage rows (all, or only the given budget/period pairs). */
   budgetUsage(keys?: ReadonlyArray<{ budgetId: string; period: string }>): Promise<BudgetUsage[]>;
   /** Journal sums (tokens, reported and estimated cost) per UTC day, key, project and model, for the reconciliation report. */
   journalSpend(range: SpendRange): Promise<JournalSpend[]>;
+}
+
+/** Work outside the request path: startup recovery, `renio budget reconcile`, retention. */
+export interface StoreMaintenance {
+  /** Marks entries left unfinished by a previous process `interrupted` (reconcile pending). Returns how many. */
+  recover(now: number): Promise<number>;
+  /** Settles entries pending reconciliation at their reserved cost, or at zero. */
+  reconcile(costAt: "reserved" | "zero", now: number): Promise<ReconcileResult>;
   /** Deletes up to `batchSize` finished entries received before `olderThan`; returns how many. */
   pruneJournal(olderThan: Date, batchSize: number): Promise<number>;
+}
+
+/** What every holder of an open store may ask: is it writable, and close it. */
+export interface StoreLifecycle {
+  /** True when the store accepts a write right now. */
+  ping(): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/**
+ * Renio's storage: one implementation over Kysely; backends differ only in their Dialect
+ * and a few SQL fragments. Every write method is one transaction. Each consumer takes only
+ * the role it uses; the composition roots (and the storage thread) hold the whole Store.
+ */
+export interface Store extends BatchAdmissionStore, LogApplyStore, JournalReader, StoreMaintenance, StoreLifecycle {
+  readonly backend: "sqlite" | "postgres";
+  readonly durability: Durability;
+  readonly stats: StoreStats;
 }

@@ -1,12 +1,42 @@
 import { currentRuntime } from "../../src/runtime/current-runtime.ts";
 import type { Server } from "../../src/runtime/runtime.ts";
 
-/** An OpenAI-style upstream that bills as the real provider would. */
+/** An upstream on a loopback port that bills as the real provider would. */
 export interface ScriptedUpstream {
   readonly url: string;
   /** Every request body received, in order. */
   readonly bodies: Record<string, unknown>[];
   stop(): Promise<void>;
+}
+
+/** A request as the scripted upstream received it. */
+export interface ReceivedRequest {
+  path: string;
+  body: Record<string, unknown>;
+  /** The body's size in bytes (the most input tokens a provider can bill for it). */
+  bytes: number;
+}
+
+/** A scripted answer: a JSON body, or SSE events (`event:` / `data:` lines, without the blank line). */
+export type ScriptedAnswer = { json: unknown } | { sse: string[] };
+
+/** Starts an upstream that answers every request with `answer(request)`. */
+export async function startAnsweringUpstream(answer: (request: ReceivedRequest) => ScriptedAnswer): Promise<ScriptedUpstream> {
+  const runtime = await currentRuntime();
+  const bodies: Record<string, unknown>[] = [];
+  const server: Server = await runtime.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(request: Request): Promise<Response> {
+      const bytes = new Uint8Array(await request.arrayBuffer());
+      const body = JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>;
+      bodies.push(body);
+      const scripted = answer({ path: new URL(request.url).pathname, body, bytes: bytes.byteLength });
+      if ("json" in scripted) return new Response(JSON.stringify(scripted.json), { headers: { "content-type": "application/json" } });
+      return new Response(scripted.sse.map((event) => `${event}\n\n`).join(""), { headers: { "content-type": "text/event-stream" } });
+    },
+  });
+  return { url: `http://127.0.0.1:${server.port}`, bodies, stop: () => server.stop() };
 }
 
 /**
@@ -16,25 +46,14 @@ export interface ScriptedUpstream {
  * referencing an `http(s)` URL bills `referencedInput` input tokens (what the fetched image or
  * file costs), else 10.
  */
-export async function startScriptedUpstream(unlimitedOutput: number, referencedInput: number): Promise<ScriptedUpstream> {
-  const runtime = await currentRuntime();
-  const bodies: Record<string, unknown>[] = [];
-  const server: Server = await runtime.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(request: Request): Promise<Response> {
-      const text = await request.text();
-      const body = JSON.parse(text) as Record<string, unknown>;
-      const input = /"url":"https?:/.test(text) ? referencedInput : 10;
-      bodies.push(body);
-      const limit = body["max_completion_tokens"] ?? body["max_tokens"];
-      const perChoice = typeof limit === "number" ? limit : unlimitedOutput;
-      const n = typeof body["n"] === "number" ? body["n"] : 1;
-      const choices = Array.from({ length: n }, (_, index) => ({ index, message: { role: "assistant", content: "ok" }, finish_reason: "length" }));
-      const usage = { prompt_tokens: input, completion_tokens: perChoice * n, total_tokens: input + perChoice * n };
-      const answer = { id: "chatcmpl-scripted", object: "chat.completion", created: 0, model: body["model"], choices, usage };
-      return new Response(JSON.stringify(answer), { headers: { "content-type": "application/json" } });
-    },
+export function startScriptedUpstream(unlimitedOutput: number, referencedInput: number): Promise<ScriptedUpstream> {
+  return startAnsweringUpstream(({ body }) => {
+    const input = /"url":"https?:/.test(JSON.stringify(body)) ? referencedInput : 10;
+    const limit = body["max_completion_tokens"] ?? body["max_tokens"];
+    const perChoice = typeof limit === "number" ? limit : unlimitedOutput;
+    const n = typeof body["n"] === "number" ? body["n"] : 1;
+    const choices = Array.from({ length: n }, (_, index) => ({ index, message: { role: "assistant", content: "ok" }, finish_reason: "length" }));
+    const usage = { prompt_tokens: input, completion_tokens: perChoice * n, total_tokens: input + perChoice * n };
+    return { json: { id: "chatcmpl-scripted", object: "chat.completion", created: 0, model: body["model"], choices, usage } };
   });
-  return { url: `http://127.0.0.1:${server.port}`, bodies, stop: () => server.stop() };
 }

@@ -1,0 +1,72 @@
+/** What {@link createGroupCommit} does with a batch. */
+export interface GroupCommitOptions<T, R> {
+  /** Writes one batch (items in the order they were added). At most one write is in flight. */
+  write(batch: T[]): Promise<R>;
+  /** The batch is written (with what `write` resolved to): tell its waiters. */
+  written(batch: T[], result: R): void;
+  /** Writing the batch failed (it is not retried): tell its waiters. */
+  failed(batch: T[], error: unknown): void;
+  /** Most items in one write (default: every item waiting). */
+  maxBatch?: number;
+}
+
+/** Items waiting to be written together. */
+export interface GroupCommit<T> {
+  /** Queues `item` for the next write. */
+  add(item: T): void;
+  /** Resolves once nothing is waiting and no write is in flight. */
+  idle(): Promise<void>;
+}
+
+/**
+ * Group commit: one write in flight at a time; items added meanwhile wait and go into the next
+ * write together, so each waits only for the write holding it. The first item after a quiet
+ * spell is written after a microtask, so items added in the same tick share its write; after a
+ * write, what waits is written at once. No allocation per item beyond the caller's.
+ */
+export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): GroupCommit<T> {
+  const { write, written, failed } = options;
+  const maxBatch = options.maxBatch ?? Infinity;
+  let queue: T[] = [];
+  let writing = false;
+  let scheduled = false;
+  const idlers: Array<() => void> = [];
+
+  const run = (): void => {
+    scheduled = false;
+    if (writing) return;
+    if (queue.length === 0) {
+      if (idlers.length > 0) for (const idle of idlers.splice(0)) idle();
+      return;
+    }
+    let batch = queue;
+    if (batch.length <= maxBatch) queue = [];
+    else batch = queue.splice(0, maxBatch);
+    writing = true;
+    let pending: Promise<R>;
+    try {
+      pending = write(batch);
+    } catch (error) {
+      pending = Promise.reject(error);
+    }
+    pending.then(
+      (result) => written(batch, result),
+      (error: unknown) => failed(batch, error),
+    ).finally(() => {
+      writing = false;
+      run();
+    });
+  };
+
+  return {
+    add(item) {
+      queue.push(item);
+      if (scheduled || writing) return;
+      scheduled = true;
+      queueMicrotask(run);
+    },
+    idle() {
+      return writing || scheduled || queue.length > 0 ? new Promise<void>((resolve) => idlers.push(resolve)) : Promise.resolve();
+    },
+  };
+}

@@ -162,7 +162,7 @@ export function createRelay(deps: RelayDeps): Relay {
 
         recorded = true;
         const admission = await ledger.admit(start, quote.charges);
-        if (!admission.admitted) throw budgetExceeded(admission, config, new Date());
+        if (!admission.admitted) throw budgetExceeded(admission, config, new Date(input.receivedAt), Date.now());
         return await forward(start, quote, input, admission, { provider: target.provider, body: upstreamBody, dropUsageChunk });
       } catch (error) {
         if (!recorded && error instanceof RelayError && !(error instanceof StoreUnavailableError)) {
@@ -185,12 +185,13 @@ const SDK_MAX_RETRY_AFTER_S = 60;
  * when (day and month budgets), and unless that is within what an SDK waits for,
  * `x-should-retry: false` stops the SDKs from spending their retries on it.
  */
-function budgetExceeded(admission: Extract<Admission, { admitted: false }>, config: Config, now: Date): RelayError {
+function budgetExceeded(admission: Extract<Admission, { admitted: false }>, config: Config, chargedAt: Date, now: number): RelayError {
   const currency = config.budget.currency;
   const remaining = Math.max(0, admission.remaining);
   const period = config.budgets.find((budget) => budget.id === admission.budgetId)?.period ?? "total";
-  const endsAt = periodEndsAt(period, now);
-  const resetInSeconds = endsAt === null ? null : Math.max(1, Math.ceil((endsAt - now.getTime()) / 1000));
+  // The refused charge's period is the one the call arrived in (see the budget plan).
+  const endsAt = periodEndsAt(period, chargedAt);
+  const resetInSeconds = endsAt === null ? null : Math.max(1, Math.ceil((endsAt - now) / 1000));
   const retry: Record<string, string> = resetInSeconds === null ? {} : { "retry-after": String(resetInSeconds) };
   if (resetInSeconds === null || resetInSeconds > SDK_MAX_RETRY_AFTER_S) retry["x-should-retry"] = "false";
   return new RelayError(

@@ -19,7 +19,7 @@ export type ReportPeriod = (typeof REPORT_PERIODS)[number];
 
 /** Sums of journal entries; amounts in the budget currency. */
 export interface SpendTotals {
-  /** Calls forwarded to a provider (every outcome but `refused`). */
+  /** Calls forwarded to a provider (routed, and not `refused`; a client gone while uploading its body is neither). */
   calls: number;
   /** Calls refused by Renio (never sent). */
   refused: number;

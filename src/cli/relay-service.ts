@@ -23,7 +23,7 @@ export interface RelayService {
 /** Wires config into a listening relay: the journal (see open-ledger.ts), providers, routing, pricing, HTTP. */
 export async function startRelayService(config: Config, runtime: Runtime): Promise<RelayService> {
   const { ledger, store, recovered, close: closeLedger } = await openLedger(config, runtime, { onError: reportJournalError });
-  const providers = createProviders(config, fetch);
+  const providers = createProviders(config, runtime.upstreamFetch);
   const router = createModelRouter(config, providers);
   const relay = createRelay({ config, keyring: createKeyring(config.keys), router, pricing: createCallPricing(config), ledger });
 

@@ -128,6 +128,8 @@ export const configSchema = z.strictObject({
       host: z.string().min(1).default("127.0.0.1"),
       port: z.number().int().min(0).max(65_535).default(8080),
       maxBodyBytes: positiveInt.default(10 * 1024 * 1024),
+      /** A request body not fully received within this time gets 408 `request_timeout`. */
+      bodyReadTimeoutMs: positiveInt.default(30_000),
       shutdownGraceMs: durationMs.default(10_000),
       /** Token for /admin/* routes (usually `${ENV_VAR}`); admin routes are off without it. */
       adminToken: z.string().min(16, "must be at least 16 characters").optional(),

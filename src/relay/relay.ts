@@ -13,7 +13,8 @@ import { outputLimitField } from "./output-limit-field.ts";
 import { inspectRequestBody, NOT_JSON, rewriteRequestBody } from "./request-body.ts";
 import { createInFlightCalls } from "./in-flight-calls.ts";
 import { createConnectCheck, type ConnectCheck } from "./upstream-connect.ts";
-import { exchange, type Exchange, type ExchangeEnd } from "./upstream-exchange.ts";
+import { outcomeOf, type CallEnd } from "./call-end.ts";
+import { exchange, type Exchange } from "./upstream-exchange.ts";
 
 /** Everything the relay needs, built once at startup. */
 export interface RelayDeps {
@@ -54,32 +55,37 @@ export function createRelay(deps: RelayDeps): Relay {
   };
 
   /** Completes the entry and settles its charges; never throws, always ends the in-flight count. */
-  const settle = (start: JournalStart, quote: CallQuote, input: CallInput, end: ExchangeEnd) => {
+  const settle = (start: JournalStart, quote: CallQuote, input: CallInput, end: CallEnd) => {
     try {
+      const { outcome, status, errorCode } = outcomeOf(end);
+      // What was relayed of the answer, if anything was.
+      const relayed = end.kind === "failed" ? undefined : end;
+      const usage = relayed?.usage ?? null;
       let cost: number;
       let completion: JournalCompletion;
       try {
         // A stream cut before the provider's final usage has only a lower bound: charge the reservation.
-        const finalUsage = end.usageFinal ? end.usage : null;
+        const finalUsage = relayed?.usageFinal ? usage : null;
         cost = pricing.settle(quote, finalUsage, end.mayHaveBeenBilled);
+        const responseBody = relayed?.responseBody ?? null;
         completion = {
-          outcome: end.outcome,
-          status: end.status,
+          outcome,
+          status,
           ttfbMs: end.firstByteAt === null ? null : end.firstByteAt - input.startedAt,
           totalMs: performance.now() - input.startedAt,
           upstreamMs: end.upstreamMs,
-          usage: end.usage,
+          usage,
           cost: quote.price === null ? null : cost,
           // settle() charged the reservation: no final usage, and the provider may have billed the call.
           costEstimated: quote.price !== null && finalUsage === null && end.mayHaveBeenBilled,
-          errorCode: end.errorCode,
-          responseBody: config.journal.bodies === "full" && end.responseBody !== null ? storedBody(end.responseBody) : null,
+          errorCode,
+          responseBody: config.journal.bodies === "full" && responseBody !== null ? storedBody(responseBody) : null,
         };
       } catch (error) {
         // Renio's own failure while settling: never leave the entry open; charge the reservation.
         console.error(`renio: settling ${start.id} failed: ${error instanceof Error ? error.message : String(error)}`);
         cost = end.mayHaveBeenBilled ? quote.reserved : 0;
-        completion = { ...RELAY_ERROR, status: end.status, totalMs: performance.now() - input.startedAt, usage: end.usage, cost: quote.price === null ? null : cost, costEstimated: quote.price !== null && end.mayHaveBeenBilled };
+        completion = { ...RELAY_ERROR, status, totalMs: performance.now() - input.startedAt, usage, cost: quote.price === null ? null : cost, costEstimated: quote.price !== null && end.mayHaveBeenBilled };
       }
       ledger.complete(start.id, completion, quote.charges, cost);
     } finally {
@@ -87,31 +93,19 @@ export function createRelay(deps: RelayDeps): Relay {
     }
   };
 
-  /** Forwards an admitted call; its entry is completed exactly once, whatever happens. */
-  const forward = async (
+  /** Forwards an admitted call; exchange() ends it exactly once, whatever happens, and so settles it. */
+  const forward = (
     start: JournalStart,
     quote: CallQuote,
     input: CallInput,
     admission: Extract<Admission, { admitted: true }>,
     call: Omit<Exchange, "input" | "onEnd" | "headers" | "connectCheck">,
   ): Promise<Response> => {
+    // Anthropic's API names its request id `request-id` (the Anthropic SDK's `_request_id`).
+    const ids: Record<string, string> = input.route.wire === "anthropic" ? { "x-request-id": input.requestId, "request-id": input.requestId } : { "x-request-id": input.requestId };
+    const headers = { ...ids, ...budgetHeaders(admission) };
     inFlight.begin();
-    let ended = false;
-    const onEnd = (end: ExchangeEnd) => {
-      if (ended) return;
-      ended = true;
-      settle(start, quote, input, end);
-    };
-    try {
-      // Anthropic's API names its request id `request-id` (the Anthropic SDK's `_request_id`).
-      const ids: Record<string, string> = input.route.wire === "anthropic" ? { "x-request-id": input.requestId, "request-id": input.requestId } : { "x-request-id": input.requestId };
-      const headers = { ...ids, ...budgetHeaders(admission) };
-      return await exchange({ ...call, input, headers, onEnd, connectCheck });
-    } catch (error) {
-      // exchange() ends itself on every path once it runs: an entry still open here was never sent.
-      onEnd({ outcome: "relay_error", status: 500, errorCode: "internal_error", usage: null, usageFinal: false, mayHaveBeenBilled: false, firstByteAt: null, upstreamMs: null, responseBody: null });
-      throw error;
-    }
+    return exchange({ ...call, input, headers, onEnd: (end) => settle(start, quote, input, end), connectCheck });
   };
 
   return {
@@ -125,7 +119,7 @@ export function createRelay(deps: RelayDeps): Relay {
         const key = authenticate(request);
         start.keyId = key.id;
         start.project = key.project;
-        const body = await readBody(request, config.server.maxBodyBytes);
+        const body = await readBody(request, { maxBytes: config.server.maxBodyBytes, timeoutMs: config.server.bodyReadTimeoutMs });
         start.requestBytes = body.byteLength;
         const inspected = inspectRequestBody(body);
         if (!inspected.ok) throw new RelayError(400, inspected.problem === NOT_JSON ? "invalid_json" : "invalid_request", inspected.problem);
@@ -166,7 +160,8 @@ export function createRelay(deps: RelayDeps): Relay {
         return await forward(start, quote, input, admission, { provider: target.provider, body: upstreamBody, dropUsageChunk });
       } catch (error) {
         if (!recorded && error instanceof RelayError && !(error instanceof StoreUnavailableError)) {
-          ledger.refuse({ start, status: error.status, errorCode: error.code });
+          // A client gone while sending its body was never admitted: journaled as client_aborted.
+          ledger.refuse({ start, status: error.status, errorCode: error.code, ...(error.code === "client_aborted" ? { outcome: "client_aborted" } : {}) });
         }
         throw error;
       }

@@ -1,5 +1,6 @@
 import { dirname } from "node:path";
 import type { Runtime, Server, ServeOptions } from "./runtime.ts";
+import { createNodeHttpFetch } from "./node-http-fetch.ts";
 import { openBunSqlite } from "./sqlite-bun.ts";
 
 /** The Bun runtime: Bun.serve and bun:sqlite. */
@@ -20,6 +21,8 @@ export const bunRuntime: Runtime = {
       stop: () => server.stop(false),
     });
   },
+  // Bun's fetch drops the received bytes of a body whose connection ends early: node:http keeps them.
+  upstreamFetch: createNodeHttpFetch(),
   openSqlite: openBunSqlite,
   // Compiled, the worker is embedded beside the entry point (scripts/build.sh adds it to the build).
   storeWorker: () =>

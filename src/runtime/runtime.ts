@@ -53,6 +53,11 @@ export interface Runtime {
   readonly version: string;
   /** Starts an HTTP server. */
   serve(options: ServeOptions): Promise<Server>;
+  /**
+   * The `fetch` for upstream calls. It must hand on every byte of a response body cut short
+   * before the body errors (Bun's own fetch does not; see node-http-fetch.ts).
+   */
+  readonly upstreamFetch: (url: string, init: RequestInit) => Promise<Response>;
   /** Opens (creating if needed) an SQLite database file. */
   openSqlite(path: string): SqliteDatabase;
   /** Starts a worker thread serving an SQLite store (see storage/store-thread.ts). */

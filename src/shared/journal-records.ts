@@ -64,6 +64,8 @@ export interface JournalRefusal {
   start: JournalStart;
   status: number;
   errorCode: string;
+  /** Recorded outcome (default "refused"): "client_aborted" for a client gone before its body arrived. */
+  outcome?: "refused" | "client_aborted";
 }
 
 /** A journal entry as read back. Times are epoch ms. */

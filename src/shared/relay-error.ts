@@ -20,6 +20,7 @@ export type RelayErrorCode =
   | "upstream_reset"
   | "upstream_timeout"
   | "client_aborted"
+  | "request_timeout"
   | "store_unavailable"
   | "shutting_down"
   | "unauthorized"

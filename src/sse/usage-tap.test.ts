@@ -12,20 +12,27 @@ import {
   text,
   USAGE_EVENT,
 } from "./usage-sse-fixtures.ts";
-import { createUsageTap, type UsageTap } from "./usage-tap.ts";
+import { createUsageTap, type TapEnd, type UsageTap } from "./usage-tap.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-async function run(tap: UsageTap, chunks: Uint8Array[]): Promise<Uint8Array[]> {
-  const source = new ReadableStream<Uint8Array>({
-    start(controller) {
-      for (const chunk of chunks) controller.enqueue(chunk);
-      controller.close();
-    },
-  });
+/** A source the test feeds by hand: `push` a chunk or `close` it. */
+function handFed() {
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const stream = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
+  return { stream, push: (chunk: Uint8Array) => controller.enqueue(chunk), close: () => controller.close() };
+}
+
+/** A tap over `source` that records how it ended. */
+function tapOver(source: ReadableStream<Uint8Array>, format: WireFormat, drop: boolean): { tap: UsageTap; ends: TapEnd[] } {
+  const ends: TapEnd[] = [];
+  return { tap: createUsageTap(source, format, { dropUsageChunk: drop }, (end) => void ends.push(end)), ends };
+}
+
+async function readAll(body: ReadableStream<Uint8Array>): Promise<Uint8Array[]> {
   const out: Uint8Array[] = [];
-  const reader = source.pipeThrough(tap.stream).getReader();
+  const reader = body.getReader();
   for (;;) {
     const { done, value } = await reader.read();
     if (done) return out;
@@ -34,8 +41,15 @@ async function run(tap: UsageTap, chunks: Uint8Array[]): Promise<Uint8Array[]> {
 }
 
 async function tapAll(format: WireFormat, drop: boolean, chunks: Uint8Array[]) {
-  const tap = createUsageTap(format, { dropUsageChunk: drop });
-  const out = await run(tap, chunks);
+  const source = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(chunk);
+      controller.close();
+    },
+  });
+  const { tap, ends } = tapOver(source, format, drop);
+  const out = await readAll(tap.body);
+  assert.deepEqual(ends, ["completed"]);
   return { out, usage: tap.usage() };
 }
 
@@ -48,7 +62,8 @@ describe("createUsageTap, OpenAI chat", () => {
 
     test(`records usage and forwards the same chunk objects (${label}), split at every byte`, async () => {
       for (let cut = 0; cut <= bytes.length; cut++) {
-        const chunks = splitAt(bytes, cut);
+        // An empty chunk has nothing to forward.
+        const chunks = splitAt(bytes, cut).filter((chunk) => chunk.length > 0);
         const { out, usage } = await tapAll("openai", false, chunks);
         assert.deepEqual(usage, OPENAI_USAGE, `cut ${cut}`);
         assert.equal(out.length, chunks.length);
@@ -136,20 +151,21 @@ describe("createUsageTap, OpenAI chat", () => {
   });
 
   test("holds back at most the incomplete trailing event in drop mode", async () => {
-    const tap = createUsageTap("openai", { dropUsageChunk: true });
-    const writer = tap.stream.writable.getWriter();
-    const reader = tap.stream.readable.getReader();
+    const source = handFed();
+    const { tap, ends } = tapOver(source.stream, "openai", true);
+    const reader = tap.body.getReader();
     const first = enc.encode(`${chatChunk("a")}\n\n${chatChunk("b").slice(0, 20)}`);
-    void writer.write(first);
+    source.push(first);
     const { value } = await reader.read();
     assert.equal(dec.decode(value), `${chatChunk("a")}\n\n`);
     const whole = enc.encode(`${chatChunk("c")}\n\n`);
-    void writer.write(enc.encode(`${chatChunk("b").slice(20)}\n\n`));
+    source.push(enc.encode(`${chatChunk("b").slice(20)}\n\n`));
     assert.equal(dec.decode((await reader.read()).value), `${chatChunk("b")}\n\n`);
-    void writer.write(whole);
+    source.push(whole);
     assert.equal((await reader.read()).value, whole, "a whole-event chunk is forwarded as is");
-    void writer.close();
+    source.close();
     assert.equal((await reader.read()).done, true);
+    assert.deepEqual(ends, ["completed"]);
   });
 });
 
@@ -180,9 +196,10 @@ describe("createUsageTap, Anthropic", () => {
     const bytes = enc.encode(all);
     test(`records usage (${JSON.stringify(eol)}), split at every byte, chunks unchanged`, async () => {
       for (let cut = 0; cut <= bytes.length; cut++) {
-        const chunks = splitAt(bytes, cut);
+        const chunks = splitAt(bytes, cut).filter((chunk) => chunk.length > 0);
         const { out, usage } = await tapAll("anthropic", true, chunks);
         assert.deepEqual(usage, ANTHROPIC_USAGE, `cut ${cut}`);
+        assert.equal(out.length, chunks.length);
         out.forEach((chunk, i) => assert.equal(chunk, chunks[i]));
       }
     });
@@ -198,19 +215,19 @@ describe("createUsageTap, Anthropic", () => {
   });
 
   test("a stream cut after message_start yields the input usage", async () => {
-    const tap = createUsageTap("anthropic", { dropUsageChunk: false });
-    const writer = tap.stream.writable.getWriter();
-    const reader = tap.stream.readable.getReader();
+    const source = handFed();
+    const { tap, ends } = tapOver(source.stream, "anthropic", false);
+    const reader = tap.body.getReader();
     const events = anthropicEvents();
-    void writer.write(enc.encode(join(events.slice(0, 2), "\n") + events[3]!.slice(0, 30)));
+    source.push(enc.encode(join(events.slice(0, 2), "\n") + events[3]!.slice(0, 30)));
     await reader.read();
     assert.deepEqual(tap.usage(), { inputTokens: 30, cachedInputTokens: 100, outputTokens: 1, cacheWrite5mTokens: 5 });
     await reader.cancel(new Error("client went away"));
     assert.deepEqual(tap.usage(), { inputTokens: 30, cachedInputTokens: 100, outputTokens: 1, cacheWrite5mTokens: 5 });
+    assert.deepEqual(ends, ["cancelled"]);
   });
 
   test("usage survives an errored source", async () => {
-    const tap = createUsageTap("anthropic", { dropUsageChunk: false });
     const first = enc.encode(join(anthropicEvents().slice(0, 1), "\n"));
     let pulls = 0;
     const source = new ReadableStream<Uint8Array>({
@@ -219,13 +236,34 @@ describe("createUsageTap, Anthropic", () => {
         else controller.error(new Error("upstream reset"));
       },
     });
-    const reader = source.pipeThrough(tap.stream).getReader();
+    const { tap, ends } = tapOver(source, "anthropic", false);
+    const reader = tap.body.getReader();
     assert.equal((await reader.read()).value, first);
-    await assert.rejects(reader.read(), /upstream reset/);
+    await assert.rejects(reader.read(), (error) => error === "upstream stream cut");
+    assert.deepEqual(ends, ["cut"]);
     assert.deepEqual(tap.usage(), { inputTokens: 30, cachedInputTokens: 100, outputTokens: 1, cacheWrite5mTokens: 5 });
   });
 
   test("no usage before any event", () => {
-    assert.equal(createUsageTap("anthropic", { dropUsageChunk: false }).usage(), null);
+    assert.equal(tapOver(handFed().stream, "anthropic", false).tap.usage(), null);
+  });
+
+  test("a cut reaches the consumer after every chunk received, reported as cut once", async () => {
+    const chunks = anthropicEvents().slice(0, 4).map((event) => enc.encode(`${event}\n\n`));
+    let sent = 0;
+    // One chunk per read, then the failure on the read after the last: as a dropped connection.
+    const source = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent < chunks.length) controller.enqueue(chunks[sent++]!);
+        else controller.error(new TypeError("connection reset"));
+      },
+    }, { highWaterMark: 0 });
+    const { tap, ends } = tapOver(source, "anthropic", false);
+    const reader = tap.body.getReader();
+    for (const chunk of chunks) assert.equal((await reader.read()).value, chunk);
+    await assert.rejects(reader.read(), (error) => error === "upstream stream cut");
+    assert.deepEqual(ends, ["cut"]);
+    await reader.cancel().catch(() => {});
+    assert.deepEqual(ends, ["cut"], "a cancel after the cut is no second end");
   });
 });

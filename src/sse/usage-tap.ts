@@ -3,33 +3,103 @@ import { createUsageScanner, type UsageTapOptions } from "./usage-scanner.ts";
 
 export type { UsageTapOptions } from "./usage-scanner.ts";
 
-/** A pass-through stream over an SSE response that records the usage it carries. */
+/**
+ * How a tapped stream ended:
+ * - completed: the source ended; the bytes held back were handed on and the stream closed;
+ * - cut: the source failed; everything received had been handed on, then the stream errors;
+ * - cancelled: the consumer cancelled; so was the source;
+ * - failed: scanning threw (a Renio bug; the error is passed along); the source is cancelled
+ *   and the stream errors.
+ */
+export type TapEnd = "completed" | "cut" | "cancelled" | "failed";
+
+/** An SSE response passed through chunk by chunk, its usage recorded on the way. */
 export interface UsageTap {
-  readonly stream: TransformStream<Uint8Array, Uint8Array>;
+  /** The stream to hand the client. */
+  readonly body: ReadableStream<Uint8Array>;
   /** Usage seen so far (null when none); callable at any time, also after an error or cancel. */
   usage(): Usage | null;
   /** Whether the provider's final usage event was seen (see UsageScanner.usageFinal). */
   usageFinal(): boolean;
+  /** performance.now() when the first byte was handed on, null before. */
+  firstByteAt(): number | null;
 }
 
+/** What the consumer sees when the source is cut, or when scanning failed (plain strings: no stack in logs). */
+const CUT = "upstream stream cut";
+const FAILED = "relay error";
+
 /**
- * Watches an SSE response as it passes and records its usage: a TransformStream over
- * createUsageScanner (see there for the events read and the drop rule). Without
- * `dropUsageChunk` every input chunk is forwarded as the same object; with it, the usage-only
- * chunk event is removed, every other byte is forwarded unchanged, and at most the incomplete
- * trailing event is held back. Where no stream is needed, use the scanner directly.
+ * Taps `source` (an SSE response body) for usage with createUsageScanner (see there for the
+ * events read and the drop rule). Pull-based with no queue of its own (highWaterMark 0): each
+ * consumer read takes the next source chunk, scans it synchronously and hands it on (without
+ * `dropUsageChunk` the same object), so nothing is allocated or awaited per chunk beyond the
+ * source read. `onEnd` runs exactly once, with how the stream ended, when it is decided.
+ *
+ * A cut is delivered after the bytes: when the source fails, every chunk received was already
+ * handed on, but the consumer may still hold it unsent (Bun's server writes what it was handed at
+ * the end of the turn, and drops it if the body errors first). So the stream errors one
+ * macrotask after the failure, in the same pending read; nothing is queued in between, which
+ * matters because erroring a stream discards its queue.
  */
-export function createUsageTap(format: WireFormat, options: UsageTapOptions): UsageTap {
+export function createUsageTap(
+  source: ReadableStream<Uint8Array>,
+  format: WireFormat,
+  options: UsageTapOptions,
+  onEnd: (end: TapEnd, error?: unknown) => void,
+): UsageTap {
   const scanner = createUsageScanner(format, options);
-  const stream = new TransformStream<Uint8Array, Uint8Array>({
-    transform(input, controller) {
-      const out = scanner.push(input);
-      if (out.length > 0 || out === input) controller.enqueue(out);
+  const reader = source.getReader();
+  let firstByteAt: number | null = null;
+  let ended = false;
+  const end = (how: TapEnd, error?: unknown) => {
+    if (ended) return;
+    ended = true;
+    onEnd(how, error);
+  };
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(stream) {
+        for (;;) {
+          let read: Awaited<ReturnType<typeof reader.read>>;
+          try {
+            read = await reader.read();
+          } catch {
+            end("cut");
+            await nextMacrotask();
+            stream.error(CUT);
+            return;
+          }
+          try {
+            const out = read.done ? scanner.end() : scanner.push(read.value);
+            if (out.byteLength > 0) {
+              firstByteAt ??= performance.now();
+              stream.enqueue(out);
+            }
+            if (read.done) {
+              stream.close();
+              end("completed");
+              return;
+            }
+            if (out.byteLength > 0) return;
+          } catch (error) {
+            end("failed", error);
+            void reader.cancel().catch(() => {});
+            stream.error(FAILED);
+            return;
+          }
+        }
+      },
+      cancel(reason) {
+        end("cancelled");
+        return reader.cancel(reason);
+      },
     },
-    flush(controller) {
-      const rest = scanner.end();
-      if (rest.length > 0) controller.enqueue(rest);
-    },
-  });
-  return { stream, usage: scanner.usage, usageFinal: scanner.usageFinal };
+    { highWaterMark: 0 },
+  );
+  return { body, usage: scanner.usage, usageFinal: scanner.usageFinal, firstByteAt: () => firstByteAt };
+}
+
+function nextMacrotask(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }

@@ -24,7 +24,7 @@ export async function finishInTransaction(run: RunQuery, items: readonly FinishI
   await applyDeltas(run, deltas, items[0]?.finishedAt ?? Date.now(), hot);
   const refusals = items.flatMap((i) => (i.kind === "refuse" ? [i] : []));
   if (refusals.length > 0) {
-    const rows = refusals.map((r) => ({ ...startValues(r.refusal.start), outcome: "refused", status: r.refusal.status, error_code: r.refusal.errorCode, finished_at: r.finishedAt, instance_id: instanceId }));
+    const rows = refusals.map((r) => ({ ...startValues(r.refusal.start), outcome: r.refusal.outcome ?? "refused", status: r.refusal.status, error_code: r.refusal.errorCode, finished_at: r.finishedAt, instance_id: instanceId }));
     await run(hot.insertEntries(rows, true));
   }
 }

@@ -60,7 +60,8 @@ export async function journalSpend(db: Kysely<Database>, range: SpendRange): Pro
       "project",
       "model",
       charged.as("charged"),
-      sql<number>`sum(case when outcome <> 'refused' then 1 else 0 end)`.as("calls"),
+      // Forwarded: routed (a provider) and not refused. A client gone while uploading its body has neither.
+      sql<number>`sum(case when outcome <> 'refused' and provider is not null then 1 else 0 end)`.as("calls"),
       sql<number>`sum(case when outcome = 'refused' then 1 else 0 end)`.as("refused"),
       sql<number>`sum(case when outcome = 'started' then 1 else 0 end)`.as("in_flight"),
       sql<number>`coalesce(sum(input_tokens), 0)`.as("input_tokens"),

@@ -1,0 +1,73 @@
+import { forwardableRequestHeaders } from "../providers/upstream-headers.ts";
+import type { Provider } from "../providers/provider.ts";
+import { RelayError } from "../shared/relay-error.ts";
+import type { CallInput } from "./call-context.ts";
+import type { ConnectCheck } from "./upstream-connect.ts";
+import { describeUpstreamFailure, type AbortCause, type UpstreamFailure } from "./upstream-failure.ts";
+
+/** A call the provider answered (status and headers received); its body is still to be read. */
+export interface Answered {
+  readonly response: Response;
+  /** performance.now() when the call was sent. */
+  readonly sentAt: number;
+  /** Why Renio stopped the upstream call, if it did (`client`: the client went away). */
+  cause(): AbortCause | undefined;
+  /** Stops the upstream call (Renio's own failure). */
+  abort(): void;
+  /** Stops watching the client; call once, when the call has ended. */
+  release(): void;
+}
+
+/** The result of sending: answered, or a failure to get an answer (already released). */
+export type Sent = { readonly answered: Answered } | { readonly failure: UpstreamFailure };
+
+/**
+ * Sends a call to its provider: waits for the connect check while the provider is cold, arms
+ * the first-byte timer, stops the upstream call when the client goes away, and maps every way
+ * of not getting an answer to an UpstreamFailure. Throws only on Renio's own failures, before
+ * anything was sent.
+ */
+export async function sendUpstream(provider: Provider, input: CallInput, body: Uint8Array<ArrayBuffer>, connectCheck: ConnectCheck): Promise<Sent> {
+  const controller = new AbortController();
+  let cause: AbortCause | undefined;
+  const abortFor = (why: AbortCause) => {
+    cause ??= why;
+    controller.abort();
+  };
+  const onClientAbort = () => abortFor("client");
+  const clientSignal = input.request.signal;
+  clientSignal.addEventListener("abort", onClientAbort, { once: true });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const release = () => {
+    clearTimeout(timer);
+    clientSignal.removeEventListener("abort", onClientAbort);
+  };
+  const failed = (failure: UpstreamFailure): Sent => (release(), { failure });
+  let headers: Headers;
+  try {
+    const connecting = connectCheck.before(provider);
+    if (connecting !== undefined) {
+      try {
+        await connecting;
+      } catch (error) {
+        if (!(error instanceof RelayError)) throw error;
+        return failed({ error, outcome: error.code === "upstream_timeout" ? "timeout" : "upstream_error", mayHaveBeenBilled: false });
+      }
+    }
+    headers = forwardableRequestHeaders(input.request.headers);
+  } catch (error) {
+    release();
+    throw error;
+  }
+  timer = setTimeout(abortFor, provider.firstByteTimeoutMs, "timeout");
+  const sentAt = performance.now();
+  let response: Response;
+  try {
+    response = await provider.send({ route: input.route, body, headers, requestId: input.id, signal: controller.signal });
+  } catch (error) {
+    return failed(describeUpstreamFailure(error, cause, provider.id));
+  }
+  clearTimeout(timer);
+  connectCheck.answered(provider.id);
+  return { answered: { response, sentAt, cause: () => cause, abort: () => controller.abort(), release } };
+}

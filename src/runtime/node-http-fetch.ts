@@ -1,0 +1,104 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+
+/** The shape of the global `fetch` the core uses for upstream calls. */
+export type UpstreamFetch = (url: string, init: RequestInit) => Promise<Response>;
+
+/**
+ * A `fetch` over node:http(s) with kept-alive connections, for a runtime whose own fetch loses
+ * the bytes of a body cut short (Bun's drops what it received but had not yet handed to the
+ * reader when the connection ends without the body's end). Here every byte received is read
+ * before the body errors. Bodies are passed through as sent (no decompression; none is asked
+ * for). Rejects with the socket's error (its `code`, such as ECONNREFUSED) or the signal's reason.
+ */
+export function createNodeHttpFetch(): UpstreamFetch {
+  const http = new HttpAgent({ keepAlive: true });
+  const https = new HttpsAgent({ keepAlive: true });
+  return (url, init) =>
+    new Promise<Response>((resolve, reject) => {
+      const signal = init.signal ?? undefined;
+      if (signal?.aborted) return reject(signal.reason);
+      const target = new URL(url);
+      const secure = target.protocol === "https:";
+      const headers: Record<string, string> = {};
+      new Headers(init.headers).forEach((value, name) => void (headers[name] = value));
+      const body = typeof init.body === "string" ? new TextEncoder().encode(init.body) : (init.body as Uint8Array | null | undefined);
+      if (body) headers["content-length"] = String(body.byteLength);
+      const request = (secure ? httpsRequest : httpRequest)(
+        {
+          hostname: target.hostname.replace(/^\[(.*)\]$/, "$1"),
+          port: target.port,
+          path: target.pathname + target.search,
+          method: init.method ?? "GET",
+          headers,
+          agent: secure ? https : http,
+        },
+        (response) => {
+          const responseHeaders = new Headers();
+          const raw = response.rawHeaders;
+          for (let i = 0; i + 1 < raw.length; i += 2) responseHeaders.append(raw[i]!, raw[i + 1]!);
+          const status = response.statusCode ?? 502;
+          const empty = status === 204 || status === 304 || init.method === "HEAD";
+          if (empty) response.resume();
+          resolve(new Response(empty ? null : bodyOf(response), { status, statusText: response.statusMessage ?? "", headers: responseHeaders }));
+        },
+      );
+      const onAbort = () => request.destroy(signal?.reason instanceof Error ? signal.reason : new DOMException("The operation was aborted", "AbortError"));
+      signal?.addEventListener("abort", onAbort, { once: true });
+      request.on("close", () => signal?.removeEventListener("abort", onAbort));
+      request.on("error", reject);
+      request.end(body ?? undefined);
+    });
+}
+
+/**
+ * A response body as a pull stream: one chunk per read (the socket paused in between), then
+ * the end, or the error once every chunk received before it was read.
+ */
+function bodyOf(response: IncomingMessage): ReadableStream<Uint8Array> {
+  const queue: Uint8Array[] = [];
+  let ended = false;
+  let failure: unknown;
+  let wake: (() => void) | undefined;
+  const notify = () => {
+    const resume = wake;
+    wake = undefined;
+    resume?.();
+  };
+  response.on("data", (chunk: Uint8Array) => {
+    queue.push(chunk);
+    response.pause();
+    notify();
+  });
+  response.on("end", () => {
+    ended = true;
+    notify();
+  });
+  const fail = (error: unknown) => {
+    failure ??= error;
+    notify();
+  };
+  response.on("error", fail);
+  response.on("close", () => {
+    if (!response.complete) fail(Object.assign(new Error("The connection closed before the response body ended"), { code: "ECONNRESET" }));
+  });
+  response.pause();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        while (queue.length === 0 && !ended && failure === undefined) {
+          const arrived = new Promise<void>((resolve) => (wake = resolve));
+          response.resume();
+          await arrived;
+        }
+        if (queue.length > 0) controller.enqueue(queue.shift()!);
+        else if (ended) controller.close();
+        else controller.error(failure);
+      },
+      cancel() {
+        response.destroy();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}

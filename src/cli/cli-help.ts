@@ -8,7 +8,7 @@ interface CommandHelp {
 
 const SERVE: CommandHelp = {
   synopsis: ["serve [--config FILE] [--host H] [--port N]"],
-  summary: "run the relay (without --config: embedded default on 127.0.0.1:8080 with the mock provider)",
+  summary: "run the relay (without --config: embedded default on 127.0.0.1:8080 with the mock provider); SIGHUP reloads the config file",
 };
 const MOCK: CommandHelp = {
   synopsis: [

@@ -23,7 +23,7 @@ export async function runCli(args: string[], runtime: Runtime): Promise<number> 
   try {
     switch (command) {
       case "serve":
-        return await runServeCommand(rest, runtime, out);
+        return await runServeCommand(rest, runtime, out, err);
       case "mock":
         return await runMockCommand(rest, runtime);
       case "bench":

@@ -70,6 +70,19 @@ const keySchema = z.strictObject({
   regions: z.array(z.string().min(1)).optional(),
 });
 
+/** What an admin token may do: `read` every admin GET (every role implies it), `keys` / `budgets` change those, `admin` everything. */
+export const ADMIN_ROLES = ["read", "keys", "budgets", "admin"] as const;
+/** One admin role. */
+export type AdminRole = (typeof ADMIN_ROLES)[number];
+
+const adminTokenSchema = z.strictObject({
+  /** Who acts: recorded as the actor of its admin actions (never the secret). */
+  id: z.string().regex(/^[A-Za-z0-9_.:-]+$/, "use letters, digits, _ . : -"),
+  /** The token itself (usually `${ENV_VAR}`, at least 16 characters), or `sha256:<64 hex>` of it. */
+  secret: z.string().min(16, "must be at least 16 characters (or sha256:<hex>)"),
+  roles: z.array(z.enum(ADMIN_ROLES)).min(1),
+});
+
 const budgetScope = z.union([
   z.literal("total"),
   z.strictObject({ project: z.string().min(1) }),
@@ -133,6 +146,16 @@ export const configSchema = z.strictObject({
       shutdownGraceMs: durationMs.default(10_000),
       /** Token for /admin/* routes (usually `${ENV_VAR}`); admin routes are off without it. */
       adminToken: z.string().min(16, "must be at least 16 characters").optional(),
+      /** Admin API access: tokens with roles, and optionally its own listener. */
+      admin: z
+        .strictObject({
+          /** Listen address of a separate admin listener (default: the model listener's host when `port` is set). */
+          host: z.string().min(1).optional(),
+          /** Port of a separate admin listener; when set, admin routes are served only there. */
+          port: z.number().int().min(0).max(65_535).optional(),
+          tokens: z.array(adminTokenSchema).default([]),
+        })
+        .prefault({}),
     })
     .prefault({}),
   storage: storageSchema.prefault({ type: "sqlite" }),
@@ -173,6 +196,8 @@ export type Config = z.infer<typeof configSchema>;
 export type ProviderConfig = z.infer<typeof providerSchema>;
 /** One Renio key's settings. */
 export type KeyConfig = Config["keys"][number];
+/** One admin token's settings. */
+export type AdminTokenConfig = Config["server"]["admin"]["tokens"][number];
 /** One budget's settings. */
 export type BudgetConfig = Config["budgets"][number];
 /** One model's price (per million tokens). */

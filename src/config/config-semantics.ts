@@ -8,6 +8,36 @@ export function isLoopbackHost(host: string): boolean {
   return LOOPBACK.test(host);
 }
 
+/** The id `server.adminToken` acts as (role `admin`). */
+export const LEGACY_ADMIN_TOKEN_ID = "admin";
+
+/** Admin tokens: unique ids, well-formed hashes; a separate admin listener needs a token and its own address. */
+function checkAdmin(server: Config["server"]): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const ids = new Set(server.adminToken === undefined ? [] : [LEGACY_ADMIN_TOKEN_ID]);
+  server.admin.tokens.forEach((token, index) => {
+    if (ids.has(token.id)) {
+      const why = token.id === LEGACY_ADMIN_TOKEN_ID && server.adminToken !== undefined ? " (server.adminToken acts as \"admin\")" : "";
+      problems.push({ path: ["server", "admin", "tokens", index, "id"], message: `duplicate admin token id "${token.id}"${why}` });
+    }
+    ids.add(token.id);
+    if (token.secret.startsWith("sha256:") && !/^sha256:[0-9a-f]{64}$/.test(token.secret)) {
+      problems.push({ path: ["server", "admin", "tokens", index, "secret"], message: "sha256 secrets must be sha256: followed by 64 lowercase hex digits" });
+    }
+  });
+  const { host, port } = server.admin;
+  if ((host !== undefined || port !== undefined) && ids.size === 0) {
+    problems.push({ path: ["server", "admin", port === undefined ? "host" : "port"], message: "an admin listener needs an admin token (server.admin.tokens or server.adminToken)" });
+  }
+  if (host !== undefined && port === undefined) {
+    problems.push({ path: ["server", "admin", "host"], message: "a separate admin listener needs server.admin.port as well" });
+  }
+  if (port !== undefined && port !== 0 && port === server.port && (host ?? server.host) === server.host) {
+    problems.push({ path: ["server", "admin", "port"], message: `the admin listener cannot share the model listener's address (${server.host}:${port})` });
+  }
+  return problems;
+}
+
 /** Cross-field checks zod cannot express: references, uniqueness, safe exposure. */
 export function checkSemantics(config: Config): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
@@ -46,6 +76,7 @@ export function checkSemantics(config: Config): ConfigProblem[] {
       problems.push({ path: ["budgets", index, "scope", "project"], message: `no key belongs to project "${budget.scope.project}"` });
     }
   });
+  problems.push(...checkAdmin(config.server));
   if (!config.journal.enabled && config.budgets.length > 0) {
     problems.push({ path: ["journal", "enabled"], message: "budgets need the journal: remove the budgets or enable the journal" });
   }

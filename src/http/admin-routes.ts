@@ -1,54 +1,52 @@
-import { timingSafeEqual } from "node:crypto";
 import { Hono } from "hono";
 import { configuredUsage } from "../budget/budget-usage.ts";
 import { REPORT_BY, REPORT_PERIODS, spendReport, type ReportBy, type ReportPeriod } from "../budget/spend-report.ts";
-import type { BudgetConfig } from "../config/config-schema.ts";
+import type { Config } from "../config/config-schema.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { JournalReader } from "../storage/store.ts";
+import { adminAuth, requireRole, type AdminToken } from "./admin-auth.ts";
+import { reloadHandler, type Reload } from "./admin-reload.ts";
 import type { HttpEnv } from "./app.ts";
 
 /** What the admin API reads. */
 export interface AdminDeps {
-  readonly store: JournalReader;
+  /** The current admin tokens (none: every admin route answers 404). */
+  readonly tokens: () => readonly AdminToken[];
+  /** The running config (its budgets and `budget.mode`). */
+  readonly config: () => Config;
+  /** The journal (none with `journal.enabled: false`: no journal or budget routes). */
+  readonly store: JournalReader | undefined;
   /** Brings the store up to date with the relay's journal before a read (applies logged records). */
   readonly sync?: () => Promise<void>;
-  /** The admin token (from config); compared in constant time. */
-  readonly token: string;
-  readonly budgets: readonly BudgetConfig[];
-  /** The config's `budget.mode`: the mode in effect for a budget without its own. */
-  readonly defaultMode: NonNullable<BudgetConfig["mode"]>;
-  /** The config's `budget.currency`, named by the report. */
-  readonly currency: string;
+  /** Re-reads the config file (absent without one). */
+  readonly reload?: Reload;
 }
 
 const MAX_PAGE = 1000;
 
 /**
- * `GET /admin/journal` (cursor pagination, filters), `GET /admin/budgets` (every stored
- * period row, plus each configured budget's current period when it has no row yet) and
- * `GET /admin/report` (the reconciliation report of `renio budget report`), behind the admin
- * token.
+ * The admin API, behind the admin tokens (admin-auth.ts); every route names the role it needs
+ * with `requireRole`: `POST /admin/reload` (admin), `GET /admin/journal` (cursor pagination,
+ * filters) and `GET /admin/budgets` (every stored period row, plus each configured budget's
+ * current period when it has no row yet) and `GET /admin/report` (the reconciliation report of
+ * `renio budget report`), all three read.
  */
 export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
   const admin = new Hono<HttpEnv>();
-  const expected = Buffer.from(deps.token);
+  admin.use(adminAuth(deps.tokens));
 
-  admin.use(async (c, next) => {
-    const presented = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
-    const given = Buffer.from(presented ?? "");
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      throw new RelayError(401, "unauthorized", "Admin routes need `Authorization: Bearer <admin token>`");
-    }
-    await next();
-  });
+  admin.post("/reload", requireRole("admin"), reloadHandler(deps.reload));
 
-  admin.get("/journal", async (c) => {
+  const store = deps.store;
+  if (store === undefined) return admin;
+
+  admin.get("/journal", requireRole("read"), async (c) => {
     const limit = c.req.query("limit") === undefined ? 100 : Number(c.req.query("limit"));
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
       throw new RelayError(400, "invalid_request", `\`limit\` must be an integer from 1 to ${MAX_PAGE}`);
     }
     await deps.sync?.();
-    const page = await deps.store.listJournal({
+    const page = await store.listJournal({
       since: timeParam(c.req.query("since"), "since"),
       until: timeParam(c.req.query("until"), "until"),
       keyId: c.req.query("key"),
@@ -60,31 +58,33 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
     return c.json({ object: "list", data: page.entries, next_cursor: page.nextCursor });
   });
 
-  admin.get("/budgets", async (c) => {
+  admin.get("/budgets", requireRole("read"), async (c) => {
     await deps.sync?.();
-    const usage = await deps.store.budgetUsage();
-    const configured = new Map(deps.budgets.map((budget) => [budget.id, budget]));
+    const usage = await store.budgetUsage();
+    const { budgets, budget: { mode: defaultMode } } = deps.config();
+    const configured = new Map(budgets.map((budget) => [budget.id, budget]));
     // A budget no longer in the config has neither scope nor mode: null.
     const data = usage.map((row) => {
       const budget = configured.get(row.budgetId);
-      return { ...row, scope: budget?.scope ?? null, mode: budget === undefined ? null : (budget.mode ?? deps.defaultMode) };
+      return { ...row, scope: budget?.scope ?? null, mode: budget === undefined ? null : (budget.mode ?? defaultMode) };
     });
     // Configured budgets not charged in their current period yet: zero usage, as `renio budget status` shows them.
-    for (const { budget, usage: zero, stored } of configuredUsage(deps.budgets, usage, new Date())) {
-      if (!stored) data.push({ ...zero, scope: budget.scope, mode: budget.mode ?? deps.defaultMode });
+    for (const { budget, usage: zero, stored } of configuredUsage(budgets, usage, new Date())) {
+      if (!stored) data.push({ ...zero, scope: budget.scope, mode: budget.mode ?? defaultMode });
     }
     return c.json({ object: "list", data });
   });
 
-  admin.get("/report", async (c) => {
+  admin.get("/report", requireRole("read"), async (c) => {
     const by = oneOf(c.req.query("by"), REPORT_BY, "key", "by");
     const period = oneOf(c.req.query("period"), REPORT_PERIODS, "month", "period");
     const since = timeParam(c.req.query("since"), "since");
     const until = timeParam(c.req.query("until"), "until");
     await deps.sync?.();
-    const spend = await deps.store.journalSpend({ since, until });
-    const stored = by === "budget" ? await deps.store.budgetUsage() : [];
-    const report = spendReport({ by: by as ReportBy, period: period as ReportPeriod, since, until }, spend, deps.budgets, stored, deps.currency);
+    const spend = await store.journalSpend({ since, until });
+    const stored = by === "budget" ? await store.budgetUsage() : [];
+    const { budgets, budget } = deps.config();
+    const report = spendReport({ by: by as ReportBy, period: period as ReportPeriod, since, until }, spend, budgets, stored, budget.currency);
     return c.json({ object: "report", ...report });
   });
 

@@ -1,22 +1,22 @@
 import { Hono, type Context } from "hono";
 import type { Ledger } from "../journal/ledger.ts";
-import type { ModelRouter } from "../relay/model-router.ts";
 import type { Relay } from "../relay/relay.ts";
 import { ROUTES, type RouteSpec } from "../shared/route-spec.ts";
 import type { ConnectionInfo, FetchHandler } from "../runtime/runtime.ts";
 import { newEntryId } from "../shared/entry-id.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { WireFormat } from "../shared/usage.ts";
+import type { AdminActor } from "./admin-auth.ts";
 import { errorResponse, wireOf } from "./error-envelope.ts";
 import { modelList } from "./model-list.ts";
 import { requestIdFor } from "./request-id.ts";
 
 /** What the HTTP layer serves. */
 export interface AppDeps {
-  readonly relay: Relay;
-  readonly router: ModelRouter;
+  /** The model routes and /v1/models (absent on a separate admin listener). */
+  readonly relay?: Relay;
   readonly ledger: Ledger;
-  /** Extra routes (admin API), mounted under /admin. */
+  /** The admin API, mounted under /admin (absent on a model listener when admin routes listen apart). */
   readonly admin?: Hono<HttpEnv>;
   /** False while shutting down: new calls get 503. */
   readonly accepting: () => boolean;
@@ -25,42 +25,18 @@ export interface AppDeps {
 /** Per-request values handed to Hono handlers. */
 export interface HttpEnv {
   Bindings: ConnectionInfo;
+  /** Set on admin routes once the admin token is checked: read it with `adminActor(c)` (admin-auth.ts). */
+  Variables: { adminActor?: AdminActor };
 }
 
 /**
  * Builds the Hono app and returns its fetch handler. Model calls take the shortest path
- * (no middleware); every response carries `x-request-id`.
+ * (no middleware); every response carries `x-request-id`. `/healthz` and `/readyz` are served
+ * on every listener.
  */
 export function createHttpHandler(deps: AppDeps): FetchHandler {
   const app = new Hono<HttpEnv>();
-
-  const relayCall = async (c: Context<HttpEnv>, route: RouteSpec): Promise<Response> => {
-    const startedAt = performance.now();
-    const receivedAt = Date.now();
-    const id = newEntryId(receivedAt);
-    const request = c.req.raw;
-    const requestId = requestIdFor(request.headers, id);
-    try {
-      if (!deps.accepting()) throw new RelayError(503, "shutting_down", "Renio is shutting down; retry on another instance");
-      return await deps.relay.call({ route, request, clientAddress: c.env.remoteAddress, id, requestId, startedAt, receivedAt });
-    } catch (error) {
-      return failure(error, route.wire, requestId, c.req.path);
-    }
-  };
-
-  for (const route of ROUTES.values()) {
-    app.post(route.path, (c) => relayCall(c, route));
-    app.all(route.path, (c) => respond(c, () => {
-      throw new RelayError(405, "method_not_allowed", `Method ${c.req.method} is not allowed on ${route.path}; use POST`);
-    }));
-  }
-
-  app.get("/v1/models", (c) =>
-    respond(c, () => {
-      const key = deps.relay.authenticate(c.req.raw);
-      return c.json(modelList(deps.router.modelsFor(key), wireOf(c.req.path, c.req.raw.headers)));
-    }),
-  );
+  if (deps.relay !== undefined) modelRoutes(app, deps.relay, deps.accepting);
   app.get("/healthz", (c) => respond(c, () => c.json({ status: "ok" })));
   app.get("/readyz", (c) =>
     respond(c, async () => {
@@ -86,6 +62,34 @@ export function createHttpHandler(deps: AppDeps): FetchHandler {
   app.onError((error, c) => failure(error, wireOf(c.req.path, c.req.raw.headers), requestIdOf(c), c.req.path));
 
   return (request, info) => app.fetch(request, info);
+}
+
+/** The model call routes (POST only) and `GET /v1/models`. */
+function modelRoutes(app: Hono<HttpEnv>, relay: Relay, accepting: () => boolean): void {
+  const relayCall = async (c: Context<HttpEnv>, route: RouteSpec): Promise<Response> => {
+    const startedAt = performance.now();
+    const receivedAt = Date.now();
+    const id = newEntryId(receivedAt);
+    const request = c.req.raw;
+    const requestId = requestIdFor(request.headers, id);
+    try {
+      if (!accepting()) throw new RelayError(503, "shutting_down", "Renio is shutting down; retry on another instance");
+      return await relay.call({ route, request, clientAddress: c.env.remoteAddress, id, requestId, startedAt, receivedAt });
+    } catch (error) {
+      return failure(error, route.wire, requestId, c.req.path);
+    }
+  };
+
+  for (const route of ROUTES.values()) {
+    app.post(route.path, (c) => relayCall(c, route));
+    app.all(route.path, (c) => respond(c, () => {
+      throw new RelayError(405, "method_not_allowed", `Method ${c.req.method} is not allowed on ${route.path}; use POST`);
+    }));
+  }
+
+  app.get("/v1/models", (c) =>
+    respond(c, () => c.json(modelList(relay.modelsFor(c.req.raw), wireOf(c.req.path, c.req.raw.headers)))),
+  );
 }
 
 /** Runs a non-call handler, mapping errors and adding `x-request-id` (and Anthropic's `request-id` for an Anthropic-style caller). */

@@ -4,10 +4,10 @@ import { periodEndsAt } from "../budget/budget-plan.ts";
 import type { JournalCompletion, JournalStart } from "../shared/journal-records.ts";
 import type { Ledger } from "../journal/ledger.ts";
 import { RelayError, StoreUnavailableError } from "../shared/relay-error.ts";
-import type { CallPricing, CallQuote } from "./call-pricing.ts";
+import type { CallQuote } from "./call-pricing.ts";
 import { blankStart, type CallInput } from "./call-context.ts";
 import { presentedSecret, type CallerKey, type Keyring } from "./keyring.ts";
-import type { ModelRouter } from "./model-router.ts";
+import type { RelaySnapshot, SnapshotCell } from "./relay-snapshot.ts";
 import { readBody } from "./read-body.ts";
 import { outputLimitField } from "./output-limit-field.ts";
 import { inspectRequestBody, NOT_JSON, rewriteRequestBody } from "./request-body.ts";
@@ -16,12 +16,10 @@ import { createConnectCheck, type ConnectCheck } from "./upstream-connect.ts";
 import { outcomeOf, type CallEnd } from "./call-end.ts";
 import { exchange, type Exchange } from "./upstream-exchange.ts";
 
-/** Everything the relay needs, built once at startup. */
+/** Everything the relay needs. */
 export interface RelayDeps {
-  readonly config: Config;
-  readonly keyring: Keyring;
-  readonly router: ModelRouter;
-  readonly pricing: CallPricing;
+  /** The config's keyring, router and pricing; read once per call, swapped whole on reload. */
+  readonly snapshot: SnapshotCell;
   readonly ledger: Ledger;
   /** Connect-timeout enforcement (default: a real TCP check while a provider is cold). */
   readonly connectCheck?: ConnectCheck;
@@ -31,22 +29,22 @@ export interface RelayDeps {
 export interface Relay {
   /** Relays one model call. Throws RelayError for anything Renio refuses. */
   call(input: CallInput): Promise<Response>;
-  /** Authenticates a request that is not a model call (e.g. GET /v1/models). */
-  authenticate(request: Request): CallerKey;
+  /** The public model names the request's key may call (GET /v1/models); throws RelayError 401 like a call. */
+  modelsFor(request: Request): string[];
   /** Resolves when every forwarded call has ended, or after `graceMs`. */
   drained(graceMs: number): Promise<void>;
 }
 
 /** Creates the relay. */
 export function createRelay(deps: RelayDeps): Relay {
-  const { config, keyring, router, pricing, ledger } = deps;
+  const { snapshot, ledger } = deps;
   const decoder = new TextDecoder();
   const inFlight = createInFlightCalls();
   const connectCheck = deps.connectCheck ?? createConnectCheck();
-  const storedBody = (bytes: Uint8Array): string | null =>
-    config.journal.bodies === "none" ? null : decoder.decode(bytes.subarray(0, config.journal.bodyMaxBytes));
+  const storedBody = (journal: Config["journal"], bytes: Uint8Array): string | null =>
+    journal.bodies === "none" ? null : decoder.decode(bytes.subarray(0, journal.bodyMaxBytes));
 
-  const authenticate = (request: Request): CallerKey => {
+  const authenticate = (request: Request, keyring: Keyring = snapshot.current.keyring): CallerKey => {
     const secret = presentedSecret(request.headers);
     if (secret === undefined) throw new RelayError(401, "missing_api_key", "No API key provided: send `Authorization: Bearer <key>` or `x-api-key: <key>`");
     const key = keyring.find(secret);
@@ -55,7 +53,7 @@ export function createRelay(deps: RelayDeps): Relay {
   };
 
   /** Completes the entry and settles its charges; never throws, always ends the in-flight count. */
-  const settle = (start: JournalStart, quote: CallQuote, input: CallInput, end: CallEnd) => {
+  const settle = ({ config, pricing }: RelaySnapshot, start: JournalStart, quote: CallQuote, input: CallInput, end: CallEnd) => {
     try {
       const { outcome, status, errorCode } = outcomeOf(end);
       // What was relayed of the answer, if anything was.
@@ -79,7 +77,7 @@ export function createRelay(deps: RelayDeps): Relay {
           // settle() charged the reservation: no final usage, and the provider may have billed the call.
           costEstimated: quote.price !== null && finalUsage === null && end.mayHaveBeenBilled,
           errorCode,
-          responseBody: config.journal.bodies === "full" && responseBody !== null ? storedBody(responseBody) : null,
+          responseBody: config.journal.bodies === "full" && responseBody !== null ? storedBody(config.journal, responseBody) : null,
         };
       } catch (error) {
         // Renio's own failure while settling: never leave the entry open; charge the reservation.
@@ -95,6 +93,7 @@ export function createRelay(deps: RelayDeps): Relay {
 
   /** Forwards an admitted call; exchange() ends it exactly once, whatever happens, and so settles it. */
   const forward = (
+    snap: RelaySnapshot,
     start: JournalStart,
     quote: CallQuote,
     input: CallInput,
@@ -105,18 +104,24 @@ export function createRelay(deps: RelayDeps): Relay {
     const ids: Record<string, string> = input.route.wire === "anthropic" ? { "x-request-id": input.requestId, "request-id": input.requestId } : { "x-request-id": input.requestId };
     const headers = { ...ids, ...budgetHeaders(admission) };
     inFlight.begin();
-    return exchange({ ...call, input, headers, onEnd: (end) => settle(start, quote, input, end), connectCheck });
+    return exchange({ ...call, input, headers, onEnd: (end) => settle(snap, start, quote, input, end), connectCheck });
   };
 
   return {
-    authenticate,
     drained: (graceMs) => inFlight.drained(graceMs),
+    modelsFor(request) {
+      const { keyring, router } = snapshot.current;
+      return router.modelsFor(authenticate(request, keyring));
+    },
     async call(input) {
       const { route, request } = input;
+      // The one read of the config for this call: a reload from here on does not touch it.
+      const snap = snapshot.current;
+      const { config, router, pricing } = snap;
       const start = blankStart(input);
       let recorded = false;
       try {
-        const key = authenticate(request);
+        const key = authenticate(request, snap.keyring);
         start.keyId = key.id;
         start.project = key.project;
         const body = await readBody(request, { maxBytes: config.server.maxBodyBytes, timeoutMs: config.server.bodyReadTimeoutMs });
@@ -127,7 +132,7 @@ export function createRelay(deps: RelayDeps): Relay {
         if (fields.model === undefined) throw new RelayError(400, "missing_model", "The request body must name a `model`");
         start.model = fields.model;
         start.stream = route.streams && fields.stream;
-        start.requestBody = storedBody(body);
+        start.requestBody = storedBody(config.journal, body);
         const target = router.resolve(key, fields.model, route.wire);
         start.provider = target.provider.id;
         start.upstreamModel = target.upstreamModel;
@@ -157,7 +162,7 @@ export function createRelay(deps: RelayDeps): Relay {
         recorded = true;
         const admission = await ledger.admit(start, quote.charges);
         if (!admission.admitted) throw budgetExceeded(admission, config, new Date(input.receivedAt), Date.now());
-        return await forward(start, quote, input, admission, { provider: target.provider, body: upstreamBody, dropUsageChunk });
+        return await forward(snap, start, quote, input, admission, { provider: target.provider, body: upstreamBody, dropUsageChunk });
       } catch (error) {
         if (!recorded && error instanceof RelayError && !(error instanceof StoreUnavailableError)) {
           // A client gone while sending its body was never admitted: journaled as client_aborted.

@@ -24,6 +24,8 @@ export type RelayErrorCode =
   | "store_unavailable"
   | "shutting_down"
   | "unauthorized"
+  | "forbidden"
+  | "reload_unavailable"
   | "internal_error";
 
 /**

@@ -1,0 +1,31 @@
+import { isDeepStrictEqual } from "node:util";
+import type { Config } from "./config-schema.ts";
+
+/** Settings a running relay cannot change: they are fixed when it opens its listeners and storage. */
+const RESTART_ONLY: ReadonlyArray<readonly [string, (config: Config) => unknown]> = [
+  ["server.host", (config) => config.server.host],
+  ["server.port", (config) => config.server.port],
+  ["server.admin.host", (config) => config.server.admin.host],
+  ["server.admin.port", (config) => config.server.admin.port],
+  ["storage", (config) => config.storage],
+  ["journal.enabled", (config) => config.journal.enabled],
+  ["journal.durability", (config) => config.journal.durability],
+  ["journal.retentionDays", (config) => config.journal.retentionDays],
+];
+
+/** The restart-only settings (dotted paths) that differ between the running config and a new one. */
+export function restartNeeded(running: Config, next: Config): string[] {
+  return RESTART_ONLY.filter(([, read]) => !isDeepStrictEqual(read(running), read(next))).map(([path]) => path);
+}
+
+/** `next` with the restart-only settings of `running`: what a reload can put into effect. */
+export function withRestartOnly(next: Config, running: Config): Config {
+  const { host, port, admin } = running.server;
+  const { enabled, durability, retentionDays } = running.journal;
+  return {
+    ...next,
+    server: { ...next.server, host, port, admin: { ...next.server.admin, host: admin.host, port: admin.port } },
+    storage: running.storage,
+    journal: { ...next.journal, enabled, durability, retentionDays },
+  };
+}

@@ -1,0 +1,34 @@
+import type { Config } from "../config/config-schema.ts";
+import { createProviders } from "../providers/provider-registry.ts";
+import type { Fetch } from "../providers/provider.ts";
+import { createCallPricing, type CallPricing } from "./call-pricing.ts";
+import { createKeyring, type Keyring } from "./keyring.ts";
+import { createModelRouter, type ModelRouter } from "./model-router.ts";
+
+/**
+ * Everything a call reads from the config, built together and never changed: a reload builds a
+ * new snapshot and swaps it in whole. A call reads the current snapshot once, when it arrives,
+ * and uses that one to its end (settlement included), so a reload never mixes two configs in a call.
+ */
+export interface RelaySnapshot {
+  readonly config: Config;
+  readonly keyring: Keyring;
+  readonly router: ModelRouter;
+  /** The price book and budget plan. */
+  readonly pricing: CallPricing;
+}
+
+/** Where the relay finds the current snapshot: one property, replaced (never mutated) on reload. */
+export interface SnapshotCell {
+  current: RelaySnapshot;
+}
+
+/** Builds the providers, keyring, router and pricing of a validated config. */
+export function createRelaySnapshot(config: Config, fetch: Fetch): RelaySnapshot {
+  return {
+    config,
+    keyring: createKeyring(config.keys),
+    router: createModelRouter(config, createProviders(config, fetch)),
+    pricing: createCallPricing(config),
+  };
+}

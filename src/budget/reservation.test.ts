@@ -9,8 +9,13 @@ const GPT_4O = { input: 2.5, cachedInput: 1.25, output: 10, maxOutputTokens: 16_
 
 test("reservation bounds input by body bytes and output by the request", () => {
   const r = reservationFor({ requestBytes: 1000, maxOutputTokens: 500, price: GPT_4O, model: "gpt-4o" });
-  assert.deepEqual(r, { amount: costOf({ inputTokens: 1000, cachedInputTokens: 0, outputTokens: 500 }, GPT_4O), outputTokens: 500 });
+  assert.deepEqual(r, { amount: costOf({ inputTokens: 1000, cachedInputTokens: 0, outputTokens: 500 }, GPT_4O), outputTokens: 500, tokens: 1500 });
   assert.equal(r.amount, 0.0075);
+});
+
+test("the token bound (what a tokens-per-minute limit reserves) counts every input pass and every choice", () => {
+  const r = reservationFor({ requestBytes: 1000, maxOutputTokens: 500, choices: 3, inputByReference: true, toolUses: { web_search: 2 }, price: { ...GPT_4O, contextWindow: 8000, tools: { web_search: 0.01 } }, model: "gpt-4o" });
+  assert.equal(r.tokens, 8000 * 3 + 500 * 3);
 });
 
 test("reservation falls back to the model maximum, then to the default", () => {

@@ -41,11 +41,12 @@ export interface ReservationInput {
  * audio) and every output token at the higher of text and audio output.
  * Output: the request's limit, else the model's maximum, else DEFAULT_OUTPUT_RESERVATION, for
  * each of `choices` outputs. `outputTokens` is the per-output limit (what a relay adds to a
- * request that set none, so the provider enforces the bound).
+ * request that set none, so the provider enforces the bound); `tokens` the bound of input plus
+ * output tokens (what a tokens-per-minute rate limit reserves).
  * Throws RelayError 400 `max_tokens_too_large` when the request asks for more than the model's
  * maximum output.
  */
-export function reservationFor(input: ReservationInput): { amount: number; outputTokens: number } {
+export function reservationFor(input: ReservationInput): { amount: number; outputTokens: number; tokens: number } {
   const { requestBytes, maxOutputTokens, price, model, choices = 1, inputByReference = false, serviceTier, toolUses = {} } = input;
   const perPass = inputByReference && price.contextWindow !== undefined ? Math.max(requestBytes, price.contextWindow) : requestBytes;
   let uses = 0;
@@ -66,5 +67,5 @@ export function reservationFor(input: ReservationInput): { amount: number; outpu
   const outputRate = Math.max(rates.output, audio?.output ?? 0);
   const worst: Price = price.tools === undefined ? { input: inputRate, cachedInput: inputRate, output: outputRate } : { input: inputRate, cachedInput: inputRate, output: outputRate, tools: price.tools };
   const amount = costOf({ inputTokens, cachedInputTokens: 0, outputTokens: outputTokens * choices, toolUses }, worst);
-  return { amount, outputTokens };
+  return { amount, outputTokens, tokens: inputTokens + outputTokens * choices };
 }

@@ -10,6 +10,7 @@ import { createHttpHandler } from "../http/app.ts";
 import { openLedger } from "../journal/open-ledger.ts";
 import { createRelay } from "../relay/relay.ts";
 import { createRelaySnapshot, type SnapshotCell } from "../relay/relay-snapshot.ts";
+import type { RateClock } from "../relay/rate-limiter.ts";
 import type { Runtime, Server } from "../runtime/runtime.ts";
 
 /** A running relay. */
@@ -30,6 +31,8 @@ export interface RelayService {
 export interface RelayServiceOptions {
   /** Reads and validates the config again (throws ConfigError); without it, reload is unavailable. */
   readonly loadConfig?: () => Promise<Config>;
+  /** The rate limits' clock (tests inject one). */
+  readonly clock?: RateClock;
 }
 
 /**
@@ -39,7 +42,7 @@ export interface RelayServiceOptions {
  */
 export async function startRelayService(config: Config, runtime: Runtime, options: RelayServiceOptions = {}): Promise<RelayService> {
   const { ledger, store, recovered, close: closeLedger } = await openLedger(config, runtime, { onError: reportJournalError });
-  const snapshot: SnapshotCell = { current: createRelaySnapshot(config, runtime.upstreamFetch) };
+  const snapshot: SnapshotCell = { current: createRelaySnapshot(config, runtime.upstreamFetch, options.clock) };
   let adminTokens = adminTokensOf(config.server);
   const relay = createRelay({ snapshot, ledger });
 
@@ -56,7 +59,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     const effective = withRestartOnly(next, config);
     const problems = checkSemantics(effective);
     if (problems.length > 0) return { reloaded: false, problems: problems.map(formatProblem) };
-    const built = createRelaySnapshot(effective, runtime.upstreamFetch);
+    const built = createRelaySnapshot(effective, runtime.upstreamFetch, options.clock);
     snapshot.current = built;
     adminTokens = adminTokensOf(effective.server);
     return { reloaded: true, needsRestart: restartNeeded(config, next) };

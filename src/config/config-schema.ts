@@ -98,6 +98,32 @@ const budgetSchema = z.strictObject({
   mode: z.enum(["strict", "observe"]).optional(),
 });
 
+/** What a rate limit counts: the calls of one key, of one project's keys, or to one public model name. */
+const rateLimitScope = z.union([
+  z.strictObject({ key: z.string().min(1) }),
+  z.strictObject({ project: z.string().min(1) }),
+  z.strictObject({ model: z.string().min(1) }),
+]);
+
+/**
+ * A rate limit on one scope (see README "Rate limits"): requests and tokens per minute are
+ * token buckets refilled continuously (a full minute's allowance may be used in a burst),
+ * `concurrent` caps calls in flight. Kept in memory, per relay instance.
+ */
+const rateLimitSchema = z
+  .strictObject({
+    scope: rateLimitScope,
+    /** Calls admitted per minute. */
+    requestsPerMinute: positiveInt.optional(),
+    /** Input + output tokens per minute: the call's bound is reserved before it is sent and settled from the usage reported. */
+    tokensPerMinute: positiveInt.optional(),
+    /** Calls in flight at once. */
+    concurrent: positiveInt.optional(),
+  })
+  .refine((limit) => limit.requestsPerMinute !== undefined || limit.tokensPerMinute !== undefined || limit.concurrent !== undefined, {
+    message: "set at least one of requestsPerMinute, tokensPerMinute, concurrent",
+  });
+
 /** Per-million-token rates of one price tier. */
 const rateFields = {
   /** Price per million input tokens. */
@@ -187,6 +213,7 @@ export const configSchema = z.strictObject({
   models: z.record(z.string().min(1), modelEntry),
   keys: z.array(keySchema).default([]),
   budgets: z.array(budgetSchema).default([]),
+  rateLimits: z.array(rateLimitSchema).default([]),
   prices: z.record(z.string().min(1), priceSchema).default({}),
 });
 
@@ -200,6 +227,8 @@ export type KeyConfig = Config["keys"][number];
 export type AdminTokenConfig = Config["server"]["admin"]["tokens"][number];
 /** One budget's settings. */
 export type BudgetConfig = Config["budgets"][number];
+/** One rate limit's settings. */
+export type RateLimitConfig = Config["rateLimits"][number];
 /** One model's price (per million tokens). */
 export type PriceConfig = z.infer<typeof priceSchema>;
 /** Where the journal and budgets are stored. */

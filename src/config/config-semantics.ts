@@ -77,6 +77,15 @@ export function checkSemantics(config: Config): ConfigProblem[] {
     }
   });
   problems.push(...checkAdmin(config.server));
+  const rateScopes = new Set<string>();
+  config.rateLimits.forEach((limit, index) => {
+    const [kind, id] = Object.entries(limit.scope)[0] as ["key" | "project" | "model", string];
+    const scope = `${kind} ${id}`;
+    if (rateScopes.has(scope)) problems.push({ path: ["rateLimits", index, "scope"], message: `duplicate rate limit for ${scope} (put its limits in one entry)` });
+    rateScopes.add(scope);
+    const unknown = kind === "key" ? !keyIds.has(id) : kind === "project" ? !projects.has(id) : !(id in config.models);
+    if (unknown) problems.push({ path: ["rateLimits", index, "scope", kind], message: kind === "project" ? `no key belongs to project "${id}"` : `unknown ${kind} "${id}"` });
+  });
   if (!config.journal.enabled && config.budgets.length > 0) {
     problems.push({ path: ["journal", "enabled"], message: "budgets need the journal: remove the budgets or enable the journal" });
   }

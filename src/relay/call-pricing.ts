@@ -16,6 +16,8 @@ export interface CallQuote {
   readonly price: Price | null;
   /** Upper bound reserved against every charge. */
   readonly reserved: number;
+  /** Upper bound of the call's input + output tokens (0 for calls that cost nothing). */
+  readonly reservedTokens: number;
   readonly charges: readonly BudgetCharge[];
   /**
    * Set when a strict budget applies and the request set no output limit: the limit reserved
@@ -66,7 +68,7 @@ export function createCallPricing(config: Config): CallPricing {
   return {
     quote({ key, route, model, upstreamModel, requestBytes, maxOutputTokens, choices, references, serviceTier, maxToolCalls, now }) {
       const known = prices.priceOf(model) ?? prices.priceOf(upstreamModel) ?? null;
-      if (!route.billable) return { price: known ?? FREE, reserved: 0, charges: [] };
+      if (!route.billable) return { price: known ?? FREE, reserved: 0, reservedTokens: 0, charges: [] };
       // Fresh charge objects per call: the amount is filled in once the reservation is known.
       const charges = plan.chargesFor(key.id, key.project, 0, now);
       const strict = charges.some((charge) => charge.mode === "strict");
@@ -82,7 +84,7 @@ export function createCallPricing(config: Config): CallPricing {
         refuseUnboundedInput(references, price ?? FREE, model);
         tools = boundToolUses(references.serverTools, { price: price ?? FREE, model, responses: route.path === "/v1/responses", maxToolCalls, cap: config.budget.maxToolCalls });
       }
-      const { amount, outputTokens } = reservationFor({
+      const { amount, outputTokens, tokens } = reservationFor({
         inputByReference: references?.inputByReference ?? false,
         requestBytes,
         maxOutputTokens: route.hasOutput ? maxOutputTokens : 0,
@@ -93,7 +95,7 @@ export function createCallPricing(config: Config): CallPricing {
         model,
       });
       for (const charge of charges) charge.amount = amount;
-      const quote: { -readonly [K in keyof CallQuote]: CallQuote[K] } = { price, reserved: amount, charges };
+      const quote: { -readonly [K in keyof CallQuote]: CallQuote[K] } = { price, reserved: amount, reservedTokens: tokens, charges };
       if (strict && route.hasOutput && maxOutputTokens === undefined) quote.enforceOutputLimit = outputTokens;
       if (tools.enforceMaxToolCalls !== undefined) quote.enforceMaxToolCalls = tools.enforceMaxToolCalls;
       return quote;

@@ -4,6 +4,7 @@ import type { Fetch } from "../providers/provider.ts";
 import { createCallPricing, type CallPricing } from "./call-pricing.ts";
 import { createKeyring, type Keyring } from "./keyring.ts";
 import { createModelRouter, type ModelRouter } from "./model-router.ts";
+import { createRateLimiter, type RateClock, type RateLimiter } from "./rate-limiter.ts";
 
 /**
  * Everything a call reads from the config, built together and never changed: a reload builds a
@@ -16,6 +17,8 @@ export interface RelaySnapshot {
   readonly router: ModelRouter;
   /** The price book and budget plan. */
   readonly pricing: CallPricing;
+  /** The config's rate limits (a reload starts them afresh: limits are per minute, state is per instance). */
+  readonly rateLimiter: RateLimiter;
 }
 
 /** Where the relay finds the current snapshot: one property, replaced (never mutated) on reload. */
@@ -23,12 +26,13 @@ export interface SnapshotCell {
   current: RelaySnapshot;
 }
 
-/** Builds the providers, keyring, router and pricing of a validated config. */
-export function createRelaySnapshot(config: Config, fetch: Fetch): RelaySnapshot {
+/** Builds the providers, keyring, router, pricing and rate limits of a validated config. */
+export function createRelaySnapshot(config: Config, fetch: Fetch, clock?: RateClock): RelaySnapshot {
   return {
     config,
     keyring: createKeyring(config.keys),
     router: createModelRouter(config, createProviders(config, fetch)),
     pricing: createCallPricing(config),
+    rateLimiter: createRateLimiter(config.rateLimits, clock),
   };
 }

@@ -15,6 +15,7 @@ import { createInFlightCalls } from "./in-flight-calls.ts";
 import { createConnectCheck, type ConnectCheck } from "./upstream-connect.ts";
 import { outcomeOf, type CallEnd } from "./call-end.ts";
 import { exchange, type Exchange } from "./upstream-exchange.ts";
+import type { RateTicket } from "./rate-limiter.ts";
 
 /** Everything the relay needs. */
 export interface RelayDeps {
@@ -52,8 +53,8 @@ export function createRelay(deps: RelayDeps): Relay {
     return key;
   };
 
-  /** Completes the entry and settles its charges; never throws, always ends the in-flight count. */
-  const settle = ({ config, pricing }: RelaySnapshot, start: JournalStart, quote: CallQuote, input: CallInput, end: CallEnd) => {
+  /** Completes the entry and settles its charges; never throws, always ends the in-flight count and the rate-limit hold. */
+  const settle = ({ config, pricing }: RelaySnapshot, start: JournalStart, quote: CallQuote, limits: RateTicket, input: CallInput, end: CallEnd) => {
     try {
       const { outcome, status, errorCode } = outcomeOf(end);
       // What was relayed of the answer, if anything was.
@@ -87,6 +88,7 @@ export function createRelay(deps: RelayDeps): Relay {
       }
       ledger.complete(start.id, completion, quote.charges, cost);
     } finally {
+      limits.end(end.kind !== "failed" && end.usageFinal ? end.usage : null, end.mayHaveBeenBilled);
       inFlight.end();
     }
   };
@@ -98,13 +100,14 @@ export function createRelay(deps: RelayDeps): Relay {
     quote: CallQuote,
     input: CallInput,
     admission: Extract<Admission, { admitted: true }>,
+    limits: RateTicket,
     call: Omit<Exchange, "input" | "onEnd" | "headers" | "connectCheck">,
   ): Promise<Response> => {
     // Anthropic's API names its request id `request-id` (the Anthropic SDK's `_request_id`).
     const ids: Record<string, string> = input.route.wire === "anthropic" ? { "x-request-id": input.requestId, "request-id": input.requestId } : { "x-request-id": input.requestId };
-    const headers = { ...ids, ...budgetHeaders(admission) };
+    const headers = { ...ids, ...budgetHeaders(admission), ...limits.headers };
     inFlight.begin();
-    return exchange({ ...call, input, headers, onEnd: (end) => settle(snap, start, quote, input, end), connectCheck });
+    return exchange({ ...call, input, headers, onEnd: (end) => settle(snap, start, quote, limits, input, end), connectCheck });
   };
 
   return {
@@ -117,7 +120,7 @@ export function createRelay(deps: RelayDeps): Relay {
       const { route, request } = input;
       // The one read of the config for this call: a reload from here on does not touch it.
       const snap = snapshot.current;
-      const { config, router, pricing } = snap;
+      const { config, router, pricing, rateLimiter } = snap;
       const start = blankStart(input);
       let recorded = false;
       try {
@@ -159,10 +162,21 @@ export function createRelay(deps: RelayDeps): Relay {
           maxToolCalls: quote.enforceMaxToolCalls,
         }) as Uint8Array<ArrayBuffer>;
 
+        // Rate limits before the admission: a limited call is refused (journaled so) and writes no admitted entry.
+        const limits = rateLimiter.admit({ keyId: key.id, project: key.project, model: fields.model, tokens: quote.reservedTokens, wire: route.wire });
         recorded = true;
-        const admission = await ledger.admit(start, quote.charges);
-        if (!admission.admitted) throw budgetExceeded(admission, config, new Date(input.receivedAt), Date.now());
-        return await forward(snap, start, quote, input, admission, { provider: target.provider, body: upstreamBody, dropUsageChunk });
+        let admission: Admission;
+        try {
+          admission = await ledger.admit(start, quote.charges);
+        } catch (error) {
+          limits.cancel();
+          throw error;
+        }
+        if (!admission.admitted) {
+          limits.cancel();
+          throw budgetExceeded(admission, config, new Date(input.receivedAt), Date.now());
+        }
+        return await forward(snap, start, quote, input, admission, limits, { provider: target.provider, body: upstreamBody, dropUsageChunk });
       } catch (error) {
         if (!recorded && error instanceof RelayError && !(error instanceof StoreUnavailableError)) {
           // A client gone while sending its body was never admitted: journaled as client_aborted.

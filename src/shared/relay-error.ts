@@ -16,6 +16,7 @@ export type RelayErrorCode =
   | "tool_not_bounded"
   | "input_not_bounded"
   | "budget_exceeded"
+  | "rate_limit_exceeded"
   | "upstream_unreachable"
   | "upstream_reset"
   | "upstream_timeout"

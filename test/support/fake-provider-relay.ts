@@ -7,6 +7,7 @@ import { createSqlLedger, type SqlLedger } from "../../src/journal/sql-ledger.ts
 import type { Provider } from "../../src/providers/provider.ts";
 import { createCallPricing, type CallPricing } from "../../src/relay/call-pricing.ts";
 import { createKeyring } from "../../src/relay/keyring.ts";
+import { createRateLimiter } from "../../src/relay/rate-limiter.ts";
 import { createModelRouter } from "../../src/relay/model-router.ts";
 import { createRelay, type Relay } from "../../src/relay/relay.ts";
 import type { ConnectCheck } from "../../src/relay/upstream-connect.ts";
@@ -70,7 +71,7 @@ export async function createFakeProviderRelay(): Promise<FakeProviderRelay> {
       const router = createModelRouter(config, new Map([["fake", fake]]));
       // Without a check of its own, the provider counts as always warm (nothing is dialled).
       const check: ConnectCheck = connectCheck ?? { before: () => undefined, answered: () => {} };
-      return createRelay({ snapshot: { current: { config, keyring: createKeyring(config.keys), router, pricing } }, ledger, connectCheck: check });
+      return createRelay({ snapshot: { current: { config, keyring: createKeyring(config.keys), router, pricing, rateLimiter: createRateLimiter(config.rateLimits) } }, ledger, connectCheck: check });
     },
     call(relay, path, body) {
       const receivedAt = Date.now();

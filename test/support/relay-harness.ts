@@ -7,6 +7,7 @@ import { startRelayService, type RelayService } from "../../src/cli/relay-servic
 import { mockServerFetch } from "../../src/providers/mock/mock-serve.ts";
 import { createMock, type Mock, type MockOptions } from "../../src/providers/mock/mock-server.ts";
 import { currentRuntime } from "../../src/runtime/current-runtime.ts";
+import type { RateClock } from "../../src/relay/rate-limiter.ts";
 import type { Server } from "../../src/runtime/runtime.ts";
 
 /** The key every harness relay accepts. */
@@ -39,9 +40,9 @@ export interface RelayUnderTest {
 /**
  * Starts a relay in this process on a free loopback port, forwarding model `mock-gpt` (and
  * `mock-claude`) to the mock at `mockUrl`, with SQLite in a fresh temp dir. `overrides` is
- * merged over the raw config before validation.
+ * merged over the raw config before validation; `options.clock` drives its rate limits.
  */
-export async function startRelay(mockUrl: string, overrides: Record<string, unknown> = {}): Promise<RelayUnderTest> {
+export async function startRelay(mockUrl: string, overrides: Record<string, unknown> = {}, options: { clock?: RateClock } = {}): Promise<RelayUnderTest> {
   const dir = mkdtempSync(join(tmpdir(), "renio-test-"));
   const raw = {
     server: { host: "127.0.0.1", port: 0, shutdownGraceMs: 2000 },
@@ -52,7 +53,7 @@ export async function startRelay(mockUrl: string, overrides: Record<string, unkn
     ...overrides,
   };
   const config = validateConfig(raw, {});
-  const service = await startRelayService(config, await currentRuntime());
+  const service = await startRelayService(config, await currentRuntime(), options);
   return {
     service,
     url: service.url,

@@ -1,14 +1,15 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Store } from "../src/storage/store.ts";
-import { startMockServer, startRelay, TEST_KEY, type MockServer, type RelayUnderTest } from "./support/relay-harness.ts";
-import { chatBody, finishedEntries, openStore, post } from "./support/relay-calls.ts";
+import { TEST_KEY, type RelayUnderTest } from "./support/relay-harness.ts";
+import { chatBody, finishedEntries, post } from "./support/relay-calls.ts";
 import { runRenio, writeConfig } from "./support/relay-process.ts";
+import { startMockRelay } from "./support/with-relay.ts";
 
 const ADMIN_TOKEN = "admin-token-for-tests-0123456789";
-let mock: MockServer;
 let relay: RelayUnderTest;
 let store: Store;
+let stop: () => Promise<void>;
 let configPath: string;
 
 interface AdminBudget {
@@ -23,34 +24,30 @@ interface AdminBudget {
 }
 
 before(async () => {
-  mock = await startMockServer();
-  relay = await startRelay(mock.url, {
-    server: { host: "127.0.0.1", port: 0, shutdownGraceMs: 2000, adminToken: ADMIN_TOKEN },
-    keys: [
-      { id: "test", secret: TEST_KEY, project: "tests" },
-      { id: "idle", secret: "sk-renio-idle-key-never-used-0002", project: "nobody" },
-    ],
-    // The config's default mode is observe: budgets without their own mode are observe budgets.
-    budget: { mode: "observe" },
-    budgets: [
-      { id: "all", scope: "total", period: "total", limit: 50 },
-      { id: "tests-monthly", scope: { project: "tests" }, period: "month", limit: 20, mode: "strict" },
-      { id: "idle-daily", scope: { project: "nobody" }, period: "day", limit: 5 },
-    ],
-  });
+  ({ relay, store, stop } = await startMockRelay({
+    config: {
+      server: { host: "127.0.0.1", port: 0, shutdownGraceMs: 2000, adminToken: ADMIN_TOKEN },
+      keys: [
+        { id: "test", secret: TEST_KEY, project: "tests" },
+        { id: "idle", secret: "sk-renio-idle-key-never-used-0002", project: "nobody" },
+      ],
+      // The config's default mode is observe: budgets without their own mode are observe budgets.
+      budget: { mode: "observe" },
+      budgets: [
+        { id: "all", scope: "total", period: "total", limit: 50 },
+        { id: "tests-monthly", scope: { project: "tests" }, period: "month", limit: 20, mode: "strict" },
+        { id: "idle-daily", scope: { project: "nobody" }, period: "day", limit: 5 },
+      ],
+    },
+  }));
   configPath = writeConfig(relay.dir, relay.config as unknown as Record<string, unknown>);
-  store = await openStore(relay.config.storage);
   const response = await post(relay.url, "/v1/chat/completions", chatBody());
   assert.equal(response.status, 200);
   await response.arrayBuffer();
   await finishedEntries(store, [response.headers.get("x-request-id")!]);
 });
 
-after(async () => {
-  await store.close();
-  await relay.stop();
-  await mock.stop();
-});
+after(() => stop());
 
 async function adminBudgets(): Promise<Map<string, AdminBudget>> {
   const response = await fetch(`${relay.url}/admin/budgets`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });

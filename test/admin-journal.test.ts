@@ -2,33 +2,34 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { JournalEntry } from "../src/shared/journal-records.ts";
 import type { Store } from "../src/storage/store.ts";
-import { startMockServer, startRelay, type MockServer, type RelayUnderTest } from "./support/relay-harness.ts";
-import { allEntries, chatBody, errorOf, finishedEntries, openStore, post } from "./support/relay-calls.ts";
+import type { RelayUnderTest } from "./support/relay-harness.ts";
+import { allEntries, chatBody, errorOf, finishedEntries, post } from "./support/relay-calls.ts";
 import { runRenio, writeConfig } from "./support/relay-process.ts";
+import { startMockRelay } from "./support/with-relay.ts";
 
 const ADMIN_TOKEN = "admin-token-for-tests-0123456789";
 const OTHER_KEY = "sk-renio-other-key-0003";
-let mock: MockServer;
 let relay: RelayUnderTest;
 let store: Store;
+let stop: () => Promise<void>;
 let configPath: string;
 let ids: string[];
 
 before(async () => {
-  mock = await startMockServer();
-  relay = await startRelay(mock.url, {
-    server: { host: "127.0.0.1", port: 0, shutdownGraceMs: 2000, adminToken: ADMIN_TOKEN },
-    keys: [
-      { id: "test", secret: "sk-renio-test-key-0001", project: "tests" },
-      { id: "other", secret: OTHER_KEY, project: "others" },
-    ],
-    budgets: [
-      { id: "all", scope: "total", period: "total", limit: 50 },
-      { id: "others-daily", scope: { project: "others" }, period: "day", limit: 5, mode: "observe" },
-    ],
-  });
+  ({ relay, store, stop } = await startMockRelay({
+    config: {
+      server: { host: "127.0.0.1", port: 0, shutdownGraceMs: 2000, adminToken: ADMIN_TOKEN },
+      keys: [
+        { id: "test", secret: "sk-renio-test-key-0001", project: "tests" },
+        { id: "other", secret: OTHER_KEY, project: "others" },
+      ],
+      budgets: [
+        { id: "all", scope: "total", period: "total", limit: 50 },
+        { id: "others-daily", scope: { project: "others" }, period: "day", limit: 5, mode: "observe" },
+      ],
+    },
+  }));
   configPath = writeConfig(relay.dir, relay.config as unknown as Record<string, unknown>);
-  store = await openStore(relay.config.storage);
   const responses = [];
   for (let i = 0; i < 3; i++) responses.push(await post(relay.url, "/v1/chat/completions", chatBody()));
   for (let i = 0; i < 2; i++) responses.push(await post(relay.url, "/v1/chat/completions", chatBody(), { authorization: `Bearer ${OTHER_KEY}` }));
@@ -38,11 +39,7 @@ before(async () => {
   await finishedEntries(store, ids);
 });
 
-after(async () => {
-  await store.close();
-  await relay.stop();
-  await mock.stop();
-});
+after(() => stop());
 
 /** GET with the admin token, another token, or (null) none. */
 function admin(path: string, token: string | null = ADMIN_TOKEN): Promise<Response> {

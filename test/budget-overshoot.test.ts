@@ -11,6 +11,7 @@ import { chatBody, errorOf, finishedEntries, mockStats, openStore, post } from "
 import { relayConfig, scratchDir, startRelayProcess, writeConfig } from "./support/relay-process.ts";
 import { pgExec } from "./support/store-targets.ts";
 import { startScriptedUpstream } from "./support/scripted-upstream.ts";
+import { withRelay } from "./support/with-relay.ts";
 
 const CALLS = 200;
 const BODY = chatBody({ max_tokens: 1000 });
@@ -80,16 +81,11 @@ async function assertNoOvershoot(store: Store, accepted: readonly string[]): Pro
 
 describe("zero overshoot: 200 concurrent calls at a budget covering about 50", () => {
   test("one relay on SQLite", async () => {
-    const relay = await startRelay(mock.url, { budgets: BUDGETS });
-    const store = await openStore(relay.config.storage);
-    try {
+    await withRelay(mock.url, { budgets: BUDGETS }, async ({ relay, store }) => {
       const { accepted, refused } = await fire([relay.url]);
       assert.ok(refused > 0);
       await assertNoOvershoot(store, accepted);
-    } finally {
-      await store.close();
-      await relay.stop();
-    }
+    });
   });
 
   test("two relay processes sharing one PostgreSQL", async () => {

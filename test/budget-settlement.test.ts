@@ -4,30 +4,28 @@ import { costOf } from "../src/budget/cost.ts";
 import { BUILTIN_PRICES } from "../src/budget/prices-builtin.ts";
 import type { JournalEntry } from "../src/shared/journal-records.ts";
 import type { Store } from "../src/storage/store.ts";
-import { startMockServer, startRelay, type MockServer, type RelayUnderTest } from "./support/relay-harness.ts";
-import { allEntries, chatBody, errorOf, finishedEntries, mockStats, openStore, post } from "./support/relay-calls.ts";
+import type { MockServer, RelayUnderTest } from "./support/relay-harness.ts";
+import { allEntries, chatBody, errorOf, finishedEntries, mockStats, post } from "./support/relay-calls.ts";
 import { joinChunks, readChunks } from "./support/sse-bytes.ts";
+import { startMockRelay, withRelay } from "./support/with-relay.ts";
 
 const PRICE = BUILTIN_PRICES["mock"]!;
 const decoder = new TextDecoder();
 let mock: MockServer;
 let relay: RelayUnderTest;
 let store: Store;
+let stop: () => Promise<void>;
 
 before(async () => {
-  mock = await startMockServer();
-  relay = await startRelay(mock.url, {
-    models: { "mock-gpt": { provider: "mock" }, "mock-claude": { provider: "mock" }, "unpriced-llm": { provider: "mock" } },
-    budgets: [{ id: "all", scope: "total", period: "total", limit: 100 }],
-  });
-  store = await openStore(relay.config.storage);
+  ({ mock, relay, store, stop } = await startMockRelay({
+    config: {
+      models: { "mock-gpt": { provider: "mock" }, "mock-claude": { provider: "mock" }, "unpriced-llm": { provider: "mock" } },
+      budgets: [{ id: "all", scope: "total", period: "total", limit: 100 }],
+    },
+  }));
 });
 
-after(async () => {
-  await store.close();
-  await relay.stop();
-  await mock.stop();
-});
+after(() => stop());
 
 const claudeStream = (extra: Record<string, unknown> = {}) => ({ model: "mock-claude", messages: [{ role: "user", content: "hi" }], max_tokens: 20, stream: true, ...extra });
 
@@ -161,12 +159,8 @@ describe("settlement to the real cost", () => {
 
 describe("observe mode", () => {
   test("records spend past the limit and never refuses", async () => {
-    const observed = await startRelay(mock.url, {
-      budget: { mode: "observe" },
-      budgets: [{ id: "watch", scope: { project: "tests" }, period: "day", limit: 0.00001 }],
-    });
-    const observedStore = await openStore(observed.config.storage);
-    try {
+    const config = { budget: { mode: "observe" }, budgets: [{ id: "watch", scope: { project: "tests" }, period: "day", limit: 0.00001 }] };
+    await withRelay(mock.url, config, async ({ relay: observed, store: observedStore }) => {
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) {
         const response = await post(observed.url, "/v1/chat/completions", chatBody());
@@ -181,9 +175,6 @@ describe("observe mode", () => {
       assert.equal(usage!.budgetId, "watch");
       assert.ok(usage!.spent > usage!.limit, "spend went past the limit");
       assert.ok(Math.abs(usage!.spent - settled) < 1e-9);
-    } finally {
-      await observedStore.close();
-      await observed.stop();
-    }
+    });
   });
 });

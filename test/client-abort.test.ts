@@ -2,25 +2,21 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { JournalEntry } from "../src/shared/journal-records.ts";
 import type { Store } from "../src/storage/store.ts";
-import { startMockServer, startRelay, type MockServer, type RelayUnderTest } from "./support/relay-harness.ts";
-import { chatBody, mockStats, openStore, post } from "./support/relay-calls.ts";
+import type { MockServer, RelayUnderTest } from "./support/relay-harness.ts";
+import { chatBody, mockStats, post } from "./support/relay-calls.ts";
 import { eventually } from "./support/sse-bytes.ts";
+import { startMockRelay } from "./support/with-relay.ts";
 
 let mock: MockServer;
 let relay: RelayUnderTest;
 let store: Store;
+let stop: () => Promise<void>;
 
 before(async () => {
-  mock = await startMockServer();
-  relay = await startRelay(mock.url, { budgets: [{ id: "all", scope: "total", period: "total", limit: 100 }] });
-  store = await openStore(relay.config.storage);
+  ({ mock, relay, store, stop } = await startMockRelay({ config: { budgets: [{ id: "all", scope: "total", period: "total", limit: 100 }] } }));
 });
 
-after(async () => {
-  await store.close();
-  await relay.stop();
-  await mock.stop();
-});
+after(() => stop());
 
 test("a client gone before the provider answered: journaled client_aborted (not upstream_reset), reservation settled", async () => {
   const received = (await mockStats(mock.url)).received;

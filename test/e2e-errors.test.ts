@@ -5,7 +5,8 @@ import OpenAI from "openai";
 import type { MockStats } from "../src/providers/mock/mock-server.ts";
 import { freePort } from "./support/free-port.ts";
 import { eventually } from "./support/sse-bytes.ts";
-import { startMockServer, startRelay, TEST_KEY, type MockServer, type RelayUnderTest } from "./support/relay-harness.ts";
+import { TEST_KEY, type MockServer, type RelayUnderTest } from "./support/relay-harness.ts";
+import { startMockRelay } from "./support/with-relay.ts";
 
 /** The provider credential configured in the relay: it must never reach a client. */
 const PROVIDER_SECRET = "sk-provider-SECRET-d41d8cd98f00b204";
@@ -15,41 +16,40 @@ const FIRST_BYTE_TIMEOUT_MS = 300;
 
 let mock: MockServer;
 let relay: RelayUnderTest;
+let stop: () => Promise<void>;
 /** Every response seen by the tests, checked for leaks at the end. */
 const seen: { label: string; headers: Headers; text: string }[] = [];
 
 before(async () => {
-  mock = await startMockServer();
   const dead = `http://127.0.0.1:${await freePort()}`;
   const timing = { firstByteTimeoutMs: FIRST_BYTE_TIMEOUT_MS, connectTimeoutMs: 1000 };
-  relay = await startRelay(mock.url, {
-    server: { host: "127.0.0.1", port: 0, shutdownGraceMs: 2000, maxBodyBytes: MAX_BODY },
-    providers: {
-      mock: { type: "mock", baseUrl: mock.url, firstByteTimeoutMs: 5000 },
-      "mock-as-openai": { type: "openai", baseUrl: `${mock.url}/v1`, apiKey: PROVIDER_SECRET, ...timing },
-      "mock-as-anthropic": { type: "anthropic", baseUrl: mock.url, apiKey: PROVIDER_SECRET, ...timing },
-      "dead-openai": { type: "openai", baseUrl: `${dead}/v1`, apiKey: PROVIDER_SECRET, ...timing },
-      "dead-anthropic": { type: "anthropic", baseUrl: dead, apiKey: PROVIDER_SECRET, ...timing },
-    },
-    models: {
-      "mock-gpt": { provider: "mock" },
-      "mock-claude": { provider: "mock" },
-      "keyed-gpt": { provider: "mock-as-openai", model: "upstream-gpt" },
-      "keyed-claude": { provider: "mock-as-anthropic", model: "upstream-claude" },
-      "dead-gpt": { provider: "dead-openai" },
-      "dead-claude": { provider: "dead-anthropic" },
-    },
-    keys: [
-      { id: "test", secret: TEST_KEY, project: "tests" },
-      { id: "limited", secret: LIMITED_KEY, project: "tests", models: ["mock-gpt"] },
-    ],
-  });
+  ({ mock, relay, stop } = await startMockRelay({
+    config: (mockUrl) => ({
+      server: { host: "127.0.0.1", port: 0, shutdownGraceMs: 2000, maxBodyBytes: MAX_BODY },
+      providers: {
+        mock: { type: "mock", baseUrl: mockUrl, firstByteTimeoutMs: 5000 },
+        "mock-as-openai": { type: "openai", baseUrl: `${mockUrl}/v1`, apiKey: PROVIDER_SECRET, ...timing },
+        "mock-as-anthropic": { type: "anthropic", baseUrl: mockUrl, apiKey: PROVIDER_SECRET, ...timing },
+        "dead-openai": { type: "openai", baseUrl: `${dead}/v1`, apiKey: PROVIDER_SECRET, ...timing },
+        "dead-anthropic": { type: "anthropic", baseUrl: dead, apiKey: PROVIDER_SECRET, ...timing },
+      },
+      models: {
+        "mock-gpt": { provider: "mock" },
+        "mock-claude": { provider: "mock" },
+        "keyed-gpt": { provider: "mock-as-openai", model: "upstream-gpt" },
+        "keyed-claude": { provider: "mock-as-anthropic", model: "upstream-claude" },
+        "dead-gpt": { provider: "dead-openai" },
+        "dead-claude": { provider: "dead-anthropic" },
+      },
+      keys: [
+        { id: "test", secret: TEST_KEY, project: "tests" },
+        { id: "limited", secret: LIMITED_KEY, project: "tests", models: ["mock-gpt"] },
+      ],
+    }),
+  }));
 });
 
-after(async () => {
-  await relay.stop();
-  await mock.stop();
-});
+after(() => stop());
 
 interface Reply {
   status: number;

@@ -2,12 +2,13 @@ import Anthropic from "@anthropic-ai/sdk";
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import OpenAI from "openai";
-import { startMockAndRelay, TEST_KEY, type RelayUnderTest } from "./support/relay-harness.ts";
+import { TEST_KEY, type RelayUnderTest } from "./support/relay-harness.ts";
+import { startMockRelay } from "./support/with-relay.ts";
 
 let relay: RelayUnderTest;
 let stop: () => Promise<void>;
 
-before(async () => ({ relay, stop } = await startMockAndRelay()));
+before(async () => ({ relay, stop } = await startMockRelay()));
 after(() => stop());
 
 function openai(): OpenAI {

@@ -3,14 +3,15 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import OpenAI from "openai";
 import type { MockStats } from "../src/providers/mock/mock-server.ts";
-import { startMockAndRelay, TEST_KEY, type MockServer, type RelayUnderTest } from "./support/relay-harness.ts";
+import { TEST_KEY, type MockServer, type RelayUnderTest } from "./support/relay-harness.ts";
+import { startMockRelay } from "./support/with-relay.ts";
 import { eventually, joinChunks, maskPerCallValues, readChunks, sseEvents } from "./support/sse-bytes.ts";
 
 let mock: MockServer;
 let relay: RelayUnderTest;
 let stop: () => Promise<void>;
 
-before(async () => ({ mock, relay, stop } = await startMockAndRelay()));
+before(async () => ({ mock, relay, stop } = await startMockRelay()));
 after(() => stop());
 
 /** POSTs a JSON body, either through the relay (with the test key) or directly to the mock. */

@@ -51,6 +51,18 @@ describe("dist/renio copied alone into an empty directory", () => {
     assert.equal(bad.stderr, "bad.json:1:49: providers.mistral.baseUrl: Invalid URL\n");
   });
 
+  test("renio config check on YAML (the yaml package is bundled), with RENIO_CONFIG and an override", { skip: SKIP }, async () => {
+    writeFileSync(join(dir, "good.yaml"), "# ok\nproviders: { m: { type: mock } }\nmodels:\n  x: { provider: m }\n");
+    writeFileSync(join(dir, "bad.yaml"), "providers:\n  m: { type: mock }\nmodels:\n  x: { provider: nope }\n");
+    const good = await runCommand([renio, "config", "check"], { cwd: dir, env: { RENIO_CONFIG: "good.yaml", RENIO_PORT: "9191" } });
+    assert.equal(good.code, 0, good.stderr);
+    assert.match(good.stdout, /^good\.yaml: ok/);
+    assert.match(good.stdout, /server\.port +9191 +from RENIO_PORT/);
+    const bad = await runCommand([renio, "config", "check", "bad.yaml"], { cwd: dir });
+    assert.equal(bad.code, 2);
+    assert.equal(bad.stderr, 'bad.yaml:4:8: models.x.provider: unknown provider "nope" (configured: m)\n');
+  });
+
   test("renio mock serves both wire formats and stops cleanly on SIGTERM", { skip: SKIP }, async () => {
     const port = await freePort();
     const mock = startCommand([renio, "mock", "--port", String(port)], { cwd: dir });

@@ -1,26 +1,21 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Store } from "../src/storage/store.ts";
-import { startMockServer, startRelay, type MockServer, type RelayUnderTest } from "./support/relay-harness.ts";
-import { chatBody, finishedEntries, openStore, post } from "./support/relay-calls.ts";
+import type { RelayUnderTest } from "./support/relay-harness.ts";
+import { chatBody, finishedEntries, post } from "./support/relay-calls.ts";
 import { eventually } from "./support/sse-bytes.ts";
 import { runRenio, writeConfig } from "./support/relay-process.ts";
+import { startMockRelay } from "./support/with-relay.ts";
 
-let mock: MockServer;
 let relay: RelayUnderTest;
 let store: Store;
+let stop: () => Promise<void>;
 
 before(async () => {
-  mock = await startMockServer();
-  relay = await startRelay(mock.url);
-  store = await openStore(relay.config.storage);
+  ({ relay, store, stop } = await startMockRelay());
 });
 
-after(async () => {
-  await store.close();
-  await relay.stop();
-  await mock.stop();
-});
+after(() => stop());
 
 test("the caller's x-request-id is journaled and findable; a generated one is not stored as the caller's", async () => {
   const own = await post(relay.url, "/v1/chat/completions", chatBody(), { "x-request-id": "caller-req-7" });

@@ -2,32 +2,16 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import type { BudgetCharge } from "../src/budget/budget-charge.ts";
-import type { JournalCompletion, JournalStart } from "../src/shared/journal-records.ts";
 import { openJournalLog, type JournalLog } from "../src/journal/journal-log.ts";
 import { admissionLogDir } from "../src/journal/log-segments.ts";
 import { createLogLedger } from "../src/journal/log-ledger.ts";
 import { replayAdmissionLog } from "../src/journal/log-replay.ts";
-import { newEntryId } from "../src/shared/entry-id.ts";
 import { createStore } from "../src/storage/store-open.ts";
+import { budgetCharge, journalStart as start, okCompletion } from "./support/journal-fixtures.ts";
 import { openSqlite, tempDir } from "./support/store-targets.ts";
 
-const start = (): JournalStart => ({
-  id: newEntryId(),
-  receivedAt: Date.now(),
-  requestId: null,
-  keyId: "k1",
-  project: "p1",
-  route: "/v1/chat/completions",
-  model: "gpt-x",
-  provider: "mock",
-  upstreamModel: "gpt-x",
-  stream: false,
-  requestBytes: 100,
-  clientAddress: "127.0.0.1",
-  requestBody: null,
-});
-const charge = (amount: number): BudgetCharge => ({ budgetId: "total", period: "total", limit: 10, mode: "strict", amount });
-const done: JournalCompletion = { outcome: "ok", status: 200, ttfbMs: 2, totalMs: 3, upstreamMs: 2, usage: { inputTokens: 5, cachedInputTokens: 0, outputTokens: 7 }, cost: 0.1, errorCode: null, responseBody: null };
+const charge = (amount: number): BudgetCharge => budgetCharge(amount, { limit: 10 });
+const done = okCompletion({ cost: 0.1 });
 
 /** The real log, telling when a write carrying `marker` has returned (durable at the log's durability). */
 function observed(log: JournalLog, marker: string): { log: JournalLog; written: Promise<void> } {

@@ -2,34 +2,17 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import type { BudgetCharge } from "../src/budget/budget-charge.ts";
-import type { JournalCompletion, JournalStart } from "../src/shared/journal-records.ts";
 import { openJournalLog } from "../src/journal/journal-log.ts";
 import { admissionLogDir, readJournalLog } from "../src/journal/log-segments.ts";
 import { createLogLedger } from "../src/journal/log-ledger.ts";
 import { replayAdmissionLog } from "../src/journal/log-replay.ts";
-import { StoreUnavailableError } from "../src/shared/relay-error.ts";
-import { newEntryId } from "../src/shared/entry-id.ts";
 import { createStore } from "../src/storage/store-open.ts";
 import type { Durability, Store } from "../src/storage/store.ts";
+import { budgetCharge, journalStart as start, okCompletion } from "./support/journal-fixtures.ts";
 import { openSqlite, tempDir } from "./support/store-targets.ts";
 
-const start = (): JournalStart => ({
-  id: newEntryId(),
-  receivedAt: Date.now(),
-  requestId: null,
-  keyId: "k1",
-  project: "p1",
-  route: "/v1/chat/completions",
-  model: "gpt-x",
-  provider: "mock",
-  upstreamModel: "gpt-x",
-  stream: false,
-  requestBytes: 100,
-  clientAddress: "127.0.0.1",
-  requestBody: null,
-});
-const charge = (amount: number, limit = 1): BudgetCharge => ({ budgetId: "total", period: "total", limit, mode: "strict", amount });
-const done: JournalCompletion = { outcome: "ok", status: 200, ttfbMs: 2, totalMs: 3, upstreamMs: 2, usage: { inputTokens: 5, cachedInputTokens: 0, outputTokens: 7 }, cost: 0.1, errorCode: null, responseBody: null };
+const charge = (amount: number, limit = 1): BudgetCharge => budgetCharge(amount, { limit });
+const done = okCompletion({ cost: 0.1 });
 
 async function openLedger(path: string, instanceId: string, applyDelayMs = 50, durability: Durability = "fsync") {
   const store = await createStore({ type: "sqlite", path }, { durability, openSqlite, instanceId });
@@ -87,19 +70,5 @@ describe("log ledger (SQLite owned by one relay)", () => {
     assert.ok(!(await next.ledger.admit(start(), [charge(0.5)])).admitted, "b's reservation still counts until reconciled");
     await next.ledger.close();
     await crashed.ledger.close().catch(() => undefined);
-  });
-
-  for (const durability of ["fsync", "process"] as const) test(`${durability}: a failed log write refuses the call and gives its reservation back`, async () => {
-    const path = join(tempDir(), "renio.db");
-    const store = await createStore({ type: "sqlite", path }, { durability, openSqlite, instanceId: "relay-1" });
-    const log = openJournalLog(admissionLogDir(path), durability);
-    const ledger = createLogLedger(store, log, [], { instanceId: "relay-1" });
-    await ledger.admit(start(), [charge(0.5)]);
-    log.close(false); // the segment's file descriptor is gone: the next write fails
-    await assert.rejects(ledger.admit(start(), [charge(0.5)]), StoreUnavailableError);
-    assert.ok((await ledger.admit(start(), [charge(0.5)])).admitted, "the refused call's 0.5 was given back");
-    await ledger.flush();
-    assert.equal((await store.listJournal({ limit: 10 })).entries.length, 2, "the refused call is not in the journal: it was never sent");
-    await ledger.close();
   });
 });

@@ -1,51 +1,26 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { Admission, BudgetCharge } from "../src/budget/budget-charge.ts";
-import type { JournalCompletion, JournalStart } from "../src/shared/journal-records.ts";
+import type { JournalStart } from "../src/shared/journal-records.ts";
 import { createSqlLedger } from "../src/journal/sql-ledger.ts";
 import type { LogRecord } from "../src/storage/admission-log-record.ts";
 import { pruneOlderThan } from "../src/journal/journal-retention.ts";
 import { SchemaTooNewError, StoreOpenError } from "../src/storage/store-errors.ts";
 import { latestSchemaVersion } from "../src/storage/store-migrations.ts";
 import { RelayError, StoreUnavailableError } from "../src/shared/relay-error.ts";
+import { budgetCharge, journalStart, okCompletion } from "./support/journal-fixtures.ts";
 import { backends } from "./support/store-targets.ts";
 
 let seq = 0;
-function start(overrides: Partial<JournalStart> = {}): JournalStart {
+/** Ids and arrival times in creation order (the listing test sorts by them). */
+const start = (overrides: Partial<JournalStart> = {}): JournalStart => {
   seq++;
-  return {
-    id: `req-${String(seq).padStart(6, "0")}`,
-    receivedAt: 1_700_000_000_000 + seq,
-    requestId: null,
-    keyId: "k1",
-    project: "p1",
-    route: "/v1/chat/completions",
-    model: "gpt-x",
-    provider: "mock",
-    upstreamModel: "gpt-x-up",
-    stream: false,
-    requestBytes: 120,
-    clientAddress: "127.0.0.1",
-    requestBody: null,
-    ...overrides,
-  };
-}
-
-function charge(amount: number, limit = 1, budgetId = "b1", mode: "strict" | "observe" = "strict"): BudgetCharge {
-  return { budgetId, period: "2026-12", limit, mode, amount };
-}
-
-const done: JournalCompletion = {
-  outcome: "ok",
-  status: 200,
-  ttfbMs: 5,
-  totalMs: 9,
-  upstreamMs: 7,
-  usage: { inputTokens: 10, cachedInputTokens: 2, outputTokens: 20 },
-  cost: 0.2,
-  errorCode: null,
-  responseBody: null,
+  return journalStart({ id: `req-${String(seq).padStart(6, "0")}`, receivedAt: 1_700_000_000_000 + seq, ...overrides });
 };
+
+const charge = (amount: number, limit = 1, budgetId = "b1", mode: "strict" | "observe" = "strict"): BudgetCharge => budgetCharge(amount, { budgetId, period: "2026-12", limit, mode });
+
+const done = okCompletion();
 
 const close = 1e-9;
 

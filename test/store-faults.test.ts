@@ -5,33 +5,17 @@ import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import pg from "pg";
-import type { JournalStart } from "../src/shared/journal-records.ts";
 import { createSqlLedger } from "../src/journal/sql-ledger.ts";
 import { StoreUnavailableError } from "../src/shared/relay-error.ts";
 import { StoreOpenError } from "../src/storage/store-errors.ts";
 import { createStore } from "../src/storage/store-open.ts";
 import type { StorageConfig } from "../src/config/config-schema.ts";
 import { currentRuntime } from "../src/runtime/current-runtime.ts";
+import { journalStart as start } from "./support/journal-fixtures.ts";
 import { openSqlite, sqliteConnections, tempDir } from "./support/store-targets.ts";
 import { startPostgresCluster, testPostgresUrl } from "./support/postgres.ts";
 
 const runtime = await currentRuntime();
-let seq = 0;
-const start = (): JournalStart => ({
-  id: `fault-${++seq}`,
-  receivedAt: Date.now(),
-  requestId: null,
-  keyId: "k",
-  project: null,
-  route: "/v1/chat/completions",
-  model: null,
-  provider: null,
-  upstreamModel: null,
-  stream: false,
-  requestBytes: 1,
-  clientAddress: "127.0.0.1",
-  requestBody: null,
-});
 
 async function openError(storage: StorageConfig, busyTimeoutMs = 100): Promise<string> {
   try {

@@ -6,8 +6,9 @@ import { createConnectCheck, tcpConnect, type OpenSocket } from "../src/relay/up
 import { RelayError } from "../src/shared/relay-error.ts";
 import type { Store } from "../src/storage/store.ts";
 import { createFakeProviderRelay, type FakeProviderRelay } from "./support/fake-provider-relay.ts";
-import { finishedEntries, openStore, post } from "./support/relay-calls.ts";
-import { startMockServer, startRelay, type MockServer, type RelayUnderTest } from "./support/relay-harness.ts";
+import { finishedEntries, post } from "./support/relay-calls.ts";
+import type { RelayUnderTest } from "./support/relay-harness.ts";
+import { startMockRelay } from "./support/with-relay.ts";
 
 /** A loopback TCP server that accepts connections and never answers (sockets are kept to close them). */
 async function silentServer(): Promise<{ server: Server; port: number; accepted: () => number; close(): Promise<void> }> {
@@ -137,30 +138,28 @@ describe("in the relay", () => {
 });
 
 describe("end to end over loopback", () => {
-  let mock: MockServer;
   let relay: RelayUnderTest;
   let store: Store;
+  let stop: () => Promise<void>;
   let silent: Awaited<ReturnType<typeof silentServer>>;
   let dead: number;
   before(async () => {
-    mock = await startMockServer();
     silent = await silentServer();
     dead = await closedPort();
-    relay = await startRelay(mock.url, {
-      providers: {
-        mock: { type: "mock", baseUrl: mock.url, firstByteTimeoutMs: 5000 },
-        silent: { type: "openai", baseUrl: `http://127.0.0.1:${silent.port}/v1`, apiKey: "sk-x", connectTimeoutMs: 500, firstByteTimeoutMs: 300 },
-        dead: { type: "openai", baseUrl: `http://127.0.0.1:${dead}/v1`, apiKey: "sk-x", connectTimeoutMs: 500, firstByteTimeoutMs: 300 },
-      },
-      models: { "mock-gpt": { provider: "mock" }, "silent-gpt": { provider: "silent" }, "dead-gpt": { provider: "dead" } },
-    });
-    store = await openStore(relay.config.storage);
+    ({ relay, store, stop } = await startMockRelay({
+      config: (mockUrl) => ({
+        providers: {
+          mock: { type: "mock", baseUrl: mockUrl, firstByteTimeoutMs: 5000 },
+          silent: { type: "openai", baseUrl: `http://127.0.0.1:${silent.port}/v1`, apiKey: "sk-x", connectTimeoutMs: 500, firstByteTimeoutMs: 300 },
+          dead: { type: "openai", baseUrl: `http://127.0.0.1:${dead}/v1`, apiKey: "sk-x", connectTimeoutMs: 500, firstByteTimeoutMs: 300 },
+        },
+        models: { "mock-gpt": { provider: "mock" }, "silent-gpt": { provider: "silent" }, "dead-gpt": { provider: "dead" } },
+      }),
+    }));
   });
   after(async () => {
-    await store.close();
-    await relay.stop();
+    await stop();
     await silent.close();
-    await mock.stop();
   });
 
   const chat = (model: string) => ({ model, messages: [{ role: "user", content: "hi" }], max_tokens: 5 });

@@ -7,8 +7,8 @@ interface CommandHelp {
 }
 
 const SERVE: CommandHelp = {
-  synopsis: ["serve [--config FILE] [--host H] [--port N]"],
-  summary: "run the relay (without --config: embedded default on 127.0.0.1:8080 with the mock provider); SIGHUP reloads the config file",
+  synopsis: ["serve [--config FILE] [--host H] [--port N]\n[--log-format json|text] [--log-level error|warn|info|debug]"],
+  summary: "run the relay (without --config or RENIO_CONFIG: embedded default on 127.0.0.1:8080, mock provider); flag > RENIO_* env > file; SIGHUP reloads the config file",
 };
 const MOCK: CommandHelp = {
   synopsis: [
@@ -31,7 +31,7 @@ const PASSTHROUGH: CommandHelp = {
 };
 const CONFIG: CommandHelp = {
   synopsis: ["config check FILE", "config schema"],
-  summary: "check: validate a config file (every problem as path: message, exit 2); schema: print its JSON Schema",
+  summary: "check: validate a JSONC or YAML config (FILE or RENIO_CONFIG, env applied; every problem, exit 2); schema: its JSON Schema",
 };
 const JOURNAL: CommandHelp = {
   synopsis: [

@@ -1,17 +1,30 @@
-import { DEFAULT_CONFIG, DEV_KEY } from "../config/default-config.ts";
-import { loadConfigFile, validateConfig } from "../config/config-load.ts";
+import process from "node:process";
+import { DEV_KEY } from "../config/default-config.ts";
+import type { ConfigOverride } from "../config/config-overrides.ts";
+import { resolveConfig } from "../config/config-resolve.ts";
 import { isLoopbackHost } from "../config/config-semantics.ts";
 import type { Config } from "../config/config-schema.ts";
+import { LOG_FORMATS, LOG_LEVELS } from "../config/logging-schema.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { CONFIG_OPTION, parseOptions, UsageError } from "./cli-args.ts";
 import { SERVE_USAGE, wantsHelp } from "./cli-help.ts";
 import { startRelayService, type RelayService } from "./relay-service.ts";
 
-const SERVE_OPTIONS = { config: CONFIG_OPTION, host: { type: "string" }, port: { type: "integer", min: 0, max: 65_535 } } as const;
+const SERVE_OPTIONS = {
+  config: CONFIG_OPTION,
+  host: { type: "string" },
+  port: { type: "integer", min: 0, max: 65_535 },
+  "log-format": { type: "string", oneOf: LOG_FORMATS },
+  "log-level": { type: "string", oneOf: LOG_LEVELS },
+} as const;
+
+/** Where each flag of `renio serve` goes in the config. */
+const FLAG_SETTINGS = { host: ["server", "host"], port: ["server", "port"], "log-format": ["logging", "format"], "log-level": ["logging", "level"] } as const;
 
 /**
- * `renio serve [--config FILE] [--host H] [--port N]`: runs until SIGINT/SIGTERM; SIGHUP
- * reloads FILE (`--help`: usage, exit 0).
+ * `renio serve [--config FILE] [--host H] [--port N] [--log-format F] [--log-level L]`: runs until
+ * SIGINT/SIGTERM; SIGHUP reloads (`--help`: usage, exit 0). Settings: flag > environment (`RENIO_CONFIG`,
+ * `RENIO_HOST`, …) > config file > default.
  */
 export async function runServeCommand(args: string[], runtime: Runtime, out: (line: string) => void, err: (line: string) => void): Promise<number> {
   if (wantsHelp(args)) {
@@ -19,33 +32,39 @@ export async function runServeCommand(args: string[], runtime: Runtime, out: (li
     return 0;
   }
   const { values } = parseOptions(args, SERVE_OPTIONS);
-  const embedded = values.config === undefined;
-  /** The file's config with the command line's --host/--port over it (a reload reads it the same way). */
-  const loadConfig = async (): Promise<Config> => {
-    const base = embedded ? validateConfig(structuredClone(DEFAULT_CONFIG)) : await loadConfigFile(values.config!);
+  const flags: ConfigOverride[] = [];
+  for (const [flag, path] of Object.entries(FLAG_SETTINGS)) {
+    const value = values[flag as keyof typeof FLAG_SETTINGS];
+    if (value !== undefined) flags.push({ path, value, from: `--${flag}` });
+  }
+  /** The file's config with the environment and flags over it (a reload reads it the same way). */
+  const resolveServeConfig = async () => {
+    const resolved = await resolveConfig({ file: values.config, flags, env: process.env });
     const config: Config = {
-      ...base,
-      server: {
-        ...base.server,
-        host: values.host ?? base.server.host,
-        port: values.port ?? base.server.port,
-      },
+      ...resolved.config,
+      logging: { ...resolved.config.logging, format: resolved.config.logging.format ?? (process.stdout.isTTY ? "text" : "json") },
     };
-    if (values.host !== undefined) validateConfig(config);
-    return config;
+    return { resolved, config };
   };
-  const config = await loadConfig();
+  const { resolved, config } = await resolveServeConfig();
+  const embedded = resolved.file === undefined;
+  const loadConfig = async (): Promise<Config> => (await resolveServeConfig()).config;
   if (embedded && !isLoopbackHost(config.server.host)) {
-    throw new UsageError(`the embedded default and its development key only listen on loopback, not ${config.server.host}; use --config with your own keys`);
+    const from = resolved.sources.find((source) => source.setting === "server.host")?.from;
+    throw new UsageError(
+      `the embedded default and its development key only listen on loopback, not ${config.server.host}${from === undefined ? "" : ` (from ${from})`}; ` +
+        "use --config (or RENIO_CONFIG) with your own keys",
+    );
   }
 
   // Listen for signals before announcing the port: a SIGTERM right after "listening on" must shut down gracefully.
   const signalled = waitForSignal();
   const service = await startRelayService(config, runtime, embedded ? {} : { loadConfig });
-  const stopReloading = reloadOnHangup(service, values.config ?? "the embedded default", out, err);
+  const stopReloading = reloadOnHangup(service, resolved.file ?? "the embedded default", out, err);
   out(`renio ${runtime.name} ${runtime.version}: listening on ${service.url}`);
   if (service.adminUrl !== undefined) out(`admin API at ${service.adminUrl} (admin routes are served only there)`);
   out(`storage: ${config.storage.type === "sqlite" ? `sqlite ${config.storage.path}` : "postgres"}, journal durability: ${config.journal.durability}`);
+  out(`logging: ${config.logging.format}, level ${config.logging.level}`);
   if (service.recovered > 0) out(`recovered: ${service.recovered} entries left unfinished by a previous process marked interrupted (see renio budget reconcile)`);
   if (embedded) {
     out("embedded default: in-process mock provider, development key (loopback only). Try:");

@@ -1,5 +1,5 @@
-import { DEFAULT_CONFIG } from "../config/default-config.ts";
-import { loadConfigFile, validateConfig } from "../config/config-load.ts";
+import process from "node:process";
+import { resolveConfig } from "../config/config-resolve.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { createStore } from "../storage/store-open.ts";
 import { executeBudgetCommand, parseBudgetArgs, type BudgetCommand } from "./cli-budget.ts";
@@ -32,7 +32,7 @@ export async function runStoreCommand(
     return 2;
   }
   const configPath = parsed.action.sub === "help" ? undefined : parsed.action.configPath;
-  const config = configPath === undefined ? validateConfig(structuredClone(DEFAULT_CONFIG)) : await loadConfigFile(configPath);
+  const { config } = await resolveConfig({ file: configPath, env: process.env });
   const store = await createStore(config.storage, { durability: config.journal.durability, openSqlite: runtime.openSqlite });
   try {
     if (parsed.command === "journal") await executeJournalCommand(parsed.action, store, out);

@@ -1,14 +1,34 @@
 import { readFile } from "node:fs/promises";
+import { ConfigSyntaxError, type ConfigDocument } from "./config-document.ts";
 import { ConfigError, joinPath, type ConfigProblem } from "./config-error.ts";
+import { applyOverrides, overrideAt, type ConfigOverride } from "./config-overrides.ts";
 import { configSchema, type Config } from "./config-schema.ts";
 import { checkSemantics } from "./config-semantics.ts";
 import { interpolateEnv } from "./env-interpolation.ts";
-import { JsoncSyntaxError, parseJsoncDocument, type JsoncDocument } from "./jsonc.ts";
+import { parseJsoncDocument } from "./jsonc.ts";
+import { parseYamlDocument } from "./yaml.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** Reads, interpolates and validates a config file. Throws ConfigError listing every problem, each at `path:line:column`. */
-export async function loadConfigFile(path: string, env: Env = process.env): Promise<Config> {
+/** The languages a config file may be written in. */
+export type ConfigFormat = "jsonc" | "yaml";
+
+/** A file's config language by its name: `.yaml` and `.yml` are YAML, anything else JSON(C). */
+export function configFormatOf(path: string): ConfigFormat {
+  return /\.ya?ml$/i.test(path) ? "yaml" : "jsonc";
+}
+
+/**
+ * Reads, interpolates and validates a config file (YAML for `.yaml`/`.yml`, else JSONC), with
+ * `overrides` (flags, environment) applied over it. Throws ConfigError listing every problem,
+ * each at `path:line:column` (or at the override that set the value).
+ */
+export async function loadConfigFile(path: string, env: Env = process.env, overrides: readonly ConfigOverride[] = []): Promise<Config> {
+  return validateDocument(await readConfigDocument(path), path, env, overrides);
+}
+
+/** Reads and parses a config file; throws ConfigError when it cannot be read or does not parse. */
+export async function readConfigDocument(path: string): Promise<ConfigDocument> {
   let text: string;
   try {
     text = await readFile(path, "utf8");
@@ -16,43 +36,57 @@ export async function loadConfigFile(path: string, env: Env = process.env): Prom
     const code = (error as { code?: string }).code;
     throw new ConfigError([{ path: [], message: `cannot read ${path}: ${code === "ENOENT" ? "no such file" : code ?? "unreadable"}` }]);
   }
-  return parseConfigText(text, env, path);
+  return parseDocumentText(text, configFormatOf(path), path);
 }
 
 /**
- * Parses config text (JSON or JSONC). Throws ConfigError listing every problem, each located
- * at `source:line:column` (`line:column` without a source).
+ * Parses config text (JSON or JSONC unless `format` says YAML). Throws ConfigError listing every
+ * problem, each located at `source:line:column` (`line:column` without a source).
  */
-export function parseConfigText(text: string, env: Env = process.env, source?: string): Config {
-  const at = (line: number, column: number) => [source, line, column].filter((part) => part !== undefined).join(":");
-  let document: JsoncDocument;
+export function parseConfigText(text: string, env: Env = process.env, source?: string, format: ConfigFormat = source === undefined ? "jsonc" : configFormatOf(source)): Config {
+  return validateDocument(parseDocumentText(text, format, source), source, env, []);
+}
+
+/** Validates a parsed document with `overrides` applied, locating each problem in its text. */
+export function validateDocument(document: ConfigDocument, source: string | undefined, env: Env, overrides: readonly ConfigOverride[]): Config {
+  return validateConfig(document.value, env, (path) => at(source, document.locate(path)), overrides);
+}
+
+function parseDocumentText(text: string, format: ConfigFormat, source: string | undefined): ConfigDocument {
   try {
-    document = parseJsoncDocument(text);
+    return format === "yaml" ? parseYamlDocument(text) : parseJsoncDocument(text);
   } catch (error) {
-    if (!(error instanceof JsoncSyntaxError)) throw error;
-    throw new ConfigError([{ path: [], message: `invalid JSON: ${error.reason}`, at: at(error.position.line, error.position.column) }]);
+    if (!(error instanceof ConfigSyntaxError)) throw error;
+    throw new ConfigError([{ path: [], message: `invalid ${error.language}: ${error.reason}`, at: at(source, error.position) }]);
   }
-  return validateConfig(document.value, env, (path) => {
-    const { line, column } = document.locate(path);
-    return at(line, column);
-  });
+}
+
+function at(source: string | undefined, { line, column }: { line: number; column: number }): string {
+  return [source, line, column].filter((part) => part !== undefined).join(":");
 }
 
 /**
- * Validates an already parsed config value. Throws ConfigError listing every problem, one per
- * problem (a value referencing an unset variable gets that message only), located by
- * `locate` when the value was read from a text.
+ * Validates an already parsed config value, `overrides` applied in order (after `${VAR}`
+ * interpolation, so an override's value is taken as it is). Throws ConfigError listing every
+ * problem, one per problem (a value referencing an unset variable gets that message only): one
+ * in an overridden value is located at the override (`RENIO_HOST`), the others by `locate`
+ * when the value was read from a text.
  */
-export function validateConfig(raw: unknown, env: Env = process.env, locate?: (path: ReadonlyArray<PropertyKey>) => string): Config {
+export function validateConfig(
+  raw: unknown,
+  env: Env = process.env,
+  locate?: (path: ReadonlyArray<PropertyKey>) => string,
+  overrides: readonly ConfigOverride[] = [],
+): Config {
   const interpolated = interpolateEnv(raw, env);
   const problems: ConfigProblem[] = [...interpolated.problems];
   const report = (problem: ConfigProblem) => {
     if (!interpolated.unresolvedPaths.has(joinPath(problem.path))) problems.push(problem);
   };
   const fail = (): never => {
-    throw new ConfigError(locate === undefined ? problems : problems.map((problem) => ({ ...problem, at: locate(problem.path) })));
+    throw new ConfigError(problems.map((problem) => ({ ...problem, at: overrideAt(overrides, problem.path)?.from ?? locate?.(problem.path) })));
   };
-  const parsed = configSchema.safeParse(interpolated.value);
+  const parsed = configSchema.safeParse(applyOverrides(interpolated.value, overrides));
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       if (issue.code === "unrecognized_keys") {

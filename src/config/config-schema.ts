@@ -1,5 +1,6 @@
 import { SERVER_TOOL_KINDS, type ServerToolKind } from "../shared/usage.ts";
 import { z } from "zod";
+import { loggingSchema } from "./logging-schema.ts";
 
 /** Non-negative finite amount (money or tokens). */
 const amount = z.number().finite().nonnegative();
@@ -185,6 +186,7 @@ export const configSchema = z.strictObject({
     })
     .prefault({}),
   storage: storageSchema.prefault({ type: "sqlite" }),
+  logging: loggingSchema.prefault({}),
   journal: z
     .strictObject({
       /** false runs without a journal (and so without budgets): for measuring what the journal costs. */

@@ -42,7 +42,10 @@ function resolve(value: unknown, env: Readonly<Record<string, string | undefined
   if (Array.isArray(value)) return value.map((item, index) => resolve(item, env, uses, [...path, index]));
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[key] = resolve(item, env, uses, [...path, key]);
+    for (const [key, item] of Object.entries(value)) {
+      // defineProperty, not assignment: a key named __proto__ stays a key (and an unknown one).
+      Object.defineProperty(out, key, { value: resolve(item, env, uses, [...path, key]), enumerable: true, writable: true, configurable: true });
+    }
     return out;
   }
   return value;

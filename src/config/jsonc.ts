@@ -1,31 +1,16 @@
+import { ConfigSyntaxError, type ConfigDocument, type TextPosition } from "./config-document.ts";
 import { findNodeAtLocation, parseTree, printParseErrorCode, type Node, type ParseError } from "jsonc-parser";
 
-/** A line and a column in a text, both counted from 1. */
-export interface TextPosition {
-  readonly line: number;
-  readonly column: number;
-}
-
 /** JSON(C) text that does not parse: where it breaks and why. */
-export class JsoncSyntaxError extends SyntaxError {
-  constructor(
-    readonly position: TextPosition,
-    readonly reason: string,
-  ) {
-    super(`invalid JSON at line ${position.line}, column ${position.column}: ${reason}`);
+export class JsoncSyntaxError extends ConfigSyntaxError {
+  constructor(position: TextPosition, reason: string) {
+    super("JSON", position, reason);
     this.name = "JsoncSyntaxError";
   }
 }
 
 /** A parsed JSON(C) text: its value, and where each part of it is written. */
-export interface JsoncDocument {
-  readonly value: unknown;
-  /**
-   * Where the value at `path` is written (for an object member: its key), or, when the path
-   * does not exist in the text, its nearest ancestor that does.
-   */
-  locate(path: ReadonlyArray<PropertyKey>): TextPosition;
-}
+export type JsoncDocument = ConfigDocument;
 
 /**
  * Parses JSON with comments (`//`, `/* *\/`) and trailing commas, as editors write it, with

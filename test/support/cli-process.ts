@@ -33,7 +33,7 @@ export interface CliOptions {
 /** Runs `command` to its end and collects its output. */
 export function runCommand(command: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   const child = launch(command, options);
-  return finished(child, options.timeoutMs ?? 20_000);
+  return finished(child, options.timeoutMs ?? 45_000);
 }
 
 /** A long-running command (serve, mock). */

@@ -65,25 +65,3 @@ export async function startRelay(mockUrl: string, overrides: Record<string, unkn
     },
   };
 }
-
-/** A mock provider and a relay forwarding to it (startMockAndRelay). */
-export interface MockAndRelay {
-  readonly mock: MockServer;
-  readonly relay: RelayUnderTest;
-  /** Stops the relay, then the mock. */
-  stop(): Promise<void>;
-}
-
-/** Starts a mock (startMockServer defaults) and a relay forwarding to it (startRelay defaults). */
-export async function startMockAndRelay(): Promise<MockAndRelay> {
-  const mock = await startMockServer();
-  const relay = await startRelay(mock.url);
-  return {
-    mock,
-    relay,
-    async stop() {
-      await relay.stop();
-      await mock.stop();
-    },
-  };
-}

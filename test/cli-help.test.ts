@@ -40,6 +40,7 @@ describe("renio <command> --help", () => {
     [["config", "check", "-h"], /^usage: renio config check FILE/],
     [["journal", "--help"], /^usage: renio journal list /],
     [["budget", "--help"], /^usage: renio budget status /],
+    [["budgets", "--help"], /^usage: renio budget status [^]*renio budget set ID /],
   ];
   for (const [args, usage] of cases) {
     test(`renio ${args.join(" ")}: usage on stdout, exit 0, nothing started, matches renio --help`, async () => {

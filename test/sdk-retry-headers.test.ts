@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { request as httpRequest } from "node:http";
 import { after, before, describe, test } from "node:test";
 import OpenAI from "openai";
-import { periodEndsAt } from "../src/budget/budget-plan.ts";
+import { periodEnd, periodOf } from "../src/budget/budget-plan.ts";
 import type { JournalEntry } from "../src/shared/journal-records.ts";
 import { startMockServer, startRelay, TEST_KEY, type MockServer, type RelayUnderTest } from "./support/relay-harness.ts";
 import { chatBody, mockStats, post } from "./support/relay-calls.ts";
@@ -91,7 +91,7 @@ describe("what the official SDKs read: x-should-retry, retry-after, request-id",
     assert.equal(response.status, 429);
     await response.arrayBuffer();
     const now = Date.now();
-    const expected = Math.ceil((periodEndsAt("day", new Date(now))! - now) / 1000);
+    const expected = Math.ceil((periodEnd(periodOf("day", new Date(now)))! - now) / 1000);
     const retryAfter = Number(response.headers.get("retry-after"));
     assert.ok(Math.abs(retryAfter - expected) <= 2, `retry-after ${retryAfter}, expected about ${expected}`);
     // Within the SDKs' 60 s horizon a retry after the reset can succeed, so the SDK may retry.

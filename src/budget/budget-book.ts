@@ -1,20 +1,22 @@
 import { toNanos } from "./budget-amounts.ts";
-import type { Admission, BudgetCharge } from "./budget-charge.ts";
-import { decideCharges, type BudgetTotals } from "./budget-decision.ts";
+import type { BudgetCharge } from "./budget-charge.ts";
+import type { BudgetTotals } from "./budget-decision.ts";
+import type { BudgetTerms } from "./budget-definition.ts";
 import { addDelta, reservationDeltas, settlementDeltas, type BudgetDeltas } from "./budget-deltas.ts";
 import { budgetKey } from "./budget-key.ts";
 import type { BudgetUsage } from "./budget-usage.ts";
+import { decideUnderTerms, type TermsDecision } from "./budget-terms.ts";
 
 /**
  * The budget rows of one relay owning its SQLite file, in memory: what the database holds
  * (`stored`, as of the last applied batch) plus what the admission log holds that is not
  * applied yet (`pending`). Admissions are decided here, synchronously, by the same rule as
- * the SQL path (decideCharges); each applied batch re-reads its rows, so changes made to the
+ * the SQL path (decideUnderTerms, with the terms `termsOf` holds when the call is decided); each applied batch re-reads its rows, so changes made to the
  * database by others (e.g. `renio budget reconcile`) are picked up.
  */
 export interface BudgetBook {
-  /** Decides `charges` and, when admitted, reserves them. */
-  admit(charges: readonly BudgetCharge[]): Admission;
+  /** Decides `charges` under the terms in force and, when admitted, reserves them (as decided). */
+  admit(charges: readonly BudgetCharge[]): TermsDecision;
   /** Takes back an admission's reservation (its log write failed: the call is refused). */
   unreserve(charges: readonly BudgetCharge[]): void;
   /** Settles a completed call: releases its reservations, charges the actual cost. */
@@ -23,8 +25,8 @@ export interface BudgetBook {
   applied(rows: readonly BudgetUsage[], applied: BudgetDeltas): void;
 }
 
-/** A book starting from the stored rows. */
-export function createBudgetBook(rows: readonly BudgetUsage[]): BudgetBook {
+/** A book starting from the stored rows; `termsOf` gives stored budgets' terms in force (none: each charge's own). */
+export function createBudgetBook(rows: readonly BudgetUsage[], termsOf: (budgetId: string) => BudgetTerms | undefined = () => undefined): BudgetBook {
   const stored = new Map<string, BudgetTotals>();
   const pending: BudgetDeltas = new Map();
   const store = (row: BudgetUsage) => stored.set(budgetKey(row.budgetId, row.period), { spent: toNanos(row.spent), reserved: toNanos(row.reserved) });
@@ -37,9 +39,9 @@ export function createBudgetBook(rows: readonly BudgetUsage[]): BudgetBook {
   };
   return {
     admit(charges) {
-      const admission = decideCharges(charges, totalsOf);
-      if (admission.admitted) reservationDeltas(pending, charges);
-      return admission;
+      const decision = decideUnderTerms(charges, termsOf, totalsOf);
+      if (decision.admission.admitted) reservationDeltas(pending, decision.charges);
+      return decision;
     },
     unreserve(charges) {
       for (const charge of charges) addDelta(pending, charge, -toNanos(charge.amount), 0);

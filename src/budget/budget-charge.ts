@@ -9,9 +9,19 @@ export interface BudgetCharge {
   mode: "strict" | "observe";
   /** Amount to reserve (the cost's upper bound). */
   amount: number;
+  /** Set for a budget created at run time (in the store): its terms in force are read when the call is decided. */
+  stored?: true;
 }
 
 /** Result of admitting a call. */
 export type Admission =
   | { admitted: true; /** Remaining amount of the tightest budget after the reservation, if any budget applies. */ remaining?: { budgetId: string; amount: number } }
-  | { admitted: false; /** The budget that could not cover the charge. */ budgetId: string; limit: number; remaining: number };
+  | {
+      admitted: false;
+      /** The budget that could not cover the charge. */
+      budgetId: string;
+      limit: number;
+      remaining: number;
+      /** Refused because the budget is paused (not for its limit). */
+      paused?: true;
+    };

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { BudgetConfig } from "../config/config-schema.ts";
-import { createBudgetPlan, periodEndsAt, periodOf } from "./budget-plan.ts";
+import { createBudgetPlan, periodEnd, periodOf } from "./budget-plan.ts";
 
 test("periodOf uses UTC", () => {
   const now = new Date("2026-12-02T23:30:00-05:00"); // 2026-12-03T04:30Z
@@ -12,13 +12,12 @@ test("periodOf uses UTC", () => {
   assert.equal(periodOf("month", new Date("2026-12-31T23:59:59.999Z")), "2026-12");
 });
 
-test("periodEndsAt: the next UTC day or month starts; total never ends", () => {
-  const now = new Date("2026-12-31T23:59:30Z");
-  assert.equal(periodEndsAt("day", now), Date.parse("2027-01-01T00:00:00Z"));
-  assert.equal(periodEndsAt("month", now), Date.parse("2027-01-01T00:00:00Z"));
-  assert.equal(periodEndsAt("month", new Date("2026-02-10T12:00:00Z")), Date.parse("2026-03-01T00:00:00Z"));
-  assert.equal(periodEndsAt("day", new Date("2026-12-02T23:30:00-05:00")), Date.parse("2026-12-04T00:00:00Z"));
-  assert.equal(periodEndsAt("total", now), null);
+test("periodEnd: a day or month period ends when the next UTC day or month starts; total never ends", () => {
+  assert.equal(periodEnd("2026-12-31"), Date.parse("2027-01-01T00:00:00Z"));
+  assert.equal(periodEnd("2026-12"), Date.parse("2027-01-01T00:00:00Z"));
+  assert.equal(periodEnd("2026-02"), Date.parse("2026-03-01T00:00:00Z"));
+  assert.equal(periodEnd(periodOf("day", new Date("2026-12-02T23:30:00-05:00"))), Date.parse("2026-12-04T00:00:00Z"));
+  assert.equal(periodEnd("total"), null);
 });
 
 const budgets: BudgetConfig[] = [

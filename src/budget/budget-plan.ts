@@ -11,11 +11,12 @@ export function periodOf(period: PeriodKind, now: Date): string {
   return period === "month" ? month : `${month}-${String(now.getUTCDate()).padStart(2, "0")}`;
 }
 
-/** Epoch ms at which the period `now` falls in ends (the next one starts, UTC); null for `total`, which never ends. */
-export function periodEndsAt(period: PeriodKind, now: Date): number | null {
-  if (period === "total") return null;
-  const [year, month, day] = [now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()];
-  return period === "month" ? Date.UTC(year, month + 1, 1) : Date.UTC(year, month, day + 1);
+/** Epoch ms at which a period key of {@link periodOf} ends (the next one starts, UTC); null for "total", which never ends. */
+export function periodEnd(period: string): number | null {
+  const match = /^(\d{4})-(\d{2})(?:-(\d{2}))?$/.exec(period);
+  if (match === null) return null;
+  const [year, month] = [Number(match[1]), Number(match[2]) - 1];
+  return match[3] === undefined ? Date.UTC(year, month + 1, 1) : Date.UTC(year, month, Number(match[3]) + 1);
 }
 
 /** Which budgets a call is charged against. */
@@ -29,7 +30,11 @@ interface Applicable {
   period: PeriodKind;
   limit: number;
   mode: "strict" | "observe";
+  stored: boolean;
 }
+
+/** A budget the plan charges: a config budget, or (`stored`) one created at run time. */
+export type PlannedBudget = BudgetConfig & { stored?: boolean };
 
 const DAY_MS = 86_400_000;
 
@@ -38,7 +43,7 @@ const DAY_MS = 86_400_000;
  * that apply to a key is computed on first use and cached; per call only the period string
  * (cached per UTC day) and the amount vary.
  */
-export function createBudgetPlan(budgets: readonly BudgetConfig[], defaultMode: "strict" | "observe"): BudgetPlan {
+export function createBudgetPlan(budgets: readonly PlannedBudget[], defaultMode: "strict" | "observe"): BudgetPlan {
   const perKey = new Map<string, readonly Applicable[]>();
   let day = Number.NaN;
   let periods: Record<PeriodKind, string> = { total: "total", month: "", day: "" };
@@ -49,7 +54,7 @@ export function createBudgetPlan(budgets: readonly BudgetConfig[], defaultMode: 
     if (list === undefined) {
       list = budgets
         .filter(({ scope }) => scope === "total" || ("project" in scope ? scope.project === project : scope.key === keyId))
-        .map((b) => ({ budgetId: b.id, period: b.period, limit: b.limit, mode: b.mode ?? defaultMode }));
+        .map((b) => ({ budgetId: b.id, period: b.period, limit: b.limit, mode: b.mode ?? defaultMode, stored: b.stored === true }));
       perKey.set(cacheKey, list);
     }
     return list;
@@ -64,7 +69,11 @@ export function createBudgetPlan(budgets: readonly BudgetConfig[], defaultMode: 
         day = today;
         periods = { total: "total", month: periodOf("month", now), day: periodOf("day", now) };
       }
-      return list.map((b) => ({ budgetId: b.budgetId, period: periods[b.period], limit: b.limit, mode: b.mode, amount }));
+      return list.map((b): BudgetCharge => {
+        const charge: BudgetCharge = { budgetId: b.budgetId, period: periods[b.period], limit: b.limit, mode: b.mode, amount };
+        if (b.stored) charge.stored = true;
+        return charge;
+      });
     },
   };
 }

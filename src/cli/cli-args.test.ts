@@ -38,8 +38,14 @@ describe("parseSubcommand", () => {
   const SUBS = { list: { config: { type: "string" }, json: { type: "boolean" } }, export: { config: { type: "string" }, format: { type: "string" } } } as const;
 
   test("the subcommand is the first plain argument, its options before or after it", () => {
-    assert.deepEqual(parseSubcommand(["--config", "list", "export", "--format", "csv"], SUBS), { sub: "export", values: { config: "list", format: "csv" } });
-    assert.deepEqual(parseSubcommand(["--json", "list"], SUBS), { sub: "list", values: { config: undefined, json: true } });
+    assert.deepEqual(parseSubcommand(["--config", "list", "export", "--format", "csv"], SUBS), { sub: "export", values: { config: "list", format: "csv" }, positionals: [] });
+    assert.deepEqual(parseSubcommand(["--json", "list"], SUBS), { sub: "list", values: { config: undefined, json: true }, positionals: [] });
+  });
+
+  test("plain arguments after the subcommand, up to its maximum", () => {
+    assert.deepEqual(parseSubcommand(["export", "a", "--format", "csv"], SUBS, { export: 1 }).positionals, ["a"]);
+    assert.throws(() => parseSubcommand(["export", "a", "b", "--format", "csv"], SUBS, { export: 1 }), new UsageError('unexpected argument "b"'));
+    assert.throws(() => parseSubcommand(["list", "a"], SUBS, { export: 1 }), new UsageError('unexpected argument "a"'));
   });
 
   test("a missing or unknown subcommand, or an option of another subcommand, is a UsageError", () => {

@@ -89,25 +89,34 @@ export function parseOptions<const O extends OptionSpecs>(
   return { values: values as OptionValues<O>, positionals };
 }
 
-/** A subcommand with its validated options, one variant per subcommand of `S`. */
+/** A subcommand with its validated options and plain arguments, one variant per subcommand of `S`. */
 export type SubcommandLine<S extends Readonly<Record<string, OptionSpecs>>> = {
-  readonly [K in keyof S & string]: { readonly sub: K; readonly values: OptionValues<S[K]> };
+  readonly [K in keyof S & string]: { readonly sub: K; readonly values: OptionValues<S[K]>; readonly positionals: readonly string[] };
 }[keyof S & string];
 
 /**
- * Reads `renio <command> SUB [options]`, the options also allowed before SUB: returns SUB and
- * its options validated against `subcommands[SUB]`. Throws {@link UsageError} for a missing or
- * unknown SUB and everything {@link parseOptions} refuses.
+ * Reads `renio <command> SUB [ARG…] [options]`, the options also allowed before SUB: returns
+ * SUB, its options validated against `subcommands[SUB]` and up to `maxPositionals[SUB]` (default
+ * 0) plain arguments after it. Throws {@link UsageError} for a missing or unknown SUB and
+ * everything {@link parseOptions} refuses.
  */
 export function parseSubcommand<const S extends Readonly<Record<string, OptionSpecs>>>(
   args: readonly string[],
   subcommands: S,
+  maxPositionals: Partial<Record<keyof S & string, number>> = {},
 ): SubcommandLine<S> {
   const anyOf: OptionSpecs = Object.assign({}, ...Object.values(subcommands));
   const first = tokensOf(args, anyOf).find((token) => token.kind === "positional");
   if (first?.kind !== "positional" || !Object.hasOwn(subcommands, first.value)) throw badSubcommand(first?.kind === "positional" ? first.value : undefined);
-  const { values } = parseOptions(args.filter((_, i) => i !== first.index), subcommands[first.value]!);
-  return { sub: first.value, values } as SubcommandLine<S>;
+  const sub = first.value as keyof S & string;
+  const { values, positionals } = parseOptions(args.filter((_, i) => i !== first.index), subcommands[sub]!, maxPositionals[sub] ?? 0);
+  return { sub, values, positionals } as SubcommandLine<S>;
+}
+
+/** The first plain argument of `args` read against `options` (an option's value is not one): the subcommand, if any. */
+export function subcommandOf(args: readonly string[], options: OptionSpecs): string | undefined {
+  const first = tokensOf(args, options).find((token) => token.kind === "positional");
+  return first?.kind === "positional" ? first.value : undefined;
 }
 
 function tokensOf(args: readonly string[], options: OptionSpecs) {

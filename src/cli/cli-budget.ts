@@ -1,13 +1,13 @@
+import type { BudgetMode } from "../budget/budget-definition.ts";
 import type { BudgetConfig } from "../config/config-schema.ts";
 import { configuredUsage, currentRows } from "../budget/budget-usage.ts";
 import { REPORT_BY, REPORT_PERIODS, spendReport, type ReportRequest, type SpendReport, type SpendTotals } from "../budget/spend-report.ts";
 import type { JournalReader, StoreMaintenance } from "../storage/store.ts";
 import { CONFIG_OPTION, parseSubcommand, usageLine, UsageError } from "./cli-args.ts";
+import { scopeText } from "./cli-budgets.ts";
 import { BUDGET_USAGE, wantsHelp } from "./cli-help.ts";
+import { amountText as round, printTable } from "./cli-table.ts";
 import { parseTime } from "./cli-journal.ts";
-
-/** A budget's mode: `strict` refuses calls past the limit, `observe` only records. */
-export type BudgetMode = NonNullable<BudgetConfig["mode"]>;
 
 /** One configured budget in its current period. */
 export interface BudgetStatusRow {
@@ -138,12 +138,6 @@ export async function budgetStatus(store: JournalReader, budgets: readonly Budge
   }));
 }
 
-function scopeText(scope: BudgetConfig["scope"]): string {
-  if (scope === "total") return "total";
-  return "project" in scope ? `project:${scope.project}` : `key:${scope.key}`;
-}
-
-const round = (n: number): string => String(Math.round(n * 1e6) / 1e6);
 
 /** The report as a table: one line per row, then the total and the currency. */
 function printReport(report: SpendReport, out: (line: string) => void): void {
@@ -164,16 +158,12 @@ function printReport(report: SpendReport, out: (line: string) => void): void {
   out(`amounts in ${report.currency}; ESTIMATED: charged at the reservation without the provider's usage (interrupted, cut, timed out)`);
 }
 
-function printTable(header: readonly string[], cells: readonly string[][], out: (line: string) => void): void {
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] as string).length)));
-  for (const row of [header, ...cells]) out(row.map((c, i) => c.padEnd(widths[i] as number)).join("  ").trimEnd());
-}
-
 function printStatus(rows: readonly BudgetStatusRow[], out: (line: string) => void): void {
   if (rows.length === 0) {
     out("(no budgets configured)");
     return;
   }
   const header = ["BUDGET", "SCOPE", "PERIOD", "MODE", "LIMIT", "SPENT", "RESERVED", "REMAINING"];
-  printTable(header, rows.map((r) => [r.budgetId, r.scope, r.period, r.mode, round(r.limit), round(r.spent), round(r.reserved), round(r.remaining)]), out);
+  const cells = rows.map((r) => [r.budgetId, r.scope, r.period, r.mode, round(r.limit), round(r.spent), round(r.reserved), round(r.remaining)]);
+  printTable(header, cells, out);
 }

@@ -9,7 +9,8 @@ import { HELP, PASSTHROUGH_USAGE, wantsHelp } from "./cli-help.ts";
 import { runMockCommand } from "./cli-mock.ts";
 import { runPricesCommand } from "./cli-prices.ts";
 import { runServeCommand } from "./cli-serve.ts";
-import { runStoreCommand } from "./cli-store.ts";
+import { isBudgetAdminLine } from "./cli-budgets.ts";
+import { runBudgetAdminCommand, runStoreCommand } from "./cli-store.ts";
 
 /** Renio's version, shown by --version and stored with bench results. */
 export const VERSION = "0.1.0";
@@ -39,8 +40,12 @@ export async function runCli(args: string[], runtime: Runtime): Promise<number> 
       case "prices":
         return runPricesCommand(rest, out, err);
       case "journal":
-      case "budget":
         return await runStoreCommand(command, rest, runtime, out, err);
+      // `budgets` is the same command as `budget` (status and reconcile read the store; list, set, delete, pause and resume manage budgets).
+      case "budget":
+      case "budgets":
+        if (!wantsHelp(rest) && isBudgetAdminLine(rest)) return await runBudgetAdminCommand(command, rest, runtime, out, err);
+        return await runStoreCommand("budget", rest, runtime, out, err);
       case undefined:
         out(HELP);
         return 2;

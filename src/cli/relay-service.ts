@@ -1,6 +1,7 @@
 import process from "node:process";
 import { ConfigError, formatProblem } from "../config/config-error.ts";
 import { restartNeeded, withRestartOnly } from "../config/config-restart.ts";
+import { createBudgetCatalog } from "../budget/budget-catalog.ts";
 import type { Config } from "../config/config-schema.ts";
 import { checkSemantics } from "../config/config-semantics.ts";
 import { adminTokensOf } from "../http/admin-auth.ts";
@@ -8,6 +9,8 @@ import type { Reload, ReloadOutcome } from "../http/admin-reload.ts";
 import { createAdminRoutes } from "../http/admin-routes.ts";
 import { createHttpHandler } from "../http/app.ts";
 import { openLedger } from "../journal/open-ledger.ts";
+import { createBudgetAdmin } from "../relay/budget-admin.ts";
+import { startBudgetSync, type BudgetSync } from "../relay/budget-sync.ts";
 import { createRelay } from "../relay/relay.ts";
 import { createRelaySnapshot, type SnapshotCell } from "../relay/relay-snapshot.ts";
 import type { RateClock } from "../relay/rate-limiter.ts";
@@ -41,8 +44,17 @@ export interface RelayServiceOptions {
  * admin routes listen apart.
  */
 export async function startRelayService(config: Config, runtime: Runtime, options: RelayServiceOptions = {}): Promise<RelayService> {
-  const { ledger, store, recovered, close: closeLedger } = await openLedger(config, runtime, { onError: reportJournalError });
-  const snapshot: SnapshotCell = { current: createRelaySnapshot(config, runtime.upstreamFetch, options.clock) };
+  // The budgets in force: the config's (replaced on reload) and the store's (kept current by budget-sync.ts).
+  const catalog = createBudgetCatalog(config.budgets, config.budget.mode);
+  const { ledger, store, recovered, close: closeLedger } = await openLedger(config, runtime, { onError: reportJournalError, budgetTerms: catalog.termsOf });
+  let budgetSync: BudgetSync | undefined;
+  try {
+    if (store) budgetSync = await startBudgetSync(store, catalog, config.budget.storePollMs, reportBudgetSyncError);
+  } catch (error) {
+    await closeLedger();
+    throw error;
+  }
+  const snapshot: SnapshotCell = { current: createRelaySnapshot(config, runtime.upstreamFetch, { clock: options.clock, budgets: catalog }) };
   let adminTokens = adminTokensOf(config.server);
   const relay = createRelay({ snapshot, ledger });
 
@@ -59,7 +71,8 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     const effective = withRestartOnly(next, config);
     const problems = checkSemantics(effective);
     if (problems.length > 0) return { reloaded: false, problems: problems.map(formatProblem) };
-    const built = createRelaySnapshot(effective, runtime.upstreamFetch, options.clock);
+    const built = createRelaySnapshot(effective, runtime.upstreamFetch, { clock: options.clock, budgets: catalog });
+    catalog.reconfigure(effective.budgets, effective.budget.mode);
     snapshot.current = built;
     adminTokens = adminTokensOf(effective.server);
     return { reloaded: true, needsRestart: restartNeeded(config, next) };
@@ -73,7 +86,16 @@ export async function startRelayService(config: Config, runtime: Runtime, option
   });
 
   let accepting = true;
-  const admin = createAdminRoutes({ tokens: () => adminTokens, config: () => snapshot.current.config, store, sync: () => ledger.flush(), reload });
+  const budgetAdmin =
+    store &&
+    createBudgetAdmin({
+      store,
+      configBudgets: () => snapshot.current.config.budgets,
+      defaultMode: () => snapshot.current.config.budget.mode,
+      sync: () => ledger.flush(),
+      applied: () => budgetSync?.refresh() ?? Promise.resolve(),
+    });
+  const admin = createAdminRoutes({ tokens: () => adminTokens, config: () => snapshot.current.config, store, sync: () => ledger.flush(), reload, budgetAdmin });
   const apart = config.server.admin.port !== undefined;
   const server = await runtime.serve({
     hostname: config.server.host,
@@ -102,6 +124,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
       // (with retry-after) in their route's envelope and /readyz 503, so clients and load
       // balancers move on instead of meeting refused connections; /healthz stays 200.
       accepting = false;
+      budgetSync?.stop();
       const graceMs = snapshot.current.config.server.shutdownGraceMs;
       const deadline = performance.now() + graceMs;
       await relay.drained(graceMs);
@@ -120,6 +143,11 @@ export async function startRelayService(config: Config, runtime: Runtime, option
 function urlOf(server: Server): string {
   const host = server.hostname.includes(":") ? `[${server.hostname}]` : server.hostname;
   return `http://${host}:${server.port}`;
+}
+
+/** A failed read of the stored budgets (the relay keeps the budgets it had and retries at the next poll). */
+function reportBudgetSyncError(error: unknown): void {
+  process.stderr.write(`renio: budgets: ${error instanceof Error ? error.message : String(error)}\n`);
 }
 
 /** A failed admission-log write or database apply, on stderr (message only: no stack, no request data). */

@@ -84,13 +84,15 @@ const adminTokenSchema = z.strictObject({
   roles: z.array(z.enum(ADMIN_ROLES)).min(1),
 });
 
-const budgetScope = z.union([
+/** Which calls a budget covers. */
+export const budgetScope = z.union([
   z.literal("total"),
   z.strictObject({ project: z.string().min(1) }),
   z.strictObject({ key: z.string().min(1) }),
 ]);
 
-const budgetSchema = z.strictObject({
+/** One budget: in the config's `budgets`, and the body that creates one at run time (admin API). */
+export const budgetSchema = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9_.:-]+$/, "use letters, digits, _ . : -"),
   scope: budgetScope,
   period: z.enum(["total", "month", "day"]).default("month"),
@@ -209,6 +211,11 @@ export const configSchema = z.strictObject({
        * reserves that many uses. Unset: such requests are refused (`tool_not_bounded`).
        */
       maxToolCalls: positiveInt.optional(),
+      /**
+       * How often a relay checks the store for budgets created, changed or deleted elsewhere
+       * (another relay, or `renio budgets --config`), in ms: one read of a version counter.
+       */
+      storePollMs: positiveInt.default(1000),
     })
     .prefault({}),
   providers: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, "use letters, digits, _ -"), providerSchema),

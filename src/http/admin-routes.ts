@@ -1,11 +1,12 @@
 import { Hono } from "hono";
-import { configuredUsage } from "../budget/budget-usage.ts";
 import { REPORT_BY, REPORT_PERIODS, spendReport, type ReportBy, type ReportPeriod } from "../budget/spend-report.ts";
 import type { Config } from "../config/config-schema.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { JournalReader } from "../storage/store.ts";
 import { adminAuth, requireRole, type AdminToken } from "./admin-auth.ts";
 import { reloadHandler, type Reload } from "./admin-reload.ts";
+import type { BudgetAdmin } from "../relay/budget-admin.ts";
+import { createAdminBudgetRoutes } from "./admin-budgets.ts";
 import type { HttpEnv } from "./app.ts";
 
 /** What the admin API reads. */
@@ -20,6 +21,8 @@ export interface AdminDeps {
   readonly sync?: () => Promise<void>;
   /** Re-reads the config file (absent without one). */
   readonly reload?: Reload;
+  /** Budgets of the config and the store (`/admin/budgets`). */
+  readonly budgetAdmin: BudgetAdmin | undefined;
 }
 
 const MAX_PAGE = 1000;
@@ -27,9 +30,8 @@ const MAX_PAGE = 1000;
 /**
  * The admin API, behind the admin tokens (admin-auth.ts); every route names the role it needs
  * with `requireRole`: `POST /admin/reload` (admin), `GET /admin/journal` (cursor pagination,
- * filters) and `GET /admin/budgets` (every stored period row, plus each configured budget's
- * current period when it has no row yet) and `GET /admin/report` (the reconciliation report of
- * `renio budget report`), all three read.
+ * filters) (read), `/admin/budgets` (admin-budgets.ts: reads need read, changes budgets) and
+ * `GET /admin/report` (the reconciliation report of `renio budget report`; read).
  */
 export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
   const admin = new Hono<HttpEnv>();
@@ -58,22 +60,7 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
     return c.json({ object: "list", data: page.entries, next_cursor: page.nextCursor });
   });
 
-  admin.get("/budgets", requireRole("read"), async (c) => {
-    await deps.sync?.();
-    const usage = await store.budgetUsage();
-    const { budgets, budget: { mode: defaultMode } } = deps.config();
-    const configured = new Map(budgets.map((budget) => [budget.id, budget]));
-    // A budget no longer in the config has neither scope nor mode: null.
-    const data = usage.map((row) => {
-      const budget = configured.get(row.budgetId);
-      return { ...row, scope: budget?.scope ?? null, mode: budget === undefined ? null : (budget.mode ?? defaultMode) };
-    });
-    // Configured budgets not charged in their current period yet: zero usage, as `renio budget status` shows them.
-    for (const { budget, usage: zero, stored } of configuredUsage(budgets, usage, new Date())) {
-      if (!stored) data.push({ ...zero, scope: budget.scope, mode: budget.mode ?? defaultMode });
-    }
-    return c.json({ object: "list", data });
-  });
+  if (deps.budgetAdmin) admin.route("/budgets", createAdminBudgetRoutes(deps.budgetAdmin, () => deps.config().budget.mode));
 
   admin.get("/report", requireRole("read"), async (c) => {
     const by = oneOf(c.req.query("by"), REPORT_BY, "key", "by");

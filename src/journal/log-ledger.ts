@@ -5,6 +5,7 @@ import { createBudgetBook } from "../budget/budget-book.ts";
 import { reservationDeltas, settlementDeltas, type BudgetDeltas } from "../budget/budget-deltas.ts";
 import type { JournalLog } from "./journal-log.ts";
 import type { BudgetUsage } from "../budget/budget-usage.ts";
+import type { BudgetTerms } from "../budget/budget-definition.ts";
 import type { LogApplyStore, StoreLifecycle } from "../storage/store.ts";
 import { encodeLogRecord, type DecidedAdmission, type LogRecord } from "../storage/admission-log-record.ts";
 import { createGroupCommit } from "./group-commit.ts";
@@ -30,6 +31,8 @@ export interface LogLedgerOptions {
   finishWriteMs?: number;
   /** Told about failed log writes and applies. */
   onError?: (error: unknown) => void;
+  /** Terms in force of budgets changed at run time (stored budgets), read when each call is decided. */
+  budgetTerms?: (budgetId: string) => BudgetTerms | undefined;
 }
 
 /** A line waiting for the next log write, and who waits for it to be durable. */
@@ -69,7 +72,7 @@ export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: Jour
   const finishWriteMs = options.finishWriteMs ?? 10;
   const now = options.now ?? Date.now;
   const onError = options.onError ?? ignore;
-  const book = createBudgetBook(budgets);
+  const book = createBudgetBook(budgets, options.budgetTerms);
   const encode = reusedBufferEncoder();
   /** Completion and refusal lines, written with the next admission (they do not wait). */
   let riders = "";
@@ -174,12 +177,13 @@ export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: Jour
       while (applier.full && !applier.failing && !closing) await applier.untilRoom();
       if (closing) throw new StoreUnavailableError("Renio is shutting down; the request was not sent");
       if (applier.failing || storeDown) throw new StoreUnavailableError();
-      const admission = book.admit(charges);
-      const record = { admit: { start, charges, admitted: admission.admitted, decidedAt: now(), instanceId: options.instanceId } };
+      const { admission, charges: decided } = book.admit(charges);
+      const record: { admit: DecidedAdmission } = { admit: { start, charges: decided, admitted: admission.admitted, decidedAt: now(), instanceId: options.instanceId } };
+      if (!admission.admitted && admission.paused) record.admit.paused = true;
       const line = encodeLogRecord(record);
       if (log.appendNow) {
         if (writeNow(log.appendNow, line, record)) return admission;
-        if (admission.admitted) book.unreserve(charges);
+        if (admission.admitted) book.unreserve(decided);
         throw new StoreUnavailableError();
       }
       return new Promise<Admission>((resolve, reject) => writes.add({ line, record, resolve: () => resolve(admission), reject }));

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import type { BudgetTerms } from "../budget/budget-definition.ts";
 import type { Config } from "../config/config-schema.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { newEntryId } from "../shared/entry-id.ts";
@@ -33,6 +34,8 @@ export interface OpenedLedger {
 export interface OpenLedgerOptions {
   /** Told about failed admission-log writes and database applies (the relay goes on, failing closed). */
   onError?: (error: unknown) => void;
+  /** Terms in force of stored budgets (the admission log's book reads them when it decides; see createLogLedger). */
+  budgetTerms?: (budgetId: string) => BudgetTerms | undefined;
 }
 
 /**
@@ -69,7 +72,7 @@ export async function openLedger(config: Config, runtime: Runtime, options: Open
       await store.close();
       throw error;
     }
-    ledger = createLogLedger(store, openJournalLog(logDir, durability), await store.budgetUsage(), { instanceId, onError: options.onError });
+    ledger = createLogLedger(store, openJournalLog(logDir, durability), await store.budgetUsage(), { instanceId, onError: options.onError, budgetTerms: options.budgetTerms });
   } else {
     store = await createStore(storage, { durability, instanceId, openSqlite: runtime.openSqlite });
     recovered = await store.recover(Date.now());

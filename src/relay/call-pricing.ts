@@ -1,5 +1,5 @@
 import type { Config } from "../config/config-schema.ts";
-import { createBudgetPlan } from "../budget/budget-plan.ts";
+import { createBudgetCatalog, type BudgetCatalog } from "../budget/budget-catalog.ts";
 import { costOf } from "../budget/cost.ts";
 import { createPriceBook, type Price } from "../budget/price-book.ts";
 import { reservationFor } from "../budget/reservation.ts";
@@ -61,16 +61,15 @@ export interface CallPricing {
 
 const FREE: Price = { input: 0, cachedInput: 0, output: 0 };
 
-/** Builds the price book and budget plan once, from config. */
-export function createCallPricing(config: Config): CallPricing {
+/** Builds the price book once, from config; each call is charged by the budgets `catalog` holds then (default: the config's). */
+export function createCallPricing(config: Config, catalog: BudgetCatalog = createBudgetCatalog(config.budgets, config.budget.mode)): CallPricing {
   const prices = createPriceBook(config.prices);
-  const plan = createBudgetPlan(config.budgets, config.budget.mode);
   return {
     quote({ key, route, model, upstreamModel, requestBytes, maxOutputTokens, choices, references, serviceTier, maxToolCalls, now }) {
       const known = prices.priceOf(model) ?? prices.priceOf(upstreamModel) ?? null;
       if (!route.billable) return { price: known ?? FREE, reserved: 0, reservedTokens: 0, charges: [] };
       // Fresh charge objects per call: the amount is filled in once the reservation is known.
-      const charges = plan.chargesFor(key.id, key.project, 0, now);
+      const charges = catalog.plan().chargesFor(key.id, key.project, 0, now);
       const strict = charges.some((charge) => charge.mode === "strict");
       let price = known;
       if (price === null) {

@@ -1,3 +1,4 @@
+import type { BudgetCatalog } from "../budget/budget-catalog.ts";
 import type { Config } from "../config/config-schema.ts";
 import { createProviders } from "../providers/provider-registry.ts";
 import type { Fetch } from "../providers/provider.ts";
@@ -26,13 +27,21 @@ export interface SnapshotCell {
   current: RelaySnapshot;
 }
 
+/** What a snapshot shares with the running relay rather than builds from the config. */
+export interface SnapshotShared {
+  /** The rate limits' clock (tests inject one). */
+  readonly clock?: RateClock;
+  /** The budgets in force (the config's and the store's); default: the config's alone. */
+  readonly budgets?: BudgetCatalog;
+}
+
 /** Builds the providers, keyring, router, pricing and rate limits of a validated config. */
-export function createRelaySnapshot(config: Config, fetch: Fetch, clock?: RateClock): RelaySnapshot {
+export function createRelaySnapshot(config: Config, fetch: Fetch, shared: SnapshotShared = {}): RelaySnapshot {
   return {
     config,
     keyring: createKeyring(config.keys),
     router: createModelRouter(config, createProviders(config, fetch)),
-    pricing: createCallPricing(config),
-    rateLimiter: createRateLimiter(config.rateLimits, clock),
+    pricing: createCallPricing(config, shared.budgets),
+    rateLimiter: createRateLimiter(config.rateLimits, shared.clock),
   };
 }

@@ -1,6 +1,6 @@
 import type { Config } from "../config/config-schema.ts";
-import type { Admission } from "../budget/budget-charge.ts";
-import { periodEndsAt } from "../budget/budget-plan.ts";
+import type { Admission, BudgetCharge } from "../budget/budget-charge.ts";
+import { periodEnd } from "../budget/budget-plan.ts";
 import type { JournalCompletion, JournalStart } from "../shared/journal-records.ts";
 import type { Ledger } from "../journal/ledger.ts";
 import { RelayError, StoreUnavailableError } from "../shared/relay-error.ts";
@@ -174,7 +174,7 @@ export function createRelay(deps: RelayDeps): Relay {
         }
         if (!admission.admitted) {
           limits.cancel();
-          throw budgetExceeded(admission, config, new Date(input.receivedAt), Date.now());
+          throw budgetExceeded(admission, config.budget.currency, quote.charges, Date.now());
         }
         return await forward(snap, start, quote, input, admission, limits, { provider: target.provider, body: upstreamBody, dropUsageChunk });
       } catch (error) {
@@ -195,16 +195,18 @@ const RELAY_ERROR = { outcome: "relay_error", status: 500, errorCode: "internal_
 const SDK_MAX_RETRY_AFTER_S = 60;
 
 /**
- * A budget refusal. Retrying helps only once the budget's period resets: `retry-after` says
- * when (day and month budgets), and unless that is within what an SDK waits for,
- * `x-should-retry: false` stops the SDKs from spending their retries on it.
+ * A budget refusal. Retrying helps only once the refused charge's period ends: `retry-after`
+ * says when (day and month budgets), and unless that is within what an SDK waits for,
+ * `x-should-retry: false` stops the SDKs from spending their retries on it (a paused budget
+ * gets that from the error envelope, as every refusal does).
  */
-function budgetExceeded(admission: Extract<Admission, { admitted: false }>, config: Config, chargedAt: Date, now: number): RelayError {
-  const currency = config.budget.currency;
+function budgetExceeded(admission: Extract<Admission, { admitted: false }>, currency: string, charges: readonly BudgetCharge[], now: number): RelayError {
+  if (admission.paused) {
+    return new RelayError(429, "budget_paused", `Budget \`${admission.budgetId}\` is paused: it refuses every call it covers until it is resumed`, { "x-renio-budget": admission.budgetId });
+  }
   const remaining = Math.max(0, admission.remaining);
-  const period = config.budgets.find((budget) => budget.id === admission.budgetId)?.period ?? "total";
-  // The refused charge's period is the one the call arrived in (see the budget plan).
-  const endsAt = periodEndsAt(period, chargedAt);
+  const period = charges.find((charge) => charge.budgetId === admission.budgetId)?.period ?? "total";
+  const endsAt = periodEnd(period);
   const resetInSeconds = endsAt === null ? null : Math.max(1, Math.ceil((endsAt - now) / 1000));
   const retry: Record<string, string> = resetInSeconds === null ? {} : { "retry-after": String(resetInSeconds) };
   if (resetInSeconds === null || resetInSeconds > SDK_MAX_RETRY_AFTER_S) retry["x-should-retry"] = "false";

@@ -31,6 +31,8 @@ export interface DecidedAdmission {
   decidedAt: number;
   /** The relay process that decided it (a replay after a crash keeps the dead process's id). */
   instanceId: string | null;
+  /** Refused because a budget is paused (recorded as `budget_paused`); absent otherwise. */
+  paused?: true;
 }
 
 /** One record of the admission log: an admission, or a completion or refusal. */
@@ -48,7 +50,7 @@ export function encodeLogRecord(record: LogRecord): string {
 
 const nullableString = z.string().nullable();
 const charges = z.array(
-  z.object({ budgetId: z.string(), period: z.string(), limit: z.number(), mode: z.enum(["strict", "observe"]), amount: z.number() }),
+  z.object({ budgetId: z.string(), period: z.string(), limit: z.number(), mode: z.enum(["strict", "observe"]), amount: z.number(), stored: z.literal(true).optional() }),
 );
 const start = z.object({
   id: z.string(),
@@ -81,7 +83,7 @@ const completion = z.object({
   responseBody: nullableString,
 });
 const admitRecord: z.ZodType<{ admit: DecidedAdmission }> = z.object({
-  admit: z.object({ start, charges, admitted: z.boolean(), decidedAt: z.number(), instanceId: nullableString }),
+  admit: z.object({ start, charges, admitted: z.boolean(), decidedAt: z.number(), instanceId: nullableString, paused: z.literal(true).optional() }),
 });
 const finishRecord: z.ZodType<{ finish: FinishItem }> = z.object({
   finish: z.discriminatedUnion("kind", [

@@ -35,6 +35,8 @@ export interface HotStatements {
   insertEntries(rows: readonly EntryRow[], ignoreExisting: boolean): ReturnType<Precompiled<string>>;
   /** Reads (and on row-locking backends locks, in byte order) the given budget rows in one statement. */
   selectBudgetRows(keys: ReadonlyArray<{ budgetId: string; period: string }>): ReturnType<Precompiled<string>>;
+  /** Reads the definitions of the given stored budgets (on row-locking backends FOR SHARE: a change waits for the admission). */
+  selectBudgetTerms(ids: readonly string[]): ReturnType<Precompiled<string>>;
   /** Adds `reserved` and `spent` to a row; a non-null `limit` replaces its limit. */
   readonly addToBudgetRow: Precompiled<"budgetId" | "period" | "reserved" | "spent" | "limit" | "now">;
   readonly completeEntry: Precompiled<CompleteParam>;
@@ -53,6 +55,7 @@ type CompleteParam = "id" | FinishedColumn;
 export function createHotStatements(db: Kysely<Database>, lockRows: boolean): HotStatements {
   const inserts = new Map<string, InsertBinder>();
   const selects = new Map<number, Precompiled<string>>();
+  const termSelects = new Map<number, Precompiled<string>>();
   const insertFor = (count: number, ignoreExisting: boolean): InsertBinder => {
     const cacheKey = `${count}:${ignoreExisting}`;
     let statement = inserts.get(cacheKey);
@@ -92,6 +95,21 @@ export function createHotStatements(db: Kysely<Database>, lockRows: boolean): Ho
         values[`${i}:p`] = key.period;
       });
       return statement(values);
+    },
+    selectBudgetTerms(ids) {
+      let statement = termSelects.get(ids.length);
+      if (statement === undefined) {
+        const count = ids.length;
+        statement = precompile<string>((param) => {
+          const select = db
+            .selectFrom("budget_definition")
+            .select(["id", "limit_nanos", "mode", "paused", "deleted_at"])
+            .where("id", "in", Array.from({ length: count }, (_, i) => param(String(i))));
+          return lockRows ? select.orderBy(sql`id collate "C"`).forShare() : select;
+        });
+        termSelects.set(count, statement);
+      }
+      return statement(Object.fromEntries(ids.map((id, i) => [String(i), id])));
     },
     addToBudgetRow: precompile((param) =>
       db

@@ -1,7 +1,9 @@
 import type { Insertable, Kysely } from "kysely";
 import { fromNanos, toNanos } from "../budget/budget-amounts.ts";
 import type { Admission, BudgetCharge } from "../budget/budget-charge.ts";
-import { decideCharges, type BudgetTotals } from "../budget/budget-decision.ts";
+import type { BudgetTotals } from "../budget/budget-decision.ts";
+import type { BudgetTerms } from "../budget/budget-definition.ts";
+import { decideUnderTerms } from "../budget/budget-terms.ts";
 import { addDelta, reservationDeltas, type BudgetDeltas } from "../budget/budget-deltas.ts";
 import { budgetKey } from "../budget/budget-key.ts";
 import type { BudgetUsage } from "../budget/budget-usage.ts";
@@ -9,6 +11,7 @@ import type { JournalStart } from "../shared/journal-records.ts";
 import type { HotStatements } from "./hot-statements.ts";
 import type { AdmitItem, FinishItem } from "./store.ts";
 import { applyDeltas } from "./store-budget-rows.ts";
+import { termsOfRow, type BudgetTermsRow } from "./store-budget-definitions.ts";
 import type { Database, JournalEntryTable } from "./store-schema.ts";
 import type { RunQuery } from "./store-transaction.ts";
 
@@ -18,10 +21,12 @@ interface StoredRow extends BudgetTotals {
 }
 
 /**
- * The body of one admission transaction: creates missing budget rows, reads (and on
- * PostgreSQL locks, in key order) every row the batch touches, decides each item in order
- * (reserving by the same delta rule as the admission log), writes each touched row once and
- * inserts every entry in one multi-row insert.
+ * The body of one admission transaction: reads the terms in force of the stored budgets the
+ * batch charges (PostgreSQL: FOR SHARE, so a relay that has not yet seen a limit lowered,
+ * a pause or a deletion decides by the store, not by its stale charges), creates missing
+ * budget rows, reads (and on PostgreSQL locks, in key order) every row the batch touches,
+ * decides each item in order (reserving by the same delta rule as the admission log), writes
+ * each touched row once and inserts every entry in one multi-row insert.
  */
 export async function admitInTransaction(
   trx: Kysely<Database>,
@@ -32,11 +37,12 @@ export async function admitInTransaction(
   now: number,
   instanceId: string | null,
 ): Promise<Admission[]> {
+  const termsOf = await loadTerms(run, items, hot);
   const rows = await loadRows(trx, run, items, hot, knownRows, now);
   const deltas: BudgetDeltas = new Map();
-  const admissions = items.map((item) => decide(item.charges, rows, deltas));
+  const admissions = items.map((item) => decide(item.charges, termsOf, rows, deltas));
   await applyDeltas(run, deltas, now, hot);
-  const values = items.map((item, index) => ({ ...entryValues(item, (admissions[index] as Admission).admitted, now), instance_id: instanceId }));
+  const values = items.map((item, index) => ({ ...entryValues(item, admissions[index] as Admission, now), instance_id: instanceId }));
   await run(hot.insertEntries(values, false));
   return admissions;
 }
@@ -44,6 +50,17 @@ export async function admitInTransaction(
 /** The budget rows a batch touches (`budgetKey`s), for the caller to remember once committed. */
 export function touchedRows(items: readonly AdmitItem[]): string[] {
   return items.flatMap((item) => item.charges.map((charge) => budgetKey(charge.budgetId, charge.period)));
+}
+
+/** The terms in force of the stored budgets the batch charges (none: no statement; config budgets' charges carry their terms). */
+async function loadTerms(run: RunQuery, items: readonly AdmitItem[], hot: HotStatements): Promise<(budgetId: string) => BudgetTerms | undefined> {
+  const charged = new Map<string, BudgetCharge>();
+  for (const item of items) for (const charge of item.charges) if (charge.stored) charged.set(charge.budgetId, charge);
+  if (charged.size === 0) return () => undefined;
+  const ids = [...charged.keys()].sort();
+  const terms = new Map<string, BudgetTerms>();
+  for (const row of (await run<BudgetTermsRow>(hot.selectBudgetTerms(ids))).rows) terms.set(row.id, termsOfRow(row, charged.get(row.id) as BudgetCharge));
+  return (budgetId) => terms.get(budgetId);
 }
 
 async function loadRows(
@@ -99,11 +116,17 @@ export function budgetUsageOf(row: BudgetRow): BudgetUsage {
 }
 
 /**
- * Decides one call against the batch's rows as stored plus the batch's changes so far (see
- * decideCharges); an admitted call adds its reservation (reservationDeltas). A refused call
- * reserves nothing but still moves a row to the charge's limit when config changed it.
+ * Decides one call against the batch's rows as stored plus the batch's changes so far, under
+ * the terms in force (see decideUnderTerms); an admitted call adds its reservation
+ * (reservationDeltas). A refused call reserves nothing but still moves a row to the limit in
+ * force when config or the store changed it.
  */
-function decide(charges: readonly BudgetCharge[], rows: ReadonlyMap<string, StoredRow>, deltas: BudgetDeltas): Admission {
+function decide(
+  quoted: readonly BudgetCharge[],
+  termsOf: (budgetId: string) => BudgetTerms | undefined,
+  rows: ReadonlyMap<string, StoredRow>,
+  deltas: BudgetDeltas,
+): Admission {
   const rowOf = (charge: BudgetCharge): StoredRow => {
     const row = rows.get(budgetKey(charge.budgetId, charge.period));
     if (!row) throw new Error(`budget row ${charge.budgetId}/${charge.period} missing after insert`);
@@ -114,7 +137,7 @@ function decide(charges: readonly BudgetCharge[], rows: ReadonlyMap<string, Stor
     const delta = deltas.get(budgetKey(charge.budgetId, charge.period));
     return { spent: row.spent + (delta?.spent ?? 0), reserved: row.reserved + (delta?.reserved ?? 0) };
   };
-  const admission = decideCharges(charges, totalsOf);
+  const { admission, charges } = decideUnderTerms(quoted, termsOf, totalsOf);
   if (admission.admitted) {
     reservationDeltas(deltas, charges);
     return admission;
@@ -126,10 +149,10 @@ function decide(charges: readonly BudgetCharge[], rows: ReadonlyMap<string, Stor
   return admission;
 }
 
-/** Row values of a journal entry at admission (started, or refused for budget). */
-export function entryValues(item: Pick<AdmitItem, "start" | "charges">, admitted: boolean, now: number): Insertable<JournalEntryTable> {
+/** Row values of a journal entry at admission (started, or refused for budget: over its limit, or paused). */
+export function entryValues(item: Pick<AdmitItem, "start" | "charges">, decided: { admitted: boolean; paused?: true }, now: number): Insertable<JournalEntryTable> {
   const base = startValues(item.start);
-  if (!admitted) return { ...base, outcome: "refused", status: 429, error_code: "budget_exceeded", finished_at: now };
+  if (!decided.admitted) return { ...base, outcome: "refused", status: 429, error_code: decided.paused ? "budget_paused" : "budget_exceeded", finished_at: now };
   if (item.charges.length === 0) return base;
   return {
     ...base,

@@ -48,7 +48,7 @@ export async function applyLogInTransaction(
   }
   const merged = new Map<string, Completion>();
   const rows = admissions.map((admission) => {
-    const row = { ...entryValues(admission, admission.admitted, admission.decidedAt), instance_id: admission.instanceId };
+    const row = { ...entryValues(admission, admission, admission.decidedAt), instance_id: admission.instanceId };
     const completion = admission.admitted ? completions.get(admission.start.id) : undefined;
     if (!completion) return row;
     merged.set(admission.start.id, completion);

@@ -7,6 +7,7 @@ import { applyLogInTransaction } from "./store-apply.ts";
 import { createHotStatements } from "./hot-statements.ts";
 import { finishInTransaction, reconcileInTransaction, recoverInTransaction } from "./store-finish.ts";
 import { budgetUsage, journalSpend, listJournal, pruneJournal } from "./store-query.ts";
+import { budgetDefinitionsVersion, createBudgetDefinition, deleteBudgetDefinition, listBudgetDefinitions, updateBudgetDefinition } from "./store-budget-definitions.ts";
 import { inWriteTransaction, type RunQuery } from "./store-transaction.ts";
 
 /**
@@ -71,6 +72,11 @@ export function createKyselyStore(
     budgetUsage: (keys) => budgetUsage(db, keys),
     journalSpend: (range) => journalSpend(db, range),
     pruneJournal: (olderThan, batchSize) => pruneJournal(db, olderThan, batchSize),
+    listBudgets: () => listBudgetDefinitions(db),
+    budgetsVersion: () => budgetDefinitionsVersion(db),
+    createBudget: (budget) => write((trx) => createBudgetDefinition(trx, budget, Date.now())),
+    updateBudget: (id, change) => write((trx) => updateBudgetDefinition(trx, id, change, Date.now(), dialect.lockRows)),
+    deleteBudget: (id) => write((trx) => deleteBudgetDefinition(trx, id, Date.now(), dialect.lockRows)),
     close: () => {
       closed ??= release();
       return closed;

@@ -70,12 +70,32 @@ export const migrations: Readonly<Record<number, Migration>> = {
       .addPrimaryKeyConstraint("budget_usage_pk", ["budget_id", "period"])
       .execute();
   },
-  // The region a call was routed to, and whether its cost is an estimate (the reservation).
+  // Budgets created at run time, and the counter relays poll to see that they changed.
   2: async (db) => {
+    await db.schema
+      .createTable("budget_definition")
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("scope_kind", "text", (c) => c.notNull())
+      .addColumn("scope_value", "text")
+      .addColumn("period", "text", (c) => c.notNull())
+      .addColumn("limit_nanos", "bigint", (c) => c.notNull())
+      .addColumn("mode", "text", (c) => c.notNull())
+      .addColumn("paused", "integer", (c) => c.notNull())
+      .addColumn("created_at", "bigint", (c) => c.notNull())
+      .addColumn("updated_at", "bigint", (c) => c.notNull())
+      .addColumn("deleted_at", "bigint")
+      .execute();
+    await db.insertInto("renio_meta").values({ key: BUDGET_DEFINITIONS_VERSION, value: "0" }).execute();
+  },
+  // The region a call was routed to, and whether its cost is an estimate (the reservation).
+  3: async (db) => {
     await db.schema.alterTable("journal_entry").addColumn("region", "text").execute();
     await db.schema.alterTable("journal_entry").addColumn("cost_estimated", "integer").execute();
   },
 };
+
+/** The renio_meta key counting changes to budget definitions (every change adds one). */
+export const BUDGET_DEFINITIONS_VERSION = "budget_definitions_version";
 
 /** The schema version this Renio writes. */
 export const latestSchemaVersion = Math.max(...Object.keys(migrations).map(Number));

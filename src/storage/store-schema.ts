@@ -56,7 +56,30 @@ export interface BudgetUsageTable {
   updated_at: number;
 }
 
-/** Key/value facts about the database itself (schema version). */
+/**
+ * A budget created at run time (admin API, `renio budgets`). Amounts in nano-units. A deleted
+ * budget keeps its row (`deleted_at` set): a relay that has not seen the deletion yet decides
+ * its charge as observe instead of by stale terms.
+ */
+export interface BudgetDefinitionTable {
+  id: string;
+  /** "total", "project" or "key". */
+  scope_kind: string;
+  /** The project or key id; null for "total". */
+  scope_value: string | null;
+  /** "total", "month" or "day". */
+  period: string;
+  limit_nanos: number;
+  /** "strict" or "observe". */
+  mode: string;
+  /** 0 or 1. */
+  paused: number;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+}
+
+/** Key/value facts about the database itself (schema version, budget definitions version). */
 export interface MetaTable {
   key: string;
   value: string;
@@ -66,5 +89,6 @@ export interface MetaTable {
 export interface Database {
   journal_entry: JournalEntryTable;
   budget_usage: BudgetUsageTable;
+  budget_definition: BudgetDefinitionTable;
   renio_meta: MetaTable;
 }

@@ -29,6 +29,11 @@ const PROXIED = {
   budgetUsage: true,
   journalSpend: true,
   pruneJournal: true,
+  listBudgets: true,
+  budgetsVersion: true,
+  createBudget: true,
+  updateBudget: true,
+  deleteBudget: true,
   close: true,
 } as const satisfies Record<StoreMethod, true>;
 const proxiedMethods = Object.keys(PROXIED) as StoreMethod[];

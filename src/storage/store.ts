@@ -1,6 +1,7 @@
 import type { Admission, BudgetCharge } from "../budget/budget-charge.ts";
 import type { BudgetUsage } from "../budget/budget-usage.ts";
 import type { JournalSpend } from "../budget/spend-report.ts";
+import type { BudgetChange, NewBudget, StoredBudget } from "../budget/budget-definition.ts";
 import type { JournalCompletion, JournalEntry, JournalRefusal, JournalStart } from "../shared/journal-records.ts";
 
 /** How durable a commit is: "fsync" survives power loss, "process" survives a killed process. */
@@ -105,6 +106,22 @@ export interface StoreMaintenance {
   pruneJournal(olderThan: Date, batchSize: number): Promise<number>;
 }
 
+/**
+ * Budgets created at run time (admin API, `renio budgets`). Every change is one transaction
+ * that also adds one to a version counter, which relays poll (one cheap read) to re-read the
+ * budgets. Errors are RelayErrors: 404 `budget_not_found`, 409 `budget_exists`.
+ */
+export interface BudgetDefinitionStore {
+  /** The stored budgets in force, by id. */
+  listBudgets(): Promise<StoredBudget[]>;
+  /** The counter every change adds one to. */
+  budgetsVersion(): Promise<number>;
+  createBudget(budget: NewBudget): Promise<StoredBudget>;
+  updateBudget(id: string, change: BudgetChange): Promise<{ before: StoredBudget; after: StoredBudget }>;
+  /** Deletes the definition (the budget stops applying); its usage rows stay. Returns it as it was. */
+  deleteBudget(id: string): Promise<StoredBudget>;
+}
+
 /** What every holder of an open store may ask: is it writable, and close it. */
 export interface StoreLifecycle {
   /** True when the store accepts a write right now. */
@@ -117,7 +134,7 @@ export interface StoreLifecycle {
  * and a few SQL fragments. Every write method is one transaction. Each consumer takes only
  * the role it uses; the composition roots (and the storage thread) hold the whole Store.
  */
-export interface Store extends BatchAdmissionStore, LogApplyStore, JournalReader, StoreMaintenance, StoreLifecycle {
+export interface Store extends BatchAdmissionStore, LogApplyStore, JournalReader, StoreMaintenance, BudgetDefinitionStore, StoreLifecycle {
   readonly backend: "sqlite" | "postgres";
   readonly durability: Durability;
   readonly stats: StoreStats;

@@ -1,0 +1,85 @@
+import type { StoredBudget } from "../budget/budget-definition.ts";
+import type { BudgetConfig } from "../config/config-schema.ts";
+import { parseBudgetChange, parseNewBudget } from "../http/admin-budgets.ts";
+import { createBudgetAdmin, type BudgetListing } from "../relay/budget-admin.ts";
+import { RelayError } from "../shared/relay-error.ts";
+import type { Store } from "../storage/store.ts";
+
+/** What `renio budgets` does to budgets, through a relay's admin API or on the store directly. */
+export interface BudgetClient {
+  list(): Promise<BudgetListing[]>;
+  /** Creates a budget from an admin API body. */
+  create(body: Record<string, unknown>): Promise<StoredBudget>;
+  /** Changes a budget from an admin API body. */
+  update(id: string, body: Record<string, unknown>): Promise<StoredBudget>;
+  remove(id: string): Promise<StoredBudget>;
+}
+
+/** The admin API (or the store, with the same rules) refused: its status, code and message. */
+export class BudgetRequestError extends Error {
+  override name = "BudgetRequestError";
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A client of a running relay's `/admin/budgets` at `url`, with the admin `token`. */
+export function httpBudgetClient(url: string, token: string): BudgetClient {
+  const base = `${url.replace(/\/+$/, "")}/admin/budgets`;
+  const request = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    let response: Response;
+    try {
+      response = await fetch(`${base}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch (error) {
+      throw new Error(`cannot reach the relay at ${url}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new BudgetRequestError(response.status, "", `the relay at ${url} answered ${response.status} without JSON`);
+    }
+    if (response.ok) return parsed as T;
+    const error = (parsed as { error?: { code?: string; message?: string } }).error;
+    throw new BudgetRequestError(response.status, error?.code ?? "", error?.message ?? `the relay answered ${response.status}`);
+  };
+  const path = (id: string) => `/${encodeURIComponent(id)}`;
+  const budget = async (answer: Promise<StoredBudget>): Promise<StoredBudget> => {
+    const { id, scope, period, limit, mode, paused, createdAt, updatedAt } = await answer;
+    return { id, scope, period, limit, mode, paused, createdAt, updatedAt };
+  };
+  return {
+    list: async () => (await request<{ data: BudgetListing[] }>("GET", "")).data,
+    create: (body) => budget(request("POST", "", body)),
+    update: (id, body) => budget(request("PATCH", path(id), body)),
+    remove: (id) => budget(request("DELETE", path(id))),
+  };
+}
+
+/** A client working on an open store directly (the relay may be down), by the admin API's rules and validation. */
+export function storeBudgetClient(store: Store, configBudgets: readonly BudgetConfig[], defaultMode: NonNullable<BudgetConfig["mode"]>): BudgetClient {
+  const admin = createBudgetAdmin({ store, configBudgets: () => configBudgets, defaultMode: () => defaultMode });
+  const asRequestError = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof RelayError) throw new BudgetRequestError(error.status, error.code, error.message);
+      throw error;
+    }
+  };
+  return {
+    list: () => asRequestError(() => admin.list()),
+    create: (body) => asRequestError(() => admin.create(parseNewBudget(body, defaultMode))),
+    update: (id, body) => asRequestError(() => admin.update(id, parseBudgetChange(body))),
+    remove: (id) => asRequestError(() => admin.remove(id)),
+  };
+}

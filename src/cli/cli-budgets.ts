@@ -1,0 +1,167 @@
+import process from "node:process";
+import type { StoredBudget } from "../budget/budget-definition.ts";
+import type { BudgetConfig } from "../config/config-schema.ts";
+import type { BudgetListing } from "../relay/budget-admin.ts";
+import { BudgetRequestError, type BudgetClient } from "./budget-client.ts";
+import { CONFIG_OPTION, parseSubcommand, subcommandOf, UsageError } from "./cli-args.ts";
+import { amountText as round, printTable } from "./cli-table.ts";
+
+/** The `renio budget(s)` subcommands that manage budgets (the others, status and reconcile, read the store: cli-budget.ts). */
+export const BUDGET_ADMIN_SUBCOMMANDS = ["list", "set", "delete", "pause", "resume"] as const;
+
+/** The environment variable holding the admin token for `--url`. */
+export const ADMIN_TOKEN_ENV = "RENIO_ADMIN_TOKEN";
+
+/** Where a `renio budgets` command acts: a running relay's admin API, or the configured store. */
+export type BudgetTarget = { readonly url: string; readonly token: string } | { readonly configPath: string | undefined };
+
+/** A validated `renio budgets …` command line. */
+export type BudgetAdminCommand =
+  | { readonly sub: "list"; readonly target: BudgetTarget; readonly json: boolean }
+  | { readonly sub: "set"; readonly target: BudgetTarget; readonly json: boolean; readonly id: string; readonly fields: SetFields }
+  | { readonly sub: "delete" | "pause" | "resume"; readonly target: BudgetTarget; readonly json: boolean; readonly id: string };
+
+/** What `set` was given (absent: unchanged, or the default when created). */
+export interface SetFields {
+  readonly scope?: BudgetConfig["scope"];
+  readonly period?: BudgetConfig["period"];
+  readonly limit?: number;
+  readonly mode?: "strict" | "observe";
+}
+
+const TARGET = { url: { type: "string", valueName: "a URL" }, config: CONFIG_OPTION, json: { type: "boolean" } } as const;
+const SET = {
+  ...TARGET,
+  scope: { type: "string", valueName: "total, project:NAME or key:ID" },
+  period: { type: "string", oneOf: ["day", "month", "total"] },
+  limit: { type: "string", valueName: "an amount" },
+  mode: { type: "string", oneOf: ["strict", "observe"] },
+} as const;
+
+/** True when the subcommand of `args` is one of {@link BUDGET_ADMIN_SUBCOMMANDS}. */
+export function isBudgetAdminLine(args: readonly string[]): boolean {
+  return (BUDGET_ADMIN_SUBCOMMANDS as readonly string[]).includes(subcommandOf(args, { ...SET, "cost-at": { type: "string" } }) ?? "");
+}
+
+/** Validates `renio budgets list|set|delete|pause|resume …`; throws {@link UsageError}. Touches no store or network. */
+export function parseBudgetAdminArgs(args: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env): BudgetAdminCommand {
+  const line = parseSubcommand(args, { list: TARGET, set: SET, delete: TARGET, pause: TARGET, resume: TARGET }, { set: 1, delete: 1, pause: 1, resume: 1 });
+  const { url, config, json } = line.values;
+  if (url !== undefined && config !== undefined) throw new UsageError("give --url (a running relay) or --config (its store), not both");
+  let target: BudgetTarget = { configPath: config };
+  if (url !== undefined) {
+    if (!/^https?:\/\//.test(url)) throw new UsageError(`--url must start with http:// or https://, got "${url}"`);
+    const token = env[ADMIN_TOKEN_ENV];
+    if (!token) throw new UsageError(`--url needs the admin token in ${ADMIN_TOKEN_ENV}`);
+    target = { url, token };
+  }
+  if (line.sub === "list") return { sub: "list", target, json };
+  const id = line.positionals[0];
+  if (id === undefined) throw new UsageError(`${line.sub} needs a budget ID`);
+  if (line.sub !== "set") return { sub: line.sub, target, json, id };
+  const { scope, period, limit, mode } = line.values;
+  const fields: { -readonly [K in keyof SetFields]: SetFields[K] } = {};
+  if (scope !== undefined) fields.scope = parseScope(scope);
+  if (period !== undefined) fields.period = period;
+  if (limit !== undefined) fields.limit = parseAmount(limit);
+  if (mode !== undefined) fields.mode = mode;
+  if (Object.keys(fields).length === 0) throw new UsageError("set needs --limit, --mode, or --scope to create the budget");
+  return { sub: "set", target, json, id, fields };
+}
+
+/**
+ * Runs a parsed command through `client`; writes through `out`. `set` creates the budget when
+ * given `--scope` and none exists, else changes its limit and mode (an existing budget's scope
+ * and period cannot change: delete and re-create it). Throws {@link BudgetRequestError} when
+ * the relay or the store refuses.
+ */
+export async function executeBudgetAdminCommand(command: BudgetAdminCommand, client: BudgetClient, out: (line: string) => void): Promise<void> {
+  if (command.sub === "list") {
+    const rows = await client.list();
+    if (command.json) out(JSON.stringify(rows, null, 2));
+    else printList(rows, out);
+    return;
+  }
+  let budget: StoredBudget;
+  if (command.sub === "set") budget = await setBudget(client, command.id, command.fields);
+  else if (command.sub === "delete") budget = await client.remove(command.id);
+  else budget = await client.update(command.id, { paused: command.sub === "pause" });
+  if (command.json) out(JSON.stringify(command.sub === "delete" ? { ...budget, deleted: true } : budget, null, 2));
+  else out(`${command.sub === "delete" ? "deleted" : command.sub === "set" ? "set" : command.sub === "pause" ? "paused" : "resumed"} ${describe(budget)}`);
+}
+
+async function setBudget(client: BudgetClient, id: string, fields: SetFields): Promise<StoredBudget> {
+  const change: Record<string, unknown> = {};
+  if (fields.limit !== undefined) change["limit"] = fields.limit;
+  if (fields.mode !== undefined) change["mode"] = fields.mode;
+  if (fields.scope !== undefined) {
+    try {
+      return await client.create({ id, ...fields });
+    } catch (error) {
+      if (!(error instanceof BudgetRequestError) || error.code !== "budget_exists") throw error;
+      const current = (await client.list()).find((row) => row.budgetId === id && row.source === "store");
+      if (current === undefined) throw error;
+      if (scopeText(current.scope) !== scopeText(fields.scope) || (fields.period !== undefined && !periodMatches(current.period, fields.period))) {
+        throw new BudgetRequestError(409, "budget_exists", `budget \`${id}\` exists with scope ${scopeText(current.scope)}; its scope and period cannot change (delete it and set it again)`);
+      }
+    }
+  }
+  if (Object.keys(change).length === 0) throw new BudgetRequestError(409, "budget_exists", `budget \`${id}\` exists; give --limit or --mode to change it`);
+  try {
+    return await client.update(id, change);
+  } catch (error) {
+    if (error instanceof BudgetRequestError && error.code === "budget_not_found") {
+      throw new BudgetRequestError(404, error.code, `no budget \`${id}\` in the store; give --scope (and --limit) to create it`);
+    }
+    throw error;
+  }
+}
+
+/** Whether a listed period row ("total", "2026-12", "2026-12-03") is of the period kind. */
+function periodMatches(period: string, kind: NonNullable<SetFields["period"]>): boolean {
+  return kind === "total" ? period === "total" : kind === "month" ? /^\d{4}-\d{2}$/.test(period) : /^\d{4}-\d{2}-\d{2}$/.test(period);
+}
+
+function parseScope(text: string): BudgetConfig["scope"] {
+  if (text === "total") return "total";
+  const match = /^(project|key):(.+)$/.exec(text);
+  if (!match) throw new UsageError(`--scope must be total, project:NAME or key:ID, got "${text}"`);
+  return match[1] === "project" ? { project: match[2]! } : { key: match[2]! };
+}
+
+function parseAmount(text: string): number {
+  const value = /^\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isFinite(value)) throw new UsageError(`--limit must be an amount such as 12.5, got "${text}"`);
+  return value;
+}
+
+/** `total`, `project:P` or `key:K` (`-` for a budget no longer defined). */
+export function scopeText(scope: BudgetConfig["scope"] | null): string {
+  if (scope === null) return "-";
+  if (scope === "total") return "total";
+  return "project" in scope ? `project:${scope.project}` : `key:${scope.key}`;
+}
+
+function describe(b: StoredBudget): string {
+  return `budget ${b.id}: ${scopeText(b.scope)}, ${b.period}, ${b.mode}${b.paused ? " (paused)" : ""}, limit ${round(b.limit)}`;
+}
+
+function printList(rows: readonly BudgetListing[], out: (line: string) => void): void {
+  if (rows.length === 0) {
+    out("(no budgets)");
+    return;
+  }
+  const header = ["BUDGET", "SOURCE", "SCOPE", "PERIOD", "MODE", "LIMIT", "SPENT", "RESERVED", "REMAINING"];
+  const cells = rows.map((r) => [
+    r.budgetId,
+    r.source ?? "-",
+    scopeText(r.scope),
+    r.period,
+    r.mode === null ? "-" : r.paused ? `${r.mode} (paused)` : r.mode,
+    round(r.limit),
+    round(r.spent),
+    round(r.reserved),
+    round(r.remaining),
+  ]);
+  printTable(header, cells, out);
+}

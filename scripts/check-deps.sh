@@ -8,14 +8,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Folder order, top to bottom: main (the entry points main-*.ts and store-worker-*.ts) → cli
-# (with bench) → http → relay → providers / journal (with sse) → storage → budget → config /
+# (with bench) → http (with observe) → relay → providers / journal (with sse) → storage → budget → config /
 # runtime / shared. A file may import its own rank or any rank below it. Prints the rank of a
 # path under src/ (empty when the folder is not listed).
 rank_of() {
   case "$1" in
     main-*.ts | store-worker-*.ts) echo 0 ;;
     cli/* | bench/*) echo 1 ;;
-    http/*) echo 2 ;;
+    http/* | observe/*) echo 2 ;;
     relay/*) echo 3 ;;
     providers/* | journal/* | sse/*) echo 4 ;;
     storage/*) echo 5 ;;

@@ -47,7 +47,7 @@ before(async () => {
   mock = await startMockServer();
   writeFileConfig(fileConfig());
   const config = await loadConfigFile(path, {});
-  service = await startRelayService(config, await currentRuntime(), { loadConfig: () => loadConfigFile(path, {}) });
+  service = await startRelayService(config, await currentRuntime(), { loadConfig: () => loadConfigFile(path, {}), log: false });
 });
 
 after(async () => {
@@ -131,6 +131,12 @@ describe("POST /admin/reload", () => {
     const response = await reload();
     assert.equal(response.status, 200);
     assert.deepEqual(((await response.json()) as { needs_restart: string[] }).needs_restart, ["server.port", "journal.durability"]);
+    // Every reload is in the admin audit, refused ones too, with the token's id as actor.
+    const audit = await fetch(`${service.url}/admin/audit?action=config.reload`, { headers: { authorization: `Bearer ${ADMIN}` } });
+    const events = ((await audit.json()) as { data: Array<{ actor: string; after: { reloaded: boolean } }> }).data;
+    assert.ok(events.length >= 2, "each reload of this file is recorded");
+    assert.deepEqual([events[0]!.actor, events[0]!.after.reloaded], ["ops", true]);
+    assert.ok(events.some((event) => !event.after.reloaded), "the refused reload too");
     const completion = await client(NEW_KEY).chat.completions.create({ model: "mock-gpt", messages: [{ role: "user", content: "hi" }], max_tokens: 3 });
     assert.equal(completion.choices.length, 1, "the key added by the same file works, on the running listener");
   });

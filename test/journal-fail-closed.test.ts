@@ -1,10 +1,9 @@
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import process from "node:process";
 import { after, before, describe, test } from "node:test";
 import { admissionLogDir } from "../src/journal/log-segments.ts";
+import { canFreeze, frozen } from "./support/frozen-files.ts";
 import { startPostgresCluster } from "./support/postgres.ts";
 import { startMockServer, startRelay, type MockServer, type RelayUnderTest } from "./support/relay-harness.ts";
 import { chatBody, errorOf, mockStats, post } from "./support/relay-calls.ts";
@@ -44,20 +43,6 @@ async function assertServes(relay: RelayUnderTest): Promise<void> {
   const response = await post(relay.url, "/v1/chat/completions", chatBody());
   assert.equal(response.status, 200);
   await response.arrayBuffer();
-}
-
-// Root ignores permission bits, and an open file descriptor keeps its write access anyway;
-// the immutable attribute makes every write of the running relay to that file fail (EPERM).
-const canFreeze = process.getuid?.() === 0 && existsSync("/usr/bin/chattr");
-
-/** Makes `paths` immutable while `during` runs. */
-async function frozen(paths: readonly string[], during: () => Promise<void>): Promise<void> {
-  execFileSync("chattr", ["+i", ...paths]);
-  try {
-    await during();
-  } finally {
-    execFileSync("chattr", ["-i", ...paths]);
-  }
 }
 
 describe("fail closed when the journal cannot be committed", () => {

@@ -178,3 +178,21 @@ describe("budgets created and changed at run time, on one relay (SQLite)", () =>
     await anonymous.arrayBuffer();
   });
 });
+
+describe("budget changes in the admin audit", () => {
+  test("create, change and delete through the API are each recorded with the admin token's id, before and after", async () => {
+    assert.equal((await admin(relay.url, "POST", "/budgets", { id: "audited", scope: "total", period: "day", limit: 3 })).status, 201);
+    assert.equal((await admin(relay.url, "PATCH", "/budgets/audited", { limit: 4 })).status, 200);
+    assert.equal((await admin(relay.url, "DELETE", "/budgets/audited")).status, 200);
+    const page = await admin<{ data: Array<{ actor: string; action: string; before: { limit: number } | null; after: { limit: number } | null }> }>(relay.url, "GET", "/audit?target=budget:audited");
+    assert.equal(page.status, 200);
+    assert.deepEqual(
+      page.body.data.map((event) => [event.actor, event.action, event.before?.limit ?? null, event.after?.limit ?? null]),
+      [
+        ["admin", "budget.delete", 4, null],
+        ["admin", "budget.update", 3, 4],
+        ["admin", "budget.create", null, 3],
+      ],
+    );
+  });
+});

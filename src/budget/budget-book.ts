@@ -1,4 +1,4 @@
-import { toNanos } from "./budget-amounts.ts";
+import { fromNanos, toNanos } from "./budget-amounts.ts";
 import type { BudgetCharge } from "./budget-charge.ts";
 import type { BudgetTotals } from "./budget-decision.ts";
 import type { BudgetTerms } from "./budget-definition.ts";
@@ -23,6 +23,8 @@ export interface BudgetBook {
   settle(charges: readonly BudgetCharge[], actualCost: number): void;
   /** A batch carrying `applied` was committed; `rows` are its budget rows as stored after it. */
   applied(rows: readonly BudgetUsage[], applied: BudgetDeltas): void;
+  /** Spent and reserved of one budget row as the book has it (currency amounts; zero when unknown). */
+  totals(budgetId: string, period: string): { spent: number; reserved: number };
 }
 
 /** A book starting from the stored rows; `termsOf` gives stored budgets' terms in force (none: each charge's own). */
@@ -31,7 +33,7 @@ export function createBudgetBook(rows: readonly BudgetUsage[], termsOf: (budgetI
   const pending: BudgetDeltas = new Map();
   const store = (row: BudgetUsage) => stored.set(budgetKey(row.budgetId, row.period), { spent: toNanos(row.spent), reserved: toNanos(row.reserved) });
   rows.forEach(store);
-  const totalsOf = (charge: BudgetCharge): BudgetTotals => {
+  const totalsOf = (charge: Pick<BudgetCharge, "budgetId" | "period">): BudgetTotals => {
     const key = budgetKey(charge.budgetId, charge.period);
     const base = stored.get(key);
     const extra = pending.get(key);
@@ -58,6 +60,10 @@ export function createBudgetBook(rows: readonly BudgetUsage[], termsOf: (budgetI
         if (left.reserved === 0 && left.spent === 0) pending.delete(key);
       }
       rows.forEach(store);
+    },
+    totals(budgetId, period) {
+      const { spent, reserved } = totalsOf({ budgetId, period });
+      return { spent: fromNanos(spent), reserved: fromNanos(reserved) };
     },
   };
 }

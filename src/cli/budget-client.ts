@@ -1,3 +1,5 @@
+import { userInfo } from "node:os";
+import { auditBudgetChange } from "../relay/budget-audit.ts";
 import type { StoredBudget } from "../budget/budget-definition.ts";
 import type { BudgetConfig } from "../config/config-schema.ts";
 import { parseBudgetChange, parseNewBudget } from "../http/admin-budgets.ts";
@@ -67,7 +69,8 @@ export function httpBudgetClient(url: string, token: string): BudgetClient {
 
 /** A client working on an open store directly (the relay may be down), by the admin API's rules and validation. */
 export function storeBudgetClient(store: Store, configBudgets: readonly BudgetConfig[], defaultMode: NonNullable<BudgetConfig["mode"]>): BudgetClient {
-  const admin = createBudgetAdmin({ store, configBudgets: () => configBudgets, defaultMode: () => defaultMode });
+  const actor = `local:${userInfo().username}`;
+  const admin = createBudgetAdmin({ store, configBudgets: () => configBudgets, defaultMode: () => defaultMode, onBudgetChange: auditBudgetChange(store) });
   const asRequestError = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
@@ -78,8 +81,8 @@ export function storeBudgetClient(store: Store, configBudgets: readonly BudgetCo
   };
   return {
     list: () => asRequestError(() => admin.list()),
-    create: (body) => asRequestError(() => admin.create(parseNewBudget(body, defaultMode))),
-    update: (id, body) => asRequestError(() => admin.update(id, parseBudgetChange(body))),
-    remove: (id) => asRequestError(() => admin.remove(id)),
+    create: (body) => asRequestError(() => admin.create(parseNewBudget(body, defaultMode), actor)),
+    update: (id, body) => asRequestError(() => admin.update(id, parseBudgetChange(body), actor)),
+    remove: (id) => asRequestError(() => admin.remove(id, actor)),
   };
 }

@@ -158,3 +158,9 @@ export function parseInteger(flag: string, text: string, min: number, max?: numb
   const range = max === undefined ? `of at least ${min}` : `from ${min} to ${max}`;
   throw new UsageError(`${flag} must be an integer ${range}, got "${text}"`);
 }
+
+/** Milliseconds of a duration such as `30s`, `15m`, `2h`, `7d`; undefined for anything else. */
+export function durationMs(text: string): number | undefined {
+  const match = /^(\d+)(s|m|h|d)$/.exec(text);
+  return match ? Number(match[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as "s" | "m" | "h" | "d"] : undefined;
+}

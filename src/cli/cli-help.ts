@@ -55,6 +55,21 @@ const BUDGET: CommandHelp = {
     "        list, set, delete, pause, resume: budgets of the config and the store, through a running relay (--url,\n" +
     "        admin token in RENIO_ADMIN_TOKEN) or on the store directly (--config); `renio budgets` is the same command",
 };
+const KEYS: CommandHelp = {
+  synopsis: [
+    "keys create [--id ID] [--project P] [--model M]… [--region R]… [--expires ISO|30d] [--metadata JSON] [--idempotency-key K] [TARGET] [--json]",
+    "keys update ID [--project P] [--model M]… [--region R]… [--expires ISO|30d|never] [--metadata JSON] [TARGET] [--json]",
+    "keys list [--project P] [--status active|expired|revoked] [--source store|config] [TARGET] [--json]",
+    "keys show ID [TARGET] [--json]",
+    "keys revoke ID [TARGET] [--json]",
+    "keys rotate ID [--grace SECONDS|1h] [--idempotency-key K] [TARGET] [--json]",
+  ],
+  summary: "manage stored keys (the secret is shown once); TARGET: --url URL of a running relay (admin token in $RENIO_ADMIN_TOKEN) or --config FILE (its store)",
+};
+const AUDIT: CommandHelp = {
+  synopsis: ["audit list [--since ISO|2h|7d] [--until …] [--actor A] [--action X] [--target T] [--limit N] [--url URL | --config FILE] [--json]"],
+  summary: "admin actions, newest first: who, what, on what (before/after with --json; never a secret)",
+};
 const PRICES: CommandHelp = {
   synopsis: ["prices list"],
   summary: "print the built-in price table (per million tokens) with the date of its list prices",
@@ -83,6 +98,10 @@ export const CONFIG_USAGE = usage(CONFIG);
 export const JOURNAL_USAGE = usage(JOURNAL);
 /** `renio budget --help`. */
 export const BUDGET_USAGE = usage(BUDGET);
+/** `renio keys --help`. */
+export const KEYS_USAGE = usage(KEYS);
+/** `renio audit --help`. */
+export const AUDIT_USAGE = usage(AUDIT);
 /** `renio prices --help`. */
 export const PRICES_USAGE = usage(PRICES);
 
@@ -101,7 +120,7 @@ export const HELP = `renio — a fast, fail-closed LLM relay with a write-ahead 
 usage: renio <command> [options]        (renio <command> --help: that command's usage)
 
 commands:
-${[SERVE, MOCK, BENCH, PASSTHROUGH, CONFIG, JOURNAL, BUDGET, PRICES].map(entry).join("\n")}
+${[SERVE, MOCK, BENCH, PASSTHROUGH, CONFIG, JOURNAL, BUDGET, KEYS, AUDIT, PRICES].map(entry).join("\n")}
   help [COMMAND], --help
         this text, or that command's usage
   version, --version

@@ -1,6 +1,6 @@
 import type { JournalEntry } from "../shared/journal-records.ts";
 import type { JournalQuery, JournalReader } from "../storage/store.ts";
-import { CONFIG_OPTION, parseSubcommand, usageLine, UsageError } from "./cli-args.ts";
+import { CONFIG_OPTION, durationMs, parseSubcommand, usageLine, UsageError } from "./cli-args.ts";
 import { JOURNAL_USAGE, wantsHelp } from "./cli-help.ts";
 
 /** A validated `renio journal` command line; `configPath` is its `--config FILE`, if any. */
@@ -73,8 +73,8 @@ export async function runJournalCommand(args: string[], store: JournalReader, ou
 
 /** An ISO time, or a duration back from `now` such as 30m, 2h, 7d. */
 export function parseTime(text: string, now: number, flag: string): number {
-  const relative = /^(\d+)(s|m|h|d)$/.exec(text);
-  if (relative) return now - Number(relative[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[relative[2] as "s" | "m" | "h" | "d"];
+  const back = durationMs(text);
+  if (back !== undefined) return now - back;
   const time = Date.parse(text);
   if (Number.isNaN(time)) throw new UsageError(`${flag} must be an ISO time or a duration like 2h or 7d`);
   return time;

@@ -5,6 +5,7 @@ import { runBenchCommand } from "../bench/bench-command.ts";
 import { runPassthroughCommand } from "../bench/passthrough.ts";
 import { parseOptions, usageLine, UsageError } from "./cli-args.ts";
 import { runConfigCommand } from "./cli-config.ts";
+import { runAdminCommand } from "./cli-keys.ts";
 import { HELP, PASSTHROUGH_USAGE, wantsHelp } from "./cli-help.ts";
 import { runMockCommand } from "./cli-mock.ts";
 import { runPricesCommand } from "./cli-prices.ts";
@@ -39,6 +40,9 @@ export async function runCli(args: string[], runtime: Runtime): Promise<number> 
         return await runConfigCommand(rest, out, err);
       case "prices":
         return runPricesCommand(rest, out, err);
+      case "keys":
+      case "audit":
+        return await runAdminCommand(command, rest, runtime, out, err);
       case "journal":
         return await runStoreCommand(command, rest, runtime, out, err);
       // `budgets` is the same command as `budget` (status and reconcile read the store; list, set, delete, pause and resume manage budgets).

@@ -88,7 +88,7 @@ export async function runServeCommand(args: string[], runtime: Runtime, out: (li
  */
 function reloadOnHangup(service: RelayService, source: string, out: (line: string) => void, err: (line: string) => void): () => void {
   const onHangup = () => {
-    service.reload().then(
+    service.reload("signal:SIGHUP").then(
       (outcome) => {
         if (!outcome.reloaded) {
           err(`renio: reload refused, still serving the running config: ${source} has ${outcome.problems.length} problem(s):`);

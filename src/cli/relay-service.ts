@@ -4,17 +4,23 @@ import { restartNeeded, withRestartOnly } from "../config/config-restart.ts";
 import { createBudgetCatalog } from "../budget/budget-catalog.ts";
 import type { Config } from "../config/config-schema.ts";
 import { checkSemantics } from "../config/config-semantics.ts";
-import { adminTokensOf } from "../http/admin-auth.ts";
+import { adminActor, adminTokensOf } from "../http/admin-auth.ts";
 import type { Reload, ReloadOutcome } from "../http/admin-reload.ts";
 import { createAdminRoutes } from "../http/admin-routes.ts";
 import { createHttpHandler } from "../http/app.ts";
 import { openLedger } from "../journal/open-ledger.ts";
 import { createBudgetAdmin } from "../relay/budget-admin.ts";
+import { auditBudgetChange } from "../relay/budget-audit.ts";
 import { startBudgetSync, type BudgetSync } from "../relay/budget-sync.ts";
+import { openRelayKeys, type RelayKeys } from "../relay/relay-keys.ts";
 import { createRelay } from "../relay/relay.ts";
 import { createRelaySnapshot, type SnapshotCell } from "../relay/relay-snapshot.ts";
 import type { RateClock } from "../relay/rate-limiter.ts";
 import type { Runtime, Server } from "../runtime/runtime.ts";
+import { observers, type CallObserver } from "../relay/call-observer.ts";
+import { createCallMetrics } from "../observe/call-metrics.ts";
+import { createLogger, defaultLogOptions, type LogOptions } from "../observe/call-log.ts";
+import { metricsRoute } from "../observe/metrics-route.ts";
 
 /** A running relay. */
 export interface RelayService {
@@ -34,29 +40,40 @@ export interface RelayService {
 export interface RelayServiceOptions {
   /** Reads and validates the config again (throws ConfigError); without it, reload is unavailable. */
   readonly loadConfig?: () => Promise<Config>;
-  /** The rate limits' clock (tests inject one). */
+  /** Epoch ms now, for rate limits, key expiry and rotation grace periods (tests drive it). */
   readonly clock?: RateClock;
+  /** How calls are logged on stdout (default: the config's `logging`, its format JSON unless stdout is a terminal); false: no call log. */
+  readonly log?: LogOptions | false;
 }
 
 /**
  * Wires config into a listening relay: the journal (see open-ledger.ts), the config snapshot
- * (providers, routing, keys, pricing: relay-snapshot.ts), HTTP on one listener, or two when the
- * admin routes listen apart.
+ * (providers, routing, keys, pricing: relay-snapshot.ts), metrics and the call log, HTTP on one
+ * listener, or two when the admin routes listen apart.
  */
 export async function startRelayService(config: Config, runtime: Runtime, options: RelayServiceOptions = {}): Promise<RelayService> {
   // The budgets in force: the config's (replaced on reload) and the store's (kept current by budget-sync.ts).
   const catalog = createBudgetCatalog(config.budgets, config.budget.mode);
   const { ledger, store, recovered, close: closeLedger } = await openLedger(config, runtime, { onError: reportJournalError, budgetTerms: catalog.termsOf });
   let budgetSync: BudgetSync | undefined;
+  let keys: RelayKeys;
   try {
     if (store) budgetSync = await startBudgetSync(store, catalog, config.budget.storePollMs, reportBudgetSyncError);
+    keys = await openRelayKeys(config, store, { clock: options.clock, onError: reportKeysError });
   } catch (error) {
+    budgetSync?.stop();
     await closeLedger();
     throw error;
   }
-  const snapshot: SnapshotCell = { current: createRelaySnapshot(config, runtime.upstreamFetch, { clock: options.clock, budgets: catalog }) };
+  const snapshot: SnapshotCell = { current: createRelaySnapshot(config, runtime.upstreamFetch, { clock: options.clock, budgets: catalog, keyring: keys.keyring }) };
   let adminTokens = adminTokensOf(config.server);
-  const relay = createRelay({ snapshot, ledger });
+  // Every call's end feeds the metrics and the call log (one observer each).
+  const calls = createCallMetrics({ perKeyLabels: config.metrics.perKeyLabels, currency: config.budget.currency });
+  const watchers: CallObserver[] = [calls];
+  const fallback = defaultLogOptions(process.stdout.isTTY === true);
+  const log = options.log ?? { format: config.logging.format ?? fallback.format, level: config.logging.level };
+  if (log !== false) watchers.push(createLogger(log, (line) => process.stdout.write(line)));
+  const relay = createRelay({ snapshot, ledger, observer: observers(watchers) });
 
   /** Loads the file, refuses it with its problems, or swaps in the new snapshot (in one step: no call sees half of it). */
   const reloadOnce = async (loadConfig: () => Promise<Config>): Promise<ReloadOutcome> => {
@@ -71,16 +88,22 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     const effective = withRestartOnly(next, config);
     const problems = checkSemantics(effective);
     if (problems.length > 0) return { reloaded: false, problems: problems.map(formatProblem) };
-    const built = createRelaySnapshot(effective, runtime.upstreamFetch, { clock: options.clock, budgets: catalog });
+    const built = createRelaySnapshot(effective, runtime.upstreamFetch, { clock: options.clock, budgets: catalog, keyring: keys.keyring });
     catalog.reconfigure(effective.budgets, effective.budget.mode);
+    keys.keyring.replaceConfigKeys(effective.keys);
     snapshot.current = built;
     adminTokens = adminTokensOf(effective.server);
     return { reloaded: true, needsRestart: restartNeeded(config, next) };
   };
   let reloads: Promise<unknown> = Promise.resolve();
   const loadConfig = options.loadConfig;
-  const reload: Reload | undefined = loadConfig && (() => {
-    const run = reloads.then(() => reloadOnce(loadConfig));
+  const reload: Reload | undefined = loadConfig && ((actor) => {
+    const run = reloads.then(async () => {
+      const outcome = await reloadOnce(loadConfig);
+      // Audited whether it took effect or was refused (the problems name places, never values).
+      await store?.recordAudit({ actor, action: "config.reload", target: "config", before: null, after: outcome }).catch(reportJournalError);
+      return outcome;
+    });
     reloads = run.catch(() => undefined);
     return run;
   });
@@ -94,19 +117,36 @@ export async function startRelayService(config: Config, runtime: Runtime, option
       defaultMode: () => snapshot.current.config.budget.mode,
       sync: () => ledger.flush(),
       applied: () => budgetSync?.refresh() ?? Promise.resolve(),
+      onBudgetChange: auditBudgetChange(store),
     });
-  const admin = createAdminRoutes({ tokens: () => adminTokens, config: () => snapshot.current.config, store, sync: () => ledger.flush(), reload, budgetAdmin });
+  const admin = createAdminRoutes({
+    tokens: () => adminTokens,
+    config: () => snapshot.current.config,
+    store,
+    sync: () => ledger.flush(),
+    reload,
+    budgetAdmin,
+    keys: keys.admin && { keys: keys.admin, actorOf: (c) => adminActor(c).id },
+    audit: store,
+  });
+  const metrics = metricsRoute(config, {
+    calls,
+    ledger,
+    inFlight: () => relay.inFlight,
+    adminTokens: () => adminTokens,
+    budgets: () => [...snapshot.current.config.budgets, ...catalog.stored()],
+  });
   const apart = config.server.admin.port !== undefined;
   const server = await runtime.serve({
     hostname: config.server.host,
     port: config.server.port,
-    fetch: createHttpHandler({ relay, ledger, accepting: () => accepting, admin: apart ? undefined : admin }),
+    fetch: createHttpHandler({ relay, ledger, accepting: () => accepting, admin: apart ? undefined : admin, metrics: apart ? undefined : metrics }),
   });
   const adminServer = apart
     ? await runtime.serve({
         hostname: config.server.admin.host ?? config.server.host,
         port: config.server.admin.port!,
-        fetch: createHttpHandler({ ledger, accepting: () => accepting, admin }),
+        fetch: createHttpHandler({ ledger, accepting: () => accepting, admin, metrics }),
       }).catch(async (error: unknown) => {
         await server.stop();
         await closeLedger();
@@ -128,6 +168,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
       const graceMs = snapshot.current.config.server.shutdownGraceMs;
       const deadline = performance.now() + graceMs;
       await relay.drained(graceMs);
+      keys.stop();
       await closeLedger();
       // A call has ended once its upstream has; its last bytes may still be on their way to the
       // client. The server's graceful stop waits for them (bounded by what is left of the grace period),
@@ -153,4 +194,10 @@ function reportBudgetSyncError(error: unknown): void {
 /** A failed admission-log write or database apply, on stderr (message only: no stack, no request data). */
 function reportJournalError(error: unknown): void {
   process.stderr.write(`renio: journal: ${error instanceof Error ? error.message : String(error)}\n`);
+}
+
+/** Polls for changed keys failing (the keyring keeps the keys it has), or (null) working again, on stderr. */
+function reportKeysError(error: unknown | null): void {
+  if (error === null) process.stderr.write("renio: keys: refreshing stored keys again\n");
+  else process.stderr.write(`renio: keys: cannot refresh stored keys (retrying every server.keyRefreshMs): ${error instanceof Error ? error.message : String(error)}\n`);
 }

@@ -175,6 +175,13 @@ export const configSchema = z.strictObject({
       shutdownGraceMs: durationMs.default(10_000),
       /** Token for /admin/* routes (usually `${ENV_VAR}`); admin routes are off without it. */
       adminToken: z.string().min(16, "must be at least 16 characters").optional(),
+      /**
+       * HMAC key of stored keys' secrets (usually `${ENV_VAR}`); absent: generated once and kept in
+       * the store. The same on every relay and CLI sharing a store.
+       */
+      keySecret: z.string().min(32, "must be at least 32 characters").optional(),
+      /** How often a relay polls the store for keys changed by others (ms). */
+      keyRefreshMs: z.number().int().min(50).max(60_000).default(1000),
       /** Admin API access: tokens with roles, and optionally its own listener. */
       admin: z
         .strictObject({
@@ -185,6 +192,14 @@ export const configSchema = z.strictObject({
           tokens: z.array(adminTokenSchema).default([]),
         })
         .prefault({}),
+      /** Token for GET /metrics only (Prometheus); the admin token is accepted too. /metrics is off without either. */
+      metricsToken: z.string().min(16, "must be at least 16 characters").optional(),
+    })
+    .prefault({}),
+  metrics: z
+    .strictObject({
+      /** Also label call metrics by key id (one series set per key: mind the cardinality). */
+      perKeyLabels: z.boolean().default(false),
     })
     .prefault({}),
   storage: storageSchema.prefault({ type: "sqlite" }),

@@ -89,8 +89,13 @@ export function checkSemantics(config: Config): ConfigProblem[] {
   if (!config.journal.enabled && config.budgets.length > 0) {
     problems.push({ path: ["journal", "enabled"], message: "budgets need the journal: remove the budgets or enable the journal" });
   }
-  if (config.keys.length === 0 && !isLoopbackHost(config.server.host)) {
-    problems.push({ path: ["server", "host"], message: `Renio never listens on a non-loopback address (${config.server.host}) without keys configured` });
+  // Keys issued at run time (admin token and a store) count: without any key every call gets 401.
+  const issuesKeys = config.server.adminToken !== undefined && config.journal.enabled;
+  if (config.keys.length === 0 && !issuesKeys && !isLoopbackHost(config.server.host)) {
+    problems.push({
+      path: ["server", "host"],
+      message: `Renio never listens on a non-loopback address (${config.server.host}) without keys configured (in keys, or issued at run time with server.adminToken)`,
+    });
   }
   return problems;
 }

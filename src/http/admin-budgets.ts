@@ -5,7 +5,7 @@ import { budgetSchema } from "../config/config-schema.ts";
 import type { BudgetAdmin } from "../relay/budget-admin.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { HttpEnv } from "./app.ts";
-import { requireRole } from "./admin-auth.ts";
+import { adminActor, requireRole } from "./admin-auth.ts";
 
 /** The body of `POST /admin/budgets`: a config budget's fields (mode absent: the config's `budget.mode`), and `paused`. */
 const newBudgetBody = budgetSchema.extend({ paused: z.boolean().default(false) });
@@ -42,9 +42,9 @@ export function budgetObject(budget: StoredBudget): Record<string, unknown> {
 export function createAdminBudgetRoutes(admin: BudgetAdmin, defaultMode: () => BudgetMode): Hono<HttpEnv> {
   const routes = new Hono<HttpEnv>();
   routes.get("/", requireRole("read"), async (c) => c.json({ object: "list", data: await admin.list() }));
-  routes.post("/", requireRole("budgets"), async (c) => c.json(budgetObject(await admin.create(parseNewBudget(await jsonBody(c), defaultMode()))), 201));
-  routes.patch("/:id", requireRole("budgets"), async (c) => c.json(budgetObject(await admin.update(c.req.param("id"), parseBudgetChange(await jsonBody(c))))));
-  routes.delete("/:id", requireRole("budgets"), async (c) => c.json({ ...budgetObject(await admin.remove(c.req.param("id"))), deleted: true }));
+  routes.post("/", requireRole("budgets"), async (c) => c.json(budgetObject(await admin.create(parseNewBudget(await jsonBody(c), defaultMode()), adminActor(c).id)), 201));
+  routes.patch("/:id", requireRole("budgets"), async (c) => c.json(budgetObject(await admin.update(c.req.param("id"), parseBudgetChange(await jsonBody(c)), adminActor(c).id))));
+  routes.delete("/:id", requireRole("budgets"), async (c) => c.json({ ...budgetObject(await admin.remove(c.req.param("id"), adminActor(c).id)), deleted: true }));
   return routes;
 }
 

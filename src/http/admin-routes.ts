@@ -2,12 +2,15 @@ import { Hono } from "hono";
 import { REPORT_BY, REPORT_PERIODS, spendReport, type ReportBy, type ReportPeriod } from "../budget/spend-report.ts";
 import type { Config } from "../config/config-schema.ts";
 import { RelayError } from "../shared/relay-error.ts";
-import type { JournalReader } from "../storage/store.ts";
+import type { AuditStore, JournalReader } from "../storage/store.ts";
 import { adminAuth, requireRole, type AdminToken } from "./admin-auth.ts";
 import { reloadHandler, type Reload } from "./admin-reload.ts";
 import type { BudgetAdmin } from "../relay/budget-admin.ts";
 import { createAdminBudgetRoutes } from "./admin-budgets.ts";
 import type { HttpEnv } from "./app.ts";
+import { createAdminKeyRoutes, type AdminKeysDeps } from "./admin-keys.ts";
+import { createAdminAuditRoutes } from "./admin-audit.ts";
+import { timeParam } from "./admin-query.ts";
 
 /** What the admin API reads. */
 export interface AdminDeps {
@@ -23,6 +26,10 @@ export interface AdminDeps {
   readonly reload?: Reload;
   /** Budgets of the config and the store (`/admin/budgets`). */
   readonly budgetAdmin: BudgetAdmin | undefined;
+  /** Keys in the store (`/admin/keys`, see admin-keys.ts). */
+  readonly keys?: AdminKeysDeps;
+  /** The admin audit (`GET /admin/audit`). */
+  readonly audit?: Pick<AuditStore, "listAudit">;
 }
 
 const MAX_PAGE = 1000;
@@ -30,8 +37,9 @@ const MAX_PAGE = 1000;
 /**
  * The admin API, behind the admin tokens (admin-auth.ts); every route names the role it needs
  * with `requireRole`: `POST /admin/reload` (admin), `GET /admin/journal` (cursor pagination,
- * filters) (read), `/admin/budgets` (admin-budgets.ts: reads need read, changes budgets) and
- * `GET /admin/report` (the reconciliation report of `renio budget report`; read).
+ * filters) (read), `/admin/budgets` (admin-budgets.ts: reads need read, changes budgets),
+ * `GET /admin/report` (the reconciliation report of `renio budget report`; read), and with a
+ * store `/admin/keys` (admin-keys.ts) and `/admin/audit`.
  */
 export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
   const admin = new Hono<HttpEnv>();
@@ -75,6 +83,10 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
     return c.json({ object: "report", ...report });
   });
 
+
+  if (deps.keys) admin.route("/", createAdminKeyRoutes(deps.keys));
+  if (deps.audit) admin.route("/", createAdminAuditRoutes(deps.audit));
+
   return admin;
 }
 
@@ -83,12 +95,4 @@ function oneOf(value: string | undefined, allowed: readonly string[], fallback: 
   if (value === undefined) return fallback;
   if (!allowed.includes(value)) throw new RelayError(400, "invalid_request", `\`${name}\` must be one of ${allowed.join(", ")}`);
   return value;
-}
-
-/** Epoch ms from an ISO time or epoch-ms query value. */
-function timeParam(value: string | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  const ms = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
-  if (Number.isNaN(ms)) throw new RelayError(400, "invalid_request", `\`${name}\` must be an ISO 8601 time or epoch milliseconds`);
-  return ms;
 }

@@ -20,6 +20,17 @@ export interface AppDeps {
   readonly admin?: Hono<HttpEnv>;
   /** False while shutting down: new calls get 503. */
   readonly accepting: () => boolean;
+  /** GET /metrics (Prometheus text format); absent: no such route. */
+  readonly metrics?: MetricsRoute;
+}
+
+/** What GET /metrics serves. */
+export interface MetricsRoute {
+  /** Throws RelayError 401 unless the request may read metrics. */
+  readonly authorize: (headers: Headers) => void;
+  /** The page, in the text exposition format. */
+  readonly page: () => Promise<string>;
+  readonly contentType: string;
 }
 
 /** Per-request values handed to Hono handlers. */
@@ -44,6 +55,15 @@ export function createHttpHandler(deps: AppDeps): FetchHandler {
       return c.json({ status: ready ? "ready" : "unready", storage: ready ? "ok" : "unavailable" }, ready ? 200 : 503);
     }),
   );
+  const metrics = deps.metrics;
+  if (metrics) {
+    app.get("/metrics", (c) =>
+      respond(c, async () => {
+        metrics.authorize(c.req.raw.headers);
+        return new Response(await metrics.page(), { headers: { "content-type": metrics.contentType, "cache-control": "no-store" } });
+      }),
+    );
+  }
   if (deps.admin) {
     app.use("/admin/*", (c, next) =>
       respond(c, async () => {

@@ -1,3 +1,8 @@
+import { createHistogram, observe, SECONDS_BUCKETS, type Histogram } from "../shared/histogram.ts";
+
+/** Bounds of the batch-size histogram (items per write). */
+export const GROUP_SIZE_BUCKETS: readonly number[] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+
 /** What {@link createGroupCommit} does with a batch. */
 export interface GroupCommitOptions<T, R> {
   /** Writes one batch (items in the order they were added). At most one write is in flight. */
@@ -16,6 +21,12 @@ export interface GroupCommit<T> {
   add(item: T): void;
   /** Resolves once nothing is waiting and no write is in flight. */
   idle(): Promise<void>;
+  /** Seconds each write took (start to settled), for /metrics. */
+  readonly writeSeconds: Histogram;
+  /** Items per write, for /metrics. */
+  readonly groupSizes: Histogram;
+  /** Whether the last write failed. */
+  readonly failing: boolean;
 }
 
 /**
@@ -31,6 +42,9 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): Grou
   let writing = false;
   let scheduled = false;
   const idlers: Array<() => void> = [];
+  const writeSeconds = createHistogram(SECONDS_BUCKETS);
+  const groupSizes = createHistogram(GROUP_SIZE_BUCKETS);
+  let failing = false;
 
   const run = (): void => {
     scheduled = false;
@@ -43,6 +57,8 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): Grou
     if (batch.length <= maxBatch) queue = [];
     else batch = queue.splice(0, maxBatch);
     writing = true;
+    const began = performance.now();
+    observe(groupSizes, batch.length);
     let pending: Promise<R>;
     try {
       pending = write(batch);
@@ -50,9 +66,16 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): Grou
       pending = Promise.reject(error);
     }
     pending.then(
-      (result) => written(batch, result),
-      (error: unknown) => failed(batch, error),
+      (result) => {
+        failing = false;
+        written(batch, result);
+      },
+      (error: unknown) => {
+        failing = true;
+        failed(batch, error);
+      },
     ).finally(() => {
+      observe(writeSeconds, (performance.now() - began) / 1000);
       writing = false;
       run();
     });
@@ -67,6 +90,11 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): Grou
     },
     idle() {
       return writing || scheduled || queue.length > 0 ? new Promise<void>((resolve) => idlers.push(resolve)) : Promise.resolve();
+    },
+    writeSeconds,
+    groupSizes,
+    get failing() {
+      return failing;
     },
   };
 }

@@ -1,4 +1,6 @@
-import type { Ledger } from "./ledger.ts";
+import type { Ledger, LedgerStats } from "./ledger.ts";
+
+const OFF_STATS: LedgerStats = { admissionWriteSeconds: null, admissionGroupSizes: null, backlog: 0, applyLagMs: 0, failing: false };
 
 /**
  * The ledger of `journal.enabled: false`: admits everything and records nothing.
@@ -12,5 +14,7 @@ export function createLedgerOff(): Ledger {
     flush: () => Promise.resolve(),
     ready: () => Promise.resolve(true),
     close: () => Promise.resolve(),
+    stats: () => OFF_STATS,
+    budgetUsage: () => Promise.resolve([]),
   };
 }

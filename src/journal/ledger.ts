@@ -1,4 +1,7 @@
 import type { Admission, BudgetCharge } from "../budget/budget-charge.ts";
+import type { BudgetUsage } from "../budget/budget-usage.ts";
+import type { BudgetConfig } from "../config/config-schema.ts";
+import type { Histogram } from "../shared/histogram.ts";
 import type { JournalCompletion, JournalRefusal, JournalStart } from "../shared/journal-records.ts";
 
 /**
@@ -24,4 +27,25 @@ export interface Ledger {
   ready(): Promise<boolean>;
   /** Flushes and closes. */
   close(): Promise<void>;
+  /** The store's figures for /metrics, as of now (no store round trip, no allocation). */
+  stats(): LedgerStats;
+  /**
+   * Each configured budget in its current period (config order) with what is spent and
+   * reserved: from memory where the ledger decides admissions, else read from the store.
+   */
+  budgetUsage(budgets: readonly BudgetConfig[], now: Date): Promise<BudgetUsage[]>;
+}
+
+/** What /metrics shows of the store behind a ledger. */
+export interface LedgerStats {
+  /** Seconds per admission write (log write or database commit); null without a store. */
+  readonly admissionWriteSeconds: Histogram | null;
+  /** Admissions per write (group size); null without a store. */
+  readonly admissionGroupSizes: Histogram | null;
+  /** Records (completions, refusals; on SQLite also admissions) waiting to be written to the database. */
+  readonly backlog: number;
+  /** ms the oldest of them has waited. */
+  readonly applyLagMs: number;
+  /** The last database apply (completions; on SQLite everything) failed, or the last readiness check did. */
+  readonly failing: boolean;
 }

@@ -31,6 +31,8 @@ export interface LogApplier<T> {
   readonly full: boolean;
   /** The last apply failed (cleared by the next that succeeds). */
   readonly failing: boolean;
+  /** ms the oldest waiting item has waited (0 when none waits): the apply lag. */
+  lagMs(): number;
   /** Resolves once the backlog is back under maxBacklog, an apply fails, or the applier stops. */
   untilRoom(): Promise<void>;
   /** Applies the oldest waiting items (up to maxBatch) now, after any apply in flight; rejects when it fails. */
@@ -51,6 +53,8 @@ export function createLogApplier<T>(options: LogApplierOptions<T>): LogApplier<T
   const maxBatch = options.maxBatch ?? Infinity;
   const maxBacklog = options.maxBacklog ?? Infinity;
   const waiting: T[] = [];
+  /** performance.now() when each waiting item was added (parallel to `waiting`). */
+  const queuedAt: number[] = [];
   let applying: Promise<void> | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   /** The pending timer was armed without the delay (soonAt items were waiting). */
@@ -99,6 +103,7 @@ export function createLogApplier<T>(options: LogApplierOptions<T>): LogApplier<T
       () => {
         failing = false;
         waiting.splice(0, batch.length);
+        queuedAt.splice(0, batch.length);
         appliedCount += batch.length;
         options.applied?.(waiting);
         if (waiting.length <= maxBacklog) letWaitersGo();
@@ -120,6 +125,7 @@ export function createLogApplier<T>(options: LogApplierOptions<T>): LogApplier<T
   return {
     add(item) {
       waiting.push(item);
+      queuedAt.push(performance.now());
       if (timer === undefined || (waiting.length === soonAt && !timerSoon)) scheduleNext();
     },
     waiting,
@@ -129,6 +135,7 @@ export function createLogApplier<T>(options: LogApplierOptions<T>): LogApplier<T
     get failing() {
       return failing;
     },
+    lagMs: () => (queuedAt.length === 0 ? 0 : performance.now() - queuedAt[0]!),
     untilRoom: () => new Promise<void>((go) => roomWaiters.push(go)),
     applyOnce,
     async flush() {

@@ -4,7 +4,7 @@ import type { Ledger } from "./ledger.ts";
 import { createBudgetBook } from "../budget/budget-book.ts";
 import { reservationDeltas, settlementDeltas, type BudgetDeltas } from "../budget/budget-deltas.ts";
 import type { JournalLog } from "./journal-log.ts";
-import type { BudgetUsage } from "../budget/budget-usage.ts";
+import { currentRows, type BudgetUsage } from "../budget/budget-usage.ts";
 import type { BudgetTerms } from "../budget/budget-definition.ts";
 import type { LogApplyStore, StoreLifecycle } from "../storage/store.ts";
 import { encodeLogRecord, type DecidedAdmission, type LogRecord } from "../storage/admission-log-record.ts";
@@ -12,6 +12,7 @@ import { createGroupCommit } from "./group-commit.ts";
 import { createLogApplier } from "./log-applier.ts";
 import { reusedBufferEncoder } from "./reused-encoder.ts";
 import { StoreUnavailableError } from "../shared/relay-error.ts";
+import { observe } from "../shared/histogram.ts";
 
 /** Options of {@link createLogLedger}. */
 export interface LogLedgerOptions {
@@ -138,9 +139,12 @@ export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: Jour
    * at once, without a group. Returns false when the write failed.
    */
   const writeNow = (appendNow: (bytes: Uint8Array) => number, line: string, record?: ToWrite["record"]): boolean => {
+    const began = performance.now();
     try {
       const segment = appendNow(encode(riders + line));
       riders = "";
+      observe(writes.writeSeconds, (performance.now() - began) / 1000);
+      observe(writes.groupSizes, 1);
       if (record) applier.add({ line, record, segment });
       return true;
     } catch (error) {
@@ -196,6 +200,21 @@ export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: Jour
       finish({ finish: { kind: "refuse", refusal, finishedAt: now() } });
     },
     flush,
+    stats: () => ({
+      admissionWriteSeconds: writes.writeSeconds,
+      admissionGroupSizes: writes.groupSizes,
+      backlog: applier.waiting.length,
+      applyLagMs: applier.lagMs(),
+      failing: storeDown || applier.failing,
+    }),
+    budgetUsage: (budgets, at) =>
+      Promise.resolve(
+        currentRows(budgets, at).map(({ budgetId, period }, i) => {
+          const { spent, reserved } = book.totals(budgetId, period);
+          const limit = budgets[i]!.limit;
+          return { budgetId, period, limit, spent, reserved, remaining: limit - spent - reserved };
+        }),
+      ),
     async ready() {
       if (closing) return false;
       // The log must take a write (an empty line, skipped on replay), and the database too.

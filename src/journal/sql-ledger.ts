@@ -1,10 +1,11 @@
 import type { Admission, BudgetCharge } from "../budget/budget-charge.ts";
 import type { JournalCompletion, JournalRefusal, JournalStart } from "../shared/journal-records.ts";
 import type { Ledger } from "./ledger.ts";
-import type { AdmitItem, BatchAdmissionStore, FinishItem, StoreLifecycle, StoreMaintenance } from "../storage/store.ts";
+import type { AdmitItem, BatchAdmissionStore, FinishItem, JournalReader, StoreLifecycle, StoreMaintenance } from "../storage/store.ts";
 import { StoreUnavailableError } from "../shared/relay-error.ts";
 import { createGroupCommit } from "./group-commit.ts";
 import { createLogApplier } from "./log-applier.ts";
+import { configuredUsage } from "../budget/budget-usage.ts";
 
 /** Options of {@link createSqlLedger}. */
 export interface SqlLedgerOptions {
@@ -22,8 +23,8 @@ export interface SqlLedgerOptions {
   onError?: (error: unknown) => void;
 }
 
-/** What the SQL ledger uses of the store: batched admissions and completions, startup recovery, ping and close. */
-export type SqlLedgerStore = BatchAdmissionStore & Pick<StoreMaintenance, "recover"> & StoreLifecycle;
+/** What the SQL ledger uses of the store: batched admissions and completions, startup recovery, budget reads (for /metrics), ping and close. */
+export type SqlLedgerStore = BatchAdmissionStore & Pick<StoreMaintenance, "recover"> & Pick<JournalReader, "budgetUsage"> & StoreLifecycle;
 
 /** The PostgreSQL ledger, plus startup recovery; `store` is the store it was given. */
 export interface SqlLedger<S extends SqlLedgerStore = SqlLedgerStore> extends Ledger {
@@ -54,6 +55,8 @@ const ignore = (): void => undefined;
 export function createSqlLedger<S extends SqlLedgerStore>(store: S, options: SqlLedgerOptions = {}): SqlLedger<S> {
   const now = options.now ?? Date.now;
   let closing: Promise<void> | undefined;
+  /** The last readiness check failed. */
+  let pingFailed = false;
 
   const admits = createGroupCommit<Pending, Admission[]>({
     maxBatch: options.maxAdmitBatch ?? 200,
@@ -82,7 +85,18 @@ export function createSqlLedger<S extends SqlLedgerStore>(store: S, options: Sql
       finishes.add({ kind: "refuse", refusal, finishedAt: now() });
     },
     flush: () => finishes.flush(),
-    ready: () => store.ping(),
+    async ready() {
+      pingFailed = !(await store.ping());
+      return !pingFailed;
+    },
+    stats: () => ({
+      admissionWriteSeconds: admits.writeSeconds,
+      admissionGroupSizes: admits.groupSizes,
+      backlog: finishes.waiting.length,
+      applyLagMs: finishes.lagMs(),
+      failing: pingFailed || finishes.failing,
+    }),
+    budgetUsage: async (budgets, at) => configuredUsage(budgets, await store.budgetUsage(), at).map((row) => row.usage),
     recover: (at?: number) => store.recover(at ?? now()),
     close: () => {
       closing ??= (async () => {

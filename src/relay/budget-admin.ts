@@ -24,9 +24,10 @@ export interface BudgetListing extends BudgetUsage {
 export interface BudgetAdmin {
   /** Every stored usage row, plus each defined budget's current period when it has no row yet; the current period at the limit in force. */
   list(now?: Date): Promise<BudgetListing[]>;
-  create(budget: NewBudget): Promise<StoredBudget>;
-  update(id: string, change: BudgetChange): Promise<StoredBudget>;
-  remove(id: string): Promise<StoredBudget>;
+  /** `actor`: who acts (an admin token's id, or `local:<OS user>`), for the audit. */
+  create(budget: NewBudget, actor: string): Promise<StoredBudget>;
+  update(id: string, change: BudgetChange, actor: string): Promise<StoredBudget>;
+  remove(id: string, actor: string): Promise<StoredBudget>;
 }
 
 /** What {@link createBudgetAdmin} works with. */
@@ -44,7 +45,7 @@ export interface BudgetAdminDeps {
    * Told of every committed change, with the budget before and after it (null before a create,
    * null after a delete): where an admin action on budgets is known, e.g. to record it.
    */
-  readonly onBudgetChange?: (before: StoredBudget | null, after: StoredBudget | null) => void | Promise<void>;
+  readonly onBudgetChange?: (before: StoredBudget | null, after: StoredBudget | null, actor: string) => void | Promise<void>;
 }
 
 /**
@@ -55,9 +56,9 @@ export interface BudgetAdminDeps {
  */
 export function createBudgetAdmin(deps: BudgetAdminDeps): BudgetAdmin {
   const configured = (): ReadonlyMap<string, BudgetConfig> => new Map(deps.configBudgets().map((budget) => [budget.id, budget]));
-  const changed = async (before: StoredBudget | null, after: StoredBudget | null): Promise<void> => {
+  const changed = async (before: StoredBudget | null, after: StoredBudget | null, actor: string): Promise<void> => {
     await deps.applied?.();
-    await deps.onBudgetChange?.(before, after);
+    await deps.onBudgetChange?.(before, after, actor);
   };
   const notInConfig = (id: string): void => {
     if (configured().has(id)) throw new RelayError(409, "budget_read_only", `Budget \`${id}\` is defined in the config file; change it there`);
@@ -68,22 +69,22 @@ export function createBudgetAdmin(deps: BudgetAdminDeps): BudgetAdmin {
       const [usage, stored] = await Promise.all([deps.store.budgetUsage(), deps.store.listBudgets()]);
       return listing(usage, definedBudgets(deps.configBudgets(), deps.defaultMode(), stored), now);
     },
-    async create(budget) {
+    async create(budget, actor) {
       if (configured().has(budget.id)) throw new RelayError(409, "budget_exists", `Budget \`${budget.id}\` is defined in the config file; pick another id`);
       const created = await deps.store.createBudget(budget);
-      await changed(null, created);
+      await changed(null, created, actor);
       return created;
     },
-    async update(id, change) {
+    async update(id, change, actor) {
       notInConfig(id);
       const { before, after } = await deps.store.updateBudget(id, change);
-      await changed(before, after);
+      await changed(before, after, actor);
       return after;
     },
-    async remove(id) {
+    async remove(id, actor) {
       notInConfig(id);
       const before = await deps.store.deleteBudget(id);
-      await changed(before, null);
+      await changed(before, null, actor);
       return before;
     },
   };

@@ -17,7 +17,10 @@ export interface ModelRouter {
   modelsFor(key: CallerKey): string[];
 }
 
-/** Precomputes model → targets at startup; per (key, model, wire) answers are cached. */
+/**
+ * Precomputes model → targets at startup; per (key, model, wire) answers are cached, per key
+ * object: a stored key changed at run time is a new object, so it never meets a stale answer.
+ */
 export function createModelRouter(config: Config, providers: ReadonlyMap<string, Provider>): ModelRouter {
   const targets = new Map<string, Target[]>();
   for (const [name, entry] of Object.entries(config.models)) {
@@ -27,7 +30,7 @@ export function createModelRouter(config: Config, providers: ReadonlyMap<string,
     }));
     targets.set(name, list);
   }
-  const cache = new Map<string, Target | RelayError>();
+  const cache = new WeakMap<CallerKey, Map<string, Target | RelayError>>();
 
   const decide = (key: CallerKey, model: string, wire: WireFormat): Target | RelayError => {
     const candidates = targets.get(model);
@@ -49,11 +52,13 @@ export function createModelRouter(config: Config, providers: ReadonlyMap<string,
 
   return {
     resolve(key, model, wire) {
-      const cacheKey = `${key.id}\u0000${wire}\u0000${model}`;
-      let decision = cache.get(cacheKey);
+      let decisions = cache.get(key);
+      if (decisions === undefined) cache.set(key, (decisions = new Map()));
+      const cacheKey = `${wire}\u0000${model}`;
+      let decision = decisions.get(cacheKey);
       if (decision === undefined) {
         decision = decide(key, model, wire);
-        if (targets.has(model)) cache.set(cacheKey, decision);
+        if (targets.has(model)) decisions.set(cacheKey, decision);
       }
       if (decision instanceof RelayError) throw decision;
       return decision;

@@ -33,13 +33,15 @@ export interface SnapshotShared {
   readonly clock?: RateClock;
   /** The budgets in force (the config's and the store's); default: the config's alone. */
   readonly budgets?: BudgetCatalog;
+  /** The keyring of config and stored keys (its config keys replaced on reload); default: the config's keys alone. */
+  readonly keyring?: Keyring;
 }
 
 /** Builds the providers, keyring, router, pricing and rate limits of a validated config. */
 export function createRelaySnapshot(config: Config, fetch: Fetch, shared: SnapshotShared = {}): RelaySnapshot {
   return {
     config,
-    keyring: createKeyring(config.keys),
+    keyring: shared.keyring ?? createKeyring(config.keys),
     router: createModelRouter(config, createProviders(config, fetch)),
     pricing: createCallPricing(config, shared.budgets),
     rateLimiter: createRateLimiter(config.rateLimits, shared.clock),

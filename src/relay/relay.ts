@@ -6,7 +6,7 @@ import type { Ledger } from "../journal/ledger.ts";
 import { RelayError, StoreUnavailableError } from "../shared/relay-error.ts";
 import type { CallQuote } from "./call-pricing.ts";
 import { blankStart, type CallInput } from "./call-context.ts";
-import { presentedSecret, type CallerKey, type Keyring } from "./keyring.ts";
+import { presentedSecret, type CallerKey, type Keyring, type KeyRefusal } from "./keyring.ts";
 import type { RelaySnapshot, SnapshotCell } from "./relay-snapshot.ts";
 import { readBody } from "./read-body.ts";
 import { outputLimitField } from "./output-limit-field.ts";
@@ -16,6 +16,7 @@ import { createConnectCheck, type ConnectCheck } from "./upstream-connect.ts";
 import { outcomeOf, type CallEnd } from "./call-end.ts";
 import { exchange, type Exchange } from "./upstream-exchange.ts";
 import type { RateTicket } from "./rate-limiter.ts";
+import type { CallObserver } from "./call-observer.ts";
 
 /** Everything the relay needs. */
 export interface RelayDeps {
@@ -24,6 +25,8 @@ export interface RelayDeps {
   readonly ledger: Ledger;
   /** Connect-timeout enforcement (default: a real TCP check while a provider is cold). */
   readonly connectCheck?: ConnectCheck;
+  /** Told about every call when it ends, admitted or refused (metrics, the call log). */
+  readonly observer?: CallObserver;
 }
 
 /** The request path: authenticate, route, price, journal + reserve, forward, settle. */
@@ -34,11 +37,13 @@ export interface Relay {
   modelsFor(request: Request): string[];
   /** Resolves when every forwarded call has ended, or after `graceMs`. */
   drained(graceMs: number): Promise<void>;
+  /** Calls forwarded and not yet ended. */
+  readonly inFlight: number;
 }
 
 /** Creates the relay. */
 export function createRelay(deps: RelayDeps): Relay {
-  const { snapshot, ledger } = deps;
+  const { snapshot, ledger, observer } = deps;
   const decoder = new TextDecoder();
   const inFlight = createInFlightCalls();
   const connectCheck = deps.connectCheck ?? createConnectCheck();
@@ -49,7 +54,7 @@ export function createRelay(deps: RelayDeps): Relay {
     const secret = presentedSecret(request.headers);
     if (secret === undefined) throw new RelayError(401, "missing_api_key", "No API key provided: send `Authorization: Bearer <key>` or `x-api-key: <key>`");
     const key = keyring.find(secret);
-    if (key === undefined) throw new RelayError(401, "invalid_api_key", "Invalid API key");
+    if (key === undefined) throw refusedKey(keyring.refusal(secret));
     return key;
   };
 
@@ -87,6 +92,7 @@ export function createRelay(deps: RelayDeps): Relay {
         completion = { ...RELAY_ERROR, status, totalMs: performance.now() - input.startedAt, usage, cost: quote.price === null ? null : cost, costEstimated: quote.price !== null && end.mayHaveBeenBilled };
       }
       ledger.complete(start.id, completion, quote.charges, cost);
+      observer?.ended(start, completion);
     } finally {
       limits.end(end.kind !== "failed" && end.usageFinal ? end.usage : null, end.mayHaveBeenBilled);
       inFlight.end();
@@ -112,6 +118,9 @@ export function createRelay(deps: RelayDeps): Relay {
 
   return {
     drained: (graceMs) => inFlight.drained(graceMs),
+    get inFlight() {
+      return inFlight.count;
+    },
     modelsFor(request) {
       const { keyring, router } = snapshot.current;
       return router.modelsFor(authenticate(request, keyring));
@@ -123,6 +132,7 @@ export function createRelay(deps: RelayDeps): Relay {
       const { config, router, pricing, rateLimiter } = snap;
       const start = blankStart(input);
       let recorded = false;
+      let forwarded = false;
       try {
         const key = authenticate(request, snap.keyring);
         start.keyId = key.id;
@@ -176,12 +186,15 @@ export function createRelay(deps: RelayDeps): Relay {
           limits.cancel();
           throw budgetExceeded(admission, config.budget.currency, quote.charges, Date.now());
         }
+        forwarded = true;
         return await forward(snap, start, quote, input, admission, limits, { provider: target.provider, body: upstreamBody, dropUsageChunk });
       } catch (error) {
         if (!recorded && error instanceof RelayError && !(error instanceof StoreUnavailableError)) {
           // A client gone while sending its body was never admitted: journaled as client_aborted.
           ledger.refuse({ start, status: error.status, errorCode: error.code, ...(error.code === "client_aborted" ? { outcome: "client_aborted" } : {}) });
         }
+        // A forwarded call was observed when it settled; every other end is observed here.
+        if (!forwarded && observer !== undefined) observer.ended(start, refusalOf(error, input.startedAt));
         throw error;
       }
     },
@@ -190,6 +203,22 @@ export function createRelay(deps: RelayDeps): Relay {
 
 /** The fields of a completion for Renio's own unexpected failure. */
 const RELAY_ERROR = { outcome: "relay_error", status: 500, errorCode: "internal_error", ttfbMs: null, totalMs: 0, upstreamMs: null, usage: null, cost: null, responseBody: null } as const satisfies JournalCompletion;
+
+/** How a call that was never forwarded ended, for the observer. */
+function refusalOf(error: unknown, startedAt: number): JournalCompletion {
+  const known = error instanceof RelayError;
+  return {
+    outcome: !known ? "relay_error" : error.code === "client_aborted" ? "client_aborted" : "refused",
+    status: known ? error.status : 500,
+    errorCode: known ? error.code : "internal_error",
+    ttfbMs: null,
+    totalMs: performance.now() - startedAt,
+    upstreamMs: null,
+    usage: null,
+    cost: null,
+    responseBody: null,
+  };
+}
 
 /** The longest wait (s) the official SDKs honour in `retry-after` before retrying; longer ones they replace by their own backoff. */
 const SDK_MAX_RETRY_AFTER_S = 60;
@@ -225,4 +254,13 @@ function budgetHeaders(admission: Extract<Admission, { admitted: true }>): Recor
 
 function money(amount: number): string {
   return String(Math.round(amount * 1e6) / 1e6);
+}
+
+/** The 401 for a secret that is not (or no longer) a live key: says revoked, expired or rotated out when it was one. */
+function refusedKey(refusal: KeyRefusal | undefined): RelayError {
+  if (refusal === undefined) return new RelayError(401, "invalid_api_key", "Invalid API key");
+  const at = new Date(refusal.at).toISOString();
+  if (refusal.reason === "revoked") return new RelayError(401, "key_revoked", `This API key was revoked (key "${refusal.keyId}", ${at})`);
+  if (refusal.reason === "expired") return new RelayError(401, "key_expired", `This API key expired (key "${refusal.keyId}", ${at})`);
+  return new RelayError(401, "key_rotated", `This API key was rotated and its grace period ended (key "${refusal.keyId}", ${at}); use the new secret`);
 }

@@ -31,6 +31,13 @@ export type RelayErrorCode =
   | "unauthorized"
   | "forbidden"
   | "reload_unavailable"
+  | "key_revoked"
+  | "key_expired"
+  | "key_rotated"
+  | "key_not_found"
+  | "key_exists"
+  | "key_read_only"
+  | "idempotency_key_reused"
   | "internal_error";
 
 /**

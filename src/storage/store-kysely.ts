@@ -9,6 +9,8 @@ import { finishInTransaction, reconcileInTransaction, recoverInTransaction } fro
 import { budgetUsage, journalSpend, listJournal, pruneJournal } from "./store-query.ts";
 import { budgetDefinitionsVersion, createBudgetDefinition, deleteBudgetDefinition, listBudgetDefinitions, updateBudgetDefinition } from "./store-budget-definitions.ts";
 import { inWriteTransaction, type RunQuery } from "./store-transaction.ts";
+import { insertAudit, listAudit } from "./store-audit.ts";
+import { createKeyIn, ensureMetaIn, getKey, keysChangedSince, revokeKeyIn, rotateKeyIn, updateKeyIn } from "./store-keys.ts";
 
 /**
  * The one Store implementation: Kysely over the given dialect (migrations already applied).
@@ -68,6 +70,15 @@ export function createKyselyStore(
         return false;
       }
     },
+    createKey: (key, actor) => write((trx) => createKeyIn(trx, key, actor)),
+    updateKey: (id, change, actor) => write((trx) => updateKeyIn(trx, id, change, actor)),
+    rotateKey: (rotation, actor) => write((trx) => rotateKeyIn(trx, rotation, actor)),
+    revokeKey: (id, actor) => write((trx) => revokeKeyIn(trx, id, actor)),
+    getKey: (id) => getKey(db, id),
+    keysChangedSince: (version) => keysChangedSince(db, version),
+    ensureMeta: (key, value) => write((trx) => ensureMetaIn(trx, key, value)),
+    recordAudit: (event) => write((trx) => insertAudit(trx, { ...event, at: event.at ?? Date.now() })),
+    listAudit: (query) => listAudit(db, query),
     listJournal: (query) => listJournal(db, query),
     budgetUsage: (keys) => budgetUsage(db, keys),
     journalSpend: (range) => journalSpend(db, range),

@@ -87,8 +87,50 @@ export const migrations: Readonly<Record<number, Migration>> = {
       .execute();
     await db.insertInto("renio_meta").values({ key: BUDGET_DEFINITIONS_VERSION, value: "0" }).execute();
   },
-  // The region a call was routed to, and whether its cost is an estimate (the reservation).
+  // Keys managed at run time, the admin audit, idempotent admin answers (one step: self-contained).
   3: async (db) => {
+    await db.schema
+      .createTable("api_key")
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("project", "text", (c) => c.notNull())
+      .addColumn("models", "text", (c) => c.notNull())
+      .addColumn("regions", "text")
+      .addColumn("metadata", "text", (c) => c.notNull())
+      .addColumn("secret_hash", "text", (c) => c.notNull().unique())
+      .addColumn("secret_prefix", "text", (c) => c.notNull())
+      .addColumn("previous_hash", "text")
+      .addColumn("previous_until", "bigint")
+      .addColumn("expires_at", "bigint")
+      .addColumn("revoked_at", "bigint")
+      .addColumn("created_at", "bigint", (c) => c.notNull())
+      .addColumn("updated_at", "bigint", (c) => c.notNull())
+      .addColumn("version", "bigint", (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex("api_key_version").on("api_key").column("version").execute();
+    await db.insertInto("renio_meta").values({ key: "keys_version", value: "0" }).onConflict((oc) => oc.column("key").doNothing()).execute();
+    await db.schema
+      .createTable("audit_event")
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("at", "bigint", (c) => c.notNull())
+      .addColumn("actor", "text", (c) => c.notNull())
+      .addColumn("action", "text", (c) => c.notNull())
+      .addColumn("target", "text", (c) => c.notNull())
+      .addColumn("before", "text")
+      .addColumn("after", "text")
+      .execute();
+    await db.schema.createIndex("audit_event_time").on("audit_event").columns(["at", "id"]).execute();
+    await db.schema.createIndex("audit_event_target_time").on("audit_event").columns(["target", "at", "id"]).execute();
+    await db.schema
+      .createTable("admin_idempotency")
+      .addColumn("idempotency_key", "text", (c) => c.primaryKey())
+      .addColumn("fingerprint", "text", (c) => c.notNull())
+      .addColumn("answer", "text", (c) => c.notNull())
+      .addColumn("sealed_secret", "text", (c) => c.notNull())
+      .addColumn("created_at", "bigint", (c) => c.notNull())
+      .execute();
+  },
+  // The region a call was routed to, and whether its cost is an estimate (the reservation).
+  4: async (db) => {
     await db.schema.alterTable("journal_entry").addColumn("region", "text").execute();
     await db.schema.alterTable("journal_entry").addColumn("cost_estimated", "integer").execute();
   },

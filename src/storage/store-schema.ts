@@ -85,10 +85,75 @@ export interface MetaTable {
   value: string;
 }
 
+/**
+ * A Renio key managed through the admin API (config keys are not stored). Only a keyed hash of
+ * the secret is kept, plus a short prefix for display. Rows are never deleted: a revoked key
+ * stays, so its secret keeps getting "revoked" rather than "invalid".
+ */
+export interface ApiKeyTable {
+  id: string;
+  project: string;
+  /** JSON array of public model names (`["*"]`: all). */
+  models: string;
+  /** JSON array of regions, or null for all. */
+  regions: string | null;
+  /** JSON object of the caller's own labels. */
+  metadata: string;
+  /** HMAC-SHA256 (hex) of the secret under the server's key secret. */
+  secret_hash: string;
+  /** The secret's first characters (non-secret), to tell keys apart. */
+  secret_prefix: string;
+  /** Hash of the secret replaced by the last rotation, valid until `previous_until`. */
+  previous_hash: string | null;
+  /** Epoch ms. */
+  previous_until: number | null;
+  /** Epoch ms. */
+  expires_at: number | null;
+  /** Epoch ms. */
+  revoked_at: number | null;
+  /** Epoch ms. */
+  created_at: number;
+  /** Epoch ms. */
+  updated_at: number;
+  /** The `keys_version` (renio_meta) of the write that last changed the row: relays poll for rows past theirs. */
+  version: number;
+}
+
+/** One admin action: who, what, on what, and the state before and after (never a secret or hash). */
+export interface AuditEventTable {
+  /** Time-ordered id (UUIDv7). */
+  id: string;
+  /** Epoch ms. */
+  at: number;
+  actor: string;
+  action: string;
+  target: string;
+  /** JSON, or null (nothing before a create). */
+  before: string | null;
+  /** JSON, or null (nothing after a delete). */
+  after: string | null;
+}
+
+/** The answer of an idempotent admin request (rotate), replayed for the same Idempotency-Key. */
+export interface AdminIdempotencyTable {
+  idempotency_key: string;
+  /** What the request asked (action, target, parameters): the same key with another request is refused. */
+  fingerprint: string;
+  /** JSON of the answer without its secret. */
+  answer: string;
+  /** The answer's secret, encrypted (AES-256-GCM) under a key derived from the server's key secret. */
+  sealed_secret: string;
+  /** Epoch ms; replays are kept 24 hours. */
+  created_at: number;
+}
+
 /** The whole database. */
 export interface Database {
   journal_entry: JournalEntryTable;
   budget_usage: BudgetUsageTable;
   budget_definition: BudgetDefinitionTable;
   renio_meta: MetaTable;
+  api_key: ApiKeyTable;
+  audit_event: AuditEventTable;
+  admin_idempotency: AdminIdempotencyTable;
 }

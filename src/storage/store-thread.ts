@@ -34,6 +34,15 @@ const PROXIED = {
   createBudget: true,
   updateBudget: true,
   deleteBudget: true,
+  createKey: true,
+  updateKey: true,
+  rotateKey: true,
+  revokeKey: true,
+  getKey: true,
+  keysChangedSince: true,
+  ensureMeta: true,
+  recordAudit: true,
+  listAudit: true,
   close: true,
 } as const satisfies Record<StoreMethod, true>;
 const proxiedMethods = Object.keys(PROXIED) as StoreMethod[];

@@ -3,6 +3,8 @@ import type { BudgetUsage } from "../budget/budget-usage.ts";
 import type { JournalSpend } from "../budget/spend-report.ts";
 import type { BudgetChange, NewBudget, StoredBudget } from "../budget/budget-definition.ts";
 import type { JournalCompletion, JournalEntry, JournalRefusal, JournalStart } from "../shared/journal-records.ts";
+import type { AuditActor, AuditEvent, AuditInput, AuditPage, AuditQuery } from "./store-audit.ts";
+import type { IssueResult, KeyChange, KeyChanges, KeyRotation, KeyState, NewKey, StoredKey } from "./store-keys.ts";
 
 /** How durable a commit is: "fsync" survives power loss, "process" survives a killed process. */
 export type Durability = "fsync" | "process";
@@ -122,6 +124,37 @@ export interface BudgetDefinitionStore {
   deleteBudget(id: string): Promise<StoredBudget>;
 }
 
+/**
+ * Keys managed at run time (admin API, `renio keys`). Every write is one transaction that also
+ * records its audit event, and bumps the store's keys version (relays poll it).
+ */
+export interface KeyStore {
+  /** 409 `key_exists` when the id is taken; 409 `idempotency_key_reused`; replays the first answer of an Idempotency-Key. */
+  createKey(key: NewKey, actor: AuditActor): Promise<IssueResult>;
+  /** 404 `key_not_found`; 409 `key_revoked`. */
+  updateKey(id: string, change: KeyChange, actor: AuditActor): Promise<KeyState>;
+  /** 404, 409 `key_revoked`, 409 `idempotency_key_reused`; replays the first answer of an Idempotency-Key. */
+  rotateKey(rotation: KeyRotation, actor: AuditActor): Promise<IssueResult>;
+  /** 404 `key_not_found`; revoking twice is a no-op. */
+  revokeKey(id: string, actor: AuditActor): Promise<KeyState>;
+  getKey(id: string): Promise<StoredKey | undefined>;
+  /** The keys version and every key written after `version` (0: all keys). One cheap query when nothing changed. */
+  keysChangedSince(version: number): Promise<KeyChanges>;
+  /** The renio_meta value of `key`, written as `value` first when absent (e.g. the generated key secret). */
+  ensureMeta(key: string, value: string): Promise<string>;
+}
+
+/** The admin audit: every admin action, who did it, before and after (never a secret). */
+export interface AuditStore {
+  /**
+   * Records one admin action in its own transaction (`at` defaults to now), e.g.
+   * `store.recordAudit({ actor, action: "config.reload", target: "config", before, after })`.
+   * Actions that write the store should record theirs in the same transaction, as the key writes do.
+   */
+  recordAudit(event: Omit<AuditInput, "at"> & { readonly at?: number }): Promise<AuditEvent>;
+  listAudit(query: AuditQuery): Promise<AuditPage>;
+}
+
 /** What every holder of an open store may ask: is it writable, and close it. */
 export interface StoreLifecycle {
   /** True when the store accepts a write right now. */
@@ -134,7 +167,7 @@ export interface StoreLifecycle {
  * and a few SQL fragments. Every write method is one transaction. Each consumer takes only
  * the role it uses; the composition roots (and the storage thread) hold the whole Store.
  */
-export interface Store extends BatchAdmissionStore, LogApplyStore, JournalReader, StoreMaintenance, BudgetDefinitionStore, StoreLifecycle {
+export interface Store extends BatchAdmissionStore, LogApplyStore, JournalReader, StoreMaintenance, BudgetDefinitionStore, KeyStore, AuditStore, StoreLifecycle {
   readonly backend: "sqlite" | "postgres";
   readonly durability: Durability;
   readonly stats: StoreStats;

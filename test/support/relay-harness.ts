@@ -3,11 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { validateConfig } from "../../src/config/config-load.ts";
 import type { Config } from "../../src/config/config-schema.ts";
-import { startRelayService, type RelayService } from "../../src/cli/relay-service.ts";
+import { startRelayService, type RelayService, type RelayServiceOptions } from "../../src/cli/relay-service.ts";
 import { mockServerFetch } from "../../src/providers/mock/mock-serve.ts";
 import { createMock, type Mock, type MockOptions } from "../../src/providers/mock/mock-server.ts";
 import { currentRuntime } from "../../src/runtime/current-runtime.ts";
-import type { RateClock } from "../../src/relay/rate-limiter.ts";
 import type { Server } from "../../src/runtime/runtime.ts";
 
 /** The key every harness relay accepts. */
@@ -42,7 +41,7 @@ export interface RelayUnderTest {
  * `mock-claude`) to the mock at `mockUrl`, with SQLite in a fresh temp dir. `overrides` is
  * merged over the raw config before validation; `options.clock` drives its rate limits.
  */
-export async function startRelay(mockUrl: string, overrides: Record<string, unknown> = {}, options: { clock?: RateClock } = {}): Promise<RelayUnderTest> {
+export async function startRelay(mockUrl: string, overrides: Record<string, unknown> = {}, options: RelayServiceOptions = {}): Promise<RelayUnderTest> {
   const dir = mkdtempSync(join(tmpdir(), "renio-test-"));
   const raw = {
     server: { host: "127.0.0.1", port: 0, shutdownGraceMs: 2000 },
@@ -53,7 +52,8 @@ export async function startRelay(mockUrl: string, overrides: Record<string, unkn
     ...overrides,
   };
   const config = validateConfig(raw, {});
-  const service = await startRelayService(config, await currentRuntime(), options);
+  // No call log on the test runner's stdout (test/call-log.test.ts reads a child's).
+  const service = await startRelayService(config, await currentRuntime(), { log: false, ...options });
   return {
     service,
     url: service.url,

@@ -1,0 +1,75 @@
+import type { BudgetUsage } from "../budget/budget-usage.ts";
+import type { BudgetConfig } from "../config/config-schema.ts";
+import type { Ledger } from "../journal/ledger.ts";
+import type { CallMetrics } from "./call-metrics.ts";
+import { family, histogramSamples, labelText, sample } from "./prom-text.ts";
+
+/** What a scrape reads. */
+export interface MetricsSources {
+  readonly calls: CallMetrics;
+  /** Calls forwarded and not yet ended. */
+  readonly inFlight: () => number;
+  readonly ledger: Ledger;
+  readonly budgets: readonly BudgetConfig[];
+  /** The config's `budget.mode`, for budgets without their own. */
+  readonly defaultMode: NonNullable<BudgetConfig["mode"]>;
+  /** How long a scrape waits for the store (readiness, budget rows) before reporting it down (ms, default 1000). */
+  readonly storeWaitMs?: number;
+}
+
+/**
+ * The whole /metrics page. A scrape never fails because the store does: the store's answers
+ * are awaited at most storeWaitMs, and a store that does not answer shows as
+ * `renio_store_up 0` (budgets then come from memory where the ledger keeps them, else are left out).
+ */
+export async function metricsPage(sources: MetricsSources): Promise<string> {
+  const { ledger } = sources;
+  const waitMs = sources.storeWaitMs ?? 1000;
+  const [ready, budgets] = await Promise.all([
+    within(ledger.ready(), waitMs, false),
+    within(ledger.budgetUsage(sources.budgets, new Date()), waitMs, null),
+  ]);
+  const stats = ledger.stats();
+  const out: string[] = [];
+  sources.calls.write(out);
+
+  family(out, "renio_in_flight_calls", "gauge", "Calls forwarded upstream and not yet ended.");
+  sample(out, "renio_in_flight_calls", "", sources.inFlight());
+
+  family(out, "renio_store_up", "gauge", "1 when the store takes writes (the relay admits calls), 0 when it does not.");
+  sample(out, "renio_store_up", "", ready && !stats.failing ? 1 : 0);
+  family(out, "renio_store_admission_write_seconds", "histogram", "Time of one admission write (admission log write or database commit), shared by its group.");
+  if (stats.admissionWriteSeconds) histogramSamples(out, "renio_store_admission_write_seconds", "", stats.admissionWriteSeconds);
+  family(out, "renio_store_admission_group_size", "histogram", "Admissions written together in one write (group commit).");
+  if (stats.admissionGroupSizes) histogramSamples(out, "renio_store_admission_group_size", "", stats.admissionGroupSizes);
+  family(out, "renio_store_backlog", "gauge", "Journal records waiting to be written to the database.");
+  sample(out, "renio_store_backlog", "", stats.backlog);
+  family(out, "renio_store_apply_lag_seconds", "gauge", "How long the oldest waiting record has waited.");
+  sample(out, "renio_store_apply_lag_seconds", "", stats.applyLagMs / 1000);
+
+  if (budgets !== null) writeBudgets(out, budgets, sources);
+  return out.join("\n") + "\n";
+}
+
+/** Limit, spent, reserved and remaining of each configured budget in its current period. */
+function writeBudgets(out: string[], rows: readonly BudgetUsage[], sources: MetricsSources): void {
+  const modes = new Map(sources.budgets.map((budget) => [budget.id, budget.mode ?? sources.defaultMode]));
+  const labels = rows.map((row) => labelText([["budget", row.budgetId], ["period", row.period], ["mode", modes.get(row.budgetId)]]));
+  const gauges = [
+    ["renio_budget_limit", "The budget's limit in its current period (budget currency).", "limit"],
+    ["renio_budget_spent", "Settled spend in the budget's current period.", "spent"],
+    ["renio_budget_reserved", "Reserved for calls in flight in the budget's current period.", "reserved"],
+    ["renio_budget_remaining", "Limit minus spent minus reserved (negative for an overspent observe budget).", "remaining"],
+  ] as const;
+  for (const [name, help, field] of gauges) {
+    family(out, name, "gauge", help);
+    rows.forEach((row, i) => sample(out, name, labels[i]!, row[field]));
+  }
+}
+
+/** `promise`'s value, or `fallback` when it rejects or takes longer than `ms`. */
+function within<T, F>(promise: Promise<T>, ms: number, fallback: F): Promise<T | F> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<F>((resolve) => (timer = setTimeout(() => resolve(fallback), ms)));
+  return Promise.race([promise.catch(() => fallback), late]).finally(() => clearTimeout(timer));
+}

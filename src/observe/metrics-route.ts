@@ -1,0 +1,43 @@
+import type { BudgetConfig, Config } from "../config/config-schema.ts";
+import type { Ledger } from "../journal/ledger.ts";
+import { matchAdminToken, type AdminToken } from "../http/admin-auth.ts";
+import type { MetricsRoute } from "../http/app.ts";
+import { requireBearer } from "../http/bearer-auth.ts";
+import { RelayError } from "../shared/relay-error.ts";
+import type { CallMetrics } from "./call-metrics.ts";
+import { metricsPage } from "./metrics-page.ts";
+import { PROM_CONTENT_TYPE } from "./prom-text.ts";
+
+/** What the metrics page reads from the running relay. */
+export interface MetricsSources {
+  readonly calls: CallMetrics;
+  readonly ledger: Ledger;
+  readonly inFlight: () => number;
+  /** The admin tokens in force (any of them may scrape: every role can read). */
+  readonly adminTokens: () => readonly AdminToken[];
+  /** The budgets in force (config and store). */
+  readonly budgets: () => readonly BudgetConfig[];
+}
+
+const UNAUTHORIZED = "GET /metrics needs `Authorization: Bearer <metrics token or admin token>`";
+
+/**
+ * GET /metrics for a relay: behind `server.metricsToken` or any admin token (every admin role
+ * can read); undefined when neither is configured at startup (no route).
+ */
+export function metricsRoute(config: Config, sources: MetricsSources): MetricsRoute | undefined {
+  const metricsToken = config.server.metricsToken;
+  if (metricsToken === undefined && sources.adminTokens().length === 0) return undefined;
+  const byMetricsToken = metricsToken === undefined ? undefined : requireBearer([metricsToken], UNAUTHORIZED);
+  return {
+    // The one place that decides who may scrape.
+    authorize(headers) {
+      const presented = /^Bearer\s+(\S+)\s*$/i.exec(headers.get("authorization") ?? "")?.[1];
+      if (presented !== undefined && matchAdminToken(sources.adminTokens(), presented) !== undefined) return;
+      if (byMetricsToken === undefined) throw new RelayError(401, "unauthorized", UNAUTHORIZED);
+      byMetricsToken(headers);
+    },
+    page: () => metricsPage({ calls: sources.calls, inFlight: sources.inFlight, ledger: sources.ledger, budgets: sources.budgets(), defaultMode: config.budget.mode }),
+    contentType: PROM_CONTENT_TYPE,
+  };
+}

@@ -71,6 +71,10 @@ const results = {
   wrongType: check("wrong-type", withChange((c) => (c["server"] = { port: "8080" }))),
   invalidUrl: check("invalid-url", withChange((c) => (providers(c)["mistral"]!["baseUrl"] = "not a url"))),
   missingEnv: check("missing-env", withChange((c) => (providers(c)["mistral"]!["apiKey"] = `\${${UNSET}}`))),
+  // Each would also fail the schema ("at least 16 characters", "at least 8 characters") when empty.
+  missingEnvShort: check("missing-env-short", withChange((c) => ((c["server"] = { adminToken: `\${${UNSET}}` }), (c["keys"] = [{ id: "a", secret: `\${${UNSET}_KEY}` }])))),
+  missingEnvTwice: check("missing-env-twice", withChange((c) => ((providers(c)["mistral"]!["apiKey"] = `\${${UNSET}}`), (providers(c)["other"] = { type: "openai", baseUrl: "https://example.com/v1", apiKey: `Bearer \${${UNSET}}` })))),
+  missingEnvUnknownKey: check("missing-env-unknown-key", withChange((c) => (providers(c)["mistral"]!["colour"] = `\${${UNSET}}`))),
   envValueHidden: check("env-hidden", withChange((c) => (providers(c)["mistral"]!["baseUrl"] = "${RENIO_TEST_URL}")), { RENIO_TEST_URL: SECRET_VALUE }),
   envResolved: check("env-ok", withChange((c) => (providers(c)["mistral"]!["apiKey"] = "${RENIO_TEST_KEY}")), { RENIO_TEST_KEY: "sk-from-env" }),
   unknownProvider: check("unknown-provider", withChange((c) => (c["models"] = { "mistral-small": { provider: "mistral" }, gpt: { provider: "nope" } }))),
@@ -139,6 +143,21 @@ describe("renio config check: every problem as `FILE:LINE:COLUMN: path: message`
 
   test("missing environment variable", async () => {
     await assertProblems(results.missingEnv, [`providers.mistral.apiKey: environment variable ${UNSET} is not set`]);
+  });
+
+  test("an unset variable is one problem, not also the value's", async () => {
+    await assertProblems(results.missingEnvShort, [
+      `server.adminToken: environment variable ${UNSET} is not set`,
+      `keys[0].secret: environment variable ${UNSET}_KEY is not set`,
+    ]);
+  });
+
+  test("a variable used twice is one problem naming both uses", async () => {
+    await assertProblems(results.missingEnvTwice, [`providers.mistral.apiKey: environment variable ${UNSET} is not set (also used at providers.other.apiKey)`]);
+  });
+
+  test("an unknown key is reported even when its value references an unset variable", async () => {
+    await assertProblems(results.missingEnvUnknownKey, ["providers.mistral.colour: unknown key", `providers.mistral.colour: environment variable ${UNSET} is not set`]);
   });
 
   test("an interpolated value is validated but never printed", async () => {
@@ -213,6 +232,6 @@ describe("renio config schema", () => {
   });
 
   test("all cases ran", () => {
-    assert.equal(cases.size, 16);
+    assert.equal(cases.size, 19);
   });
 });

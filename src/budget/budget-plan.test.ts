@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { BudgetConfig } from "../config/config-schema.ts";
-import { createBudgetPlan, periodOf } from "./budget-plan.ts";
+import { createBudgetPlan, periodEnd, periodOf } from "./budget-plan.ts";
 
 test("periodOf uses UTC", () => {
   const now = new Date("2026-12-02T23:30:00-05:00"); // 2026-12-03T04:30Z
@@ -10,6 +10,14 @@ test("periodOf uses UTC", () => {
   assert.equal(periodOf("day", now), "2026-12-03");
   assert.equal(periodOf("day", new Date("2027-01-09T00:00:00Z")), "2027-01-09");
   assert.equal(periodOf("month", new Date("2026-12-31T23:59:59.999Z")), "2026-12");
+});
+
+test("periodEnd: a day or month period ends when the next UTC day or month starts; total never ends", () => {
+  assert.equal(periodEnd("2026-12-31"), Date.parse("2027-01-01T00:00:00Z"));
+  assert.equal(periodEnd("2026-12"), Date.parse("2027-01-01T00:00:00Z"));
+  assert.equal(periodEnd("2026-02"), Date.parse("2026-03-01T00:00:00Z"));
+  assert.equal(periodEnd(periodOf("day", new Date("2026-12-02T23:30:00-05:00"))), Date.parse("2026-12-04T00:00:00Z"));
+  assert.equal(periodEnd("total"), null);
 });
 
 const budgets: BudgetConfig[] = [

@@ -11,6 +11,14 @@ export function periodOf(period: PeriodKind, now: Date): string {
   return period === "month" ? month : `${month}-${String(now.getUTCDate()).padStart(2, "0")}`;
 }
 
+/** Epoch ms at which a period key of {@link periodOf} ends (the next one starts, UTC); null for "total", which never ends. */
+export function periodEnd(period: string): number | null {
+  const match = /^(\d{4})-(\d{2})(?:-(\d{2}))?$/.exec(period);
+  if (match === null) return null;
+  const [year, month] = [Number(match[1]), Number(match[2]) - 1];
+  return match[3] === undefined ? Date.UTC(year, month + 1, 1) : Date.UTC(year, month, Number(match[3]) + 1);
+}
+
 /** Which budgets a call is charged against. */
 export interface BudgetPlan {
   /** One charge of `amount` per budget that applies to the key (total, its project, the key itself). */

@@ -1,11 +1,13 @@
 import type { BudgetMode } from "../budget/budget-definition.ts";
 import type { BudgetConfig } from "../config/config-schema.ts";
 import { configuredUsage, currentRows } from "../budget/budget-usage.ts";
+import { REPORT_BY, REPORT_PERIODS, spendReport, type ReportRequest, type SpendReport, type SpendTotals } from "../budget/spend-report.ts";
 import type { JournalReader, StoreMaintenance } from "../storage/store.ts";
 import { CONFIG_OPTION, parseSubcommand, usageLine, UsageError } from "./cli-args.ts";
 import { scopeText } from "./cli-budgets.ts";
 import { BUDGET_USAGE, wantsHelp } from "./cli-help.ts";
 import { amountText as round, printTable } from "./cli-table.ts";
+import { parseTime } from "./cli-journal.ts";
 
 /** One configured budget in its current period. */
 export interface BudgetStatusRow {
@@ -24,17 +26,38 @@ export interface BudgetStatusRow {
 export type BudgetCommand =
   | { readonly sub: "help" }
   | { readonly sub: "status"; readonly configPath: string | undefined; readonly json: boolean }
-  | { readonly sub: "reconcile"; readonly configPath: string | undefined; readonly costAt: "reserved" | "zero"; readonly json: boolean };
+  | { readonly sub: "reconcile"; readonly configPath: string | undefined; readonly costAt: "reserved" | "zero"; readonly json: boolean }
+  | { readonly sub: "report"; readonly configPath: string | undefined; readonly request: ReportRequest; readonly json: boolean };
 
 const STATUS_OPTIONS = { config: CONFIG_OPTION, json: { type: "boolean" } } as const;
 const RECONCILE_OPTIONS = { ...STATUS_OPTIONS, "cost-at": { type: "string", oneOf: ["reserved", "zero"], default: "reserved" } } as const;
+const REPORT_OPTIONS = {
+  ...STATUS_OPTIONS,
+  by: { type: "string", oneOf: REPORT_BY, default: "key" },
+  // No default here: --by budget refuses an explicit --period (see reportRequest).
+  period: { type: "string", oneOf: REPORT_PERIODS },
+  since: { type: "string" },
+  until: { type: "string" },
+} as const;
 
 /** Validates `renio budget …` arguments; throws {@link UsageError}. Touches no store. */
 export function parseBudgetArgs(args: readonly string[]): BudgetCommand {
   if (wantsHelp(args)) return { sub: "help" };
-  const line = parseSubcommand(args, { status: STATUS_OPTIONS, reconcile: RECONCILE_OPTIONS });
+  const line = parseSubcommand(args, { status: STATUS_OPTIONS, reconcile: RECONCILE_OPTIONS, report: REPORT_OPTIONS });
   if (line.sub === "status") return { sub: "status", configPath: line.values.config, json: line.values.json };
+  if (line.sub === "report") return { sub: "report", configPath: line.values.config, request: reportRequest(line.values, Date.now()), json: line.values.json };
   return { sub: "reconcile", configPath: line.values.config, costAt: line.values["cost-at"], json: line.values.json };
+}
+
+/** The report asked for by `report`'s options; `--period` does not combine with `--by budget`. */
+function reportRequest(values: { by: ReportRequest["by"]; period: ReportRequest["period"] | undefined; since: string | undefined; until: string | undefined }, now: number): ReportRequest {
+  if (values.by === "budget" && values.period !== undefined) throw new UsageError("--period does not apply to --by budget (each budget is reported in its own periods)");
+  return {
+    by: values.by,
+    period: values.period ?? "month",
+    ...(values.since !== undefined && { since: parseTime(values.since, now, "--since") }),
+    ...(values.until !== undefined && { until: parseTime(values.until, now, "--until") }),
+  };
 }
 
 /** What `renio budget` reads besides the store. */
@@ -42,9 +65,11 @@ export interface BudgetSettings {
   readonly budgets: readonly BudgetConfig[];
   /** The config's `budget.mode`: the mode of a budget without its own. */
   readonly defaultMode: BudgetMode;
+  /** The config's `budget.currency`, named by the report. */
+  readonly currency: string;
 }
 
-/** What `renio budget` needs of the store: budget rows for `status`, settlement for `reconcile`. */
+/** What `renio budget` needs of the store: budget rows for `status`, settlement for `reconcile`, journal sums for `report`. */
 type BudgetCommandStore = JournalReader & Pick<StoreMaintenance, "reconcile">;
 
 /** Runs a parsed `renio budget` command against an open store; writes lines through `out`. */
@@ -57,6 +82,15 @@ export async function executeBudgetCommand(command: BudgetCommand, store: Budget
     const rows = await budgetStatus(store, settings.budgets, settings.defaultMode, new Date());
     if (command.json) out(JSON.stringify(rows, null, 2));
     else printStatus(rows, out);
+    return;
+  }
+  if (command.sub === "report") {
+    const { request } = command;
+    const spend = await store.journalSpend({ since: request.since, until: request.until });
+    const stored = request.by === "budget" ? await store.budgetUsage() : [];
+    const report = spendReport(request, spend, settings.budgets, stored, settings.currency);
+    if (command.json) out(JSON.stringify(report, null, 2));
+    else printReport(report, out);
     return;
   }
   const result = await store.reconcile(command.costAt, Date.now());
@@ -75,7 +109,7 @@ export async function runBudgetCommand(
   store: BudgetCommandStore,
   budgets: readonly BudgetConfig[],
   out: (line: string) => void,
-  options: { readonly defaultMode?: BudgetMode; readonly err?: (line: string) => void } = {},
+  options: { readonly defaultMode?: BudgetMode; readonly currency?: string; readonly err?: (line: string) => void } = {},
 ): Promise<number> {
   let command: BudgetCommand;
   try {
@@ -85,7 +119,7 @@ export async function runBudgetCommand(
     (options.err ?? out)(usageLine("budget", error));
     return 2;
   }
-  await executeBudgetCommand(command, store, { budgets, defaultMode: options.defaultMode ?? "strict" }, out);
+  await executeBudgetCommand(command, store, { budgets, defaultMode: options.defaultMode ?? "strict", currency: options.currency ?? "USD" }, out);
   return 0;
 }
 
@@ -104,6 +138,25 @@ export async function budgetStatus(store: JournalReader, budgets: readonly Budge
   }));
 }
 
+
+/** The report as a table: one line per row, then the total and the currency. */
+function printReport(report: SpendReport, out: (line: string) => void): void {
+  const amounts = (t: SpendTotals) => [String(t.calls), String(t.refused), String(t.inputTokens), String(t.cachedInputTokens), String(t.outputTokens), round(t.cost), round(t.reportedCost), round(t.estimatedCost), String(t.estimatedCalls)];
+  const common = ["CALLS", "REFUSED", "INPUT", "CACHED", "OUTPUT", "COST", "REPORTED", "ESTIMATED", "EST_CALLS"];
+  let header: string[];
+  let cells: string[][];
+  if (report.by === "budget") {
+    header = ["BUDGET", "PERIOD", ...common, "IN_FLIGHT", "BUDGET_SPENT", "BUDGET_RESERVED", "DIFFERENCE"];
+    cells = report.rows.map((r) => [r.budgetId, r.period, ...amounts(r), round(r.inFlightReserved), round(r.budgetSpent), round(r.budgetReserved), round(r.difference)]);
+  } else {
+    header = ["PERIOD", report.by.toUpperCase(), ...common];
+    cells = report.rows.map((r) => [r.period, r.group ?? "-", ...amounts(r)]);
+    cells.push(["total", "", ...amounts(report.total)]);
+  }
+  printTable(header, cells, out);
+  if (report.rows.length === 0) out("(no journal entries)");
+  out(`amounts in ${report.currency}; ESTIMATED: charged at the reservation without the provider's usage (interrupted, cut, timed out)`);
+}
 
 function printStatus(rows: readonly BudgetStatusRow[], out: (line: string) => void): void {
   if (rows.length === 0) {

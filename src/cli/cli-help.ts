@@ -44,12 +44,14 @@ const BUDGET: CommandHelp = {
   synopsis: [
     "budget status [--config FILE] [--json]",
     "budget reconcile [--config FILE] [--cost-at reserved|zero] [--json]",
+    "budget report [--config FILE] [--by key|project|model|budget] [--period day|month]\n[--since ISO|2h|7d] [--until ISO|2h] [--json]",
     "budget list [--url URL | --config FILE] [--json]",
     "budget set ID [--scope total|project:NAME|key:ID] [--period day|month|total] [--limit N]\n[--mode strict|observe] [--url URL | --config FILE] [--json]",
     "budget delete|pause|resume ID [--url URL | --config FILE] [--json]",
   ],
   summary:
     "status: every configured budget in its current period; reconcile: settle calls a crash left interrupted;\n" +
+    "        report: journal spend (provider-reported vs estimated) by key, project, model or budget;\n" +
     "        list, set, delete, pause, resume: budgets of the config and the store, through a running relay (--url,\n" +
     "        admin token in RENIO_ADMIN_TOKEN) or on the store directly (--config); `renio budgets` is the same command",
 };

@@ -91,9 +91,9 @@ function toQuery(values: { readonly [K in keyof typeof FILTERS]?: string }, now:
 }
 
 const columns: readonly (keyof JournalEntry)[] = [
-  "id", "receivedAt", "finishedAt", "requestId", "keyId", "project", "route", "model", "provider", "upstreamModel", "stream",
+  "id", "receivedAt", "finishedAt", "requestId", "keyId", "project", "route", "model", "provider", "upstreamModel", "region", "stream",
   "requestBytes", "clientAddress", "outcome", "status", "ttfbMs", "totalMs", "upstreamMs", "inputTokens",
-  "cachedInputTokens", "outputTokens", "reservedCost", "cost", "errorCode", "reconcile", "requestBody", "responseBody",
+  "cachedInputTokens", "outputTokens", "reservedCost", "cost", "costEstimated", "errorCode", "reconcile", "requestBody", "responseBody",
 ];
 
 function csvCell(value: unknown): string {
@@ -103,12 +103,13 @@ function csvCell(value: unknown): string {
 }
 
 function printTable(entries: readonly JournalEntry[], out: (line: string) => void): void {
-  const header = ["TIME", "ID", "KEY", "MODEL", "OUTCOME", "STATUS", "TOTAL_MS", "TOKENS_IN/OUT", "COST"];
+  const header = ["TIME", "ID", "KEY", "MODEL", "REGION", "OUTCOME", "STATUS", "TOTAL_MS", "TOKENS_IN/OUT", "COST"];
   const rows = entries.map((e) => [
     new Date(e.receivedAt).toISOString(),
     e.id,
     e.keyId ?? "-",
     e.model ?? "-",
+    e.region ?? "-",
     e.outcome,
     e.status === null ? "-" : String(e.status),
     e.totalMs === null ? "-" : String(Math.round(e.totalMs)),

@@ -48,7 +48,7 @@ export async function runStoreCommand(
   try {
     if (parsed.command === "journal") await executeJournalCommand(parsed.action, store, out);
     else if (parsed.command === "alerts") await executeAlertsCommand(parsed.action, store, out);
-    else await executeBudgetCommand(parsed.action, store, { budgets: config.budgets, defaultMode: config.budget.mode }, out);
+    else await executeBudgetCommand(parsed.action, store, { budgets: config.budgets, defaultMode: config.budget.mode, currency: config.budget.currency }, out);
     return 0;
   } finally {
     await store.close();

@@ -173,11 +173,13 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     traceStats: () => tracing?.exporter.stats(),
     reload: reload ?? (() => Promise.resolve({ reloaded: false, problems: ["this relay was not started from a config file (--config); there is nothing to reload"] })),
     async shutdown() {
+      // While in-flight calls drain, the listeners stay open: new calls get 503 shutting_down
+      // (with retry-after) in their route's envelope and /readyz 503, so clients and load
+      // balancers move on instead of meeting refused connections; /healthz stays 200.
       accepting = false;
       budgetSync?.stop();
       const graceMs = snapshot.current.config.server.shutdownGraceMs;
       const deadline = performance.now() + graceMs;
-      const stopped = Promise.all([server.stop(), adminServer?.stop()]);
       await relay.drained(graceMs);
       keys.stop();
       await alerts?.stop();
@@ -186,6 +188,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
       // A call has ended once its upstream has; its last bytes may still be on their way to the
       // client. The server's graceful stop waits for them (bounded by what is left of the grace period),
       // so the process does not exit under a response it is still writing.
+      const stopped = Promise.all([server.stop(), adminServer?.stop()]);
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([stopped, new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - performance.now()))))]);
       clearTimeout(timer);

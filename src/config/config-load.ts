@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { ConfigSyntaxError, type ConfigDocument } from "./config-document.ts";
-import { ConfigError, type ConfigProblem } from "./config-error.ts";
+import { ConfigError, joinPath, type ConfigProblem } from "./config-error.ts";
 import { applyOverrides, overrideAt, type ConfigOverride } from "./config-overrides.ts";
 import { configSchema, type Config } from "./config-schema.ts";
 import { checkSemantics } from "./config-semantics.ts";
@@ -68,8 +68,9 @@ function at(source: string | undefined, { line, column }: { line: number; column
 /**
  * Validates an already parsed config value, `overrides` applied in order (after `${VAR}`
  * interpolation, so an override's value is taken as it is). Throws ConfigError listing every
- * problem: one in an overridden value is located at the override (`RENIO_HOST`), the others by
- * `locate` when the value was read from a text.
+ * problem, one per problem (a value referencing an unset variable gets that message only): one
+ * in an overridden value is located at the override (`RENIO_HOST`), the others by `locate`
+ * when the value was read from a text.
  */
 export function validateConfig(
   raw: unknown,
@@ -77,23 +78,27 @@ export function validateConfig(
   locate?: (path: ReadonlyArray<PropertyKey>) => string,
   overrides: readonly ConfigOverride[] = [],
 ): Config {
-  const problems: ConfigProblem[] = [];
+  const interpolated = interpolateEnv(raw, env);
+  const problems: ConfigProblem[] = [...interpolated.problems];
+  const report = (problem: ConfigProblem) => {
+    if (!interpolated.unresolvedPaths.has(joinPath(problem.path))) problems.push(problem);
+  };
   const fail = (): never => {
     throw new ConfigError(problems.map((problem) => ({ ...problem, at: overrideAt(overrides, problem.path)?.from ?? locate?.(problem.path) })));
   };
-  const interpolated = applyOverrides(interpolateEnv(raw, env, problems), overrides);
-  const parsed = configSchema.safeParse(interpolated);
+  const parsed = configSchema.safeParse(applyOverrides(interpolated.value, overrides));
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       if (issue.code === "unrecognized_keys") {
+        // An unknown key is a problem of its own, whatever its value.
         for (const key of issue.keys) problems.push({ path: [...issue.path, key], message: "unknown key" });
       } else {
-        problems.push({ path: issue.path, message: issue.message });
+        report({ path: issue.path, message: issue.message });
       }
     }
     return fail();
   }
-  problems.push(...checkSemantics(parsed.data));
+  checkSemantics(parsed.data).forEach(report);
   if (problems.length > 0) fail();
   return parsed.data;
 }

@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { REPORT_BY, REPORT_PERIODS, spendReport, type ReportBy, type ReportPeriod } from "../budget/spend-report.ts";
 import type { Config } from "../config/config-schema.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { AlertOutbox, AuditStore, JournalReader } from "../storage/store.ts";
@@ -37,8 +38,9 @@ const MAX_PAGE = 1000;
 /**
  * The admin API, behind the admin tokens (admin-auth.ts); every route names the role it needs
  * with `requireRole`: `POST /admin/reload` (admin), `GET /admin/journal` (cursor pagination,
- * filters) (read), `/admin/budgets` (admin-budgets.ts: reads need read, changes budgets), and with
- * a store `/admin/keys` (admin-keys.ts) and `/admin/audit`.
+ * filters) (read), `/admin/budgets` (admin-budgets.ts: reads need read, changes budgets),
+ * `GET /admin/report` (the reconciliation report of `renio budget report`; read), and with a
+ * store `/admin/keys` (admin-keys.ts) and `/admin/audit`.
  */
 export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
   const admin = new Hono<HttpEnv>();
@@ -69,9 +71,30 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
 
   if (deps.budgetAdmin) admin.route("/budgets", createAdminBudgetRoutes(deps.budgetAdmin, () => deps.config().budget.mode));
 
+  admin.get("/report", requireRole("read"), async (c) => {
+    const by = oneOf(c.req.query("by"), REPORT_BY, "key", "by");
+    const period = oneOf(c.req.query("period"), REPORT_PERIODS, "month", "period");
+    const since = timeParam(c.req.query("since"), "since");
+    const until = timeParam(c.req.query("until"), "until");
+    await deps.sync?.();
+    const spend = await store.journalSpend({ since, until });
+    const stored = by === "budget" ? await store.budgetUsage() : [];
+    const { budgets, budget } = deps.config();
+    const report = spendReport({ by: by as ReportBy, period: period as ReportPeriod, since, until }, spend, budgets, stored, budget.currency);
+    return c.json({ object: "report", ...report });
+  });
+
+
   if (deps.keys) admin.route("/", createAdminKeyRoutes(deps.keys));
   if (deps.audit) admin.route("/", createAdminAuditRoutes(deps.audit));
   admin.route("/alerts", alertRoutes(store, deps.sync));
 
   return admin;
+}
+
+/** A query value from a fixed set (absent: `fallback`); anything else is a 400 naming the choices. */
+function oneOf(value: string | undefined, allowed: readonly string[], fallback: string, name: string): string {
+  if (value === undefined) return fallback;
+  if (!allowed.includes(value)) throw new RelayError(400, "invalid_request", `\`${name}\` must be one of ${allowed.join(", ")}`);
+  return value;
 }

@@ -64,7 +64,16 @@ export function createHttpHandler(deps: AppDeps): FetchHandler {
       }),
     );
   }
-  if (deps.admin) app.use("/admin/*", (c, next) => respond(c, async () => (await next(), c.res)));
+  if (deps.admin) {
+    app.use("/admin/*", (c, next) =>
+      respond(c, async () => {
+        // The store closes during shutdown; say so instead of failing on it.
+        if (!deps.accepting()) throw new RelayError(503, "shutting_down", "Renio is shutting down; the admin API is unavailable");
+        await next();
+        return c.res;
+      }),
+    );
+  }
   if (deps.admin) app.route("/admin", deps.admin);
 
   app.notFound((c) => respond(c, () => {
@@ -103,16 +112,18 @@ function modelRoutes(app: Hono<HttpEnv>, relay: Relay, accepting: () => boolean)
   );
 }
 
-/** Runs a non-call handler, mapping errors and adding `x-request-id`. */
+/** Runs a non-call handler, mapping errors and adding `x-request-id` (and Anthropic's `request-id` for an Anthropic-style caller). */
 async function respond(c: Context<HttpEnv>, handle: () => Response | Promise<Response>): Promise<Response> {
   const requestId = requestIdOf(c);
+  const wire = ROUTES.get(c.req.path)?.wire ?? wireOf(c.req.path, c.req.raw.headers);
   let response: Response;
   try {
     response = await handle();
   } catch (error) {
-    return failure(error, ROUTES.get(c.req.path)?.wire ?? wireOf(c.req.path, c.req.raw.headers), requestId, c.req.path);
+    return failure(error, wire, requestId, c.req.path);
   }
   response.headers.set("x-request-id", requestId);
+  if (wire === "anthropic") response.headers.set("request-id", requestId);
   return response;
 }
 

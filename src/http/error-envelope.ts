@@ -24,18 +24,34 @@ const ANTHROPIC_TYPES: Record<number, string> = {
   529: "overloaded_error",
 };
 
+/** Seconds a caller should wait before retrying a 503 (store unavailable, shutting down): failed writes are retried after 1 s. */
+const RETRY_AFTER_503_S = "1";
+
 /**
  * The one place a RelayError becomes a response: the provider-style JSON envelope of the
- * route's wire format, the error's status, and its headers.
+ * route's wire format, the error's status, and its headers. What the official SDKs read to
+ * decide on a retry is set here: `x-should-retry: false` on refusals a retry cannot change
+ * (4xx; a budget refusal brings its own), `retry-after` on 503s. Anthropic-style errors also
+ * carry `request-id`, as Anthropic's API sends it.
  */
 export function errorResponse(error: RelayError, wire: WireFormat, requestId: string): Response {
   const body =
     wire === "anthropic"
       ? { type: "error", error: { type: ANTHROPIC_TYPES[error.status] ?? "api_error", message: error.message, code: error.code }, request_id: requestId }
       : { error: { message: error.message, type: OPENAI_TYPES[error.status] ?? "api_error", param: null, code: error.code } };
-  const headers: Record<string, string> = { "content-type": "application/json", "x-request-id": requestId, ...error.headers };
+  const headers: Record<string, string> = { "content-type": "application/json", "x-request-id": requestId, ...retryHeaders(error), ...error.headers };
+  if (wire === "anthropic") headers["request-id"] = requestId;
   if (error.status === 405) headers["allow"] = "POST";
   return new Response(JSON.stringify(body), { status: error.status, headers });
+}
+
+/** Retry advice by status, unless the error brings its own (a budget refusal knows when its period resets). */
+function retryHeaders(error: RelayError): Record<string, string> {
+  if (error.headers?.["x-should-retry"] !== undefined || error.headers?.["retry-after"] !== undefined) return {};
+  if (error.status === 503) return { "retry-after": RETRY_AFTER_503_S };
+  // 408 (a request that timed out) may succeed when sent again; every other refusal of Renio's would be refused again.
+  if (error.status >= 400 && error.status < 500 && error.status !== 408) return { "x-should-retry": "false" };
+  return {};
 }
 
 /** Which envelope a request expects when its route does not say (unknown paths). */

@@ -28,6 +28,7 @@ export function blankStart(input: CallInput): JournalStart {
     model: null,
     provider: null,
     upstreamModel: null,
+    region: null,
     stream: false,
     requestBytes: 0,
     clientAddress: input.clientAddress,

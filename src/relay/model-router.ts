@@ -13,7 +13,7 @@ export interface Target {
 /** Resolves a public model name to a target for a key, a wire format and its region policy. */
 export interface ModelRouter {
   resolve(key: CallerKey, model: string, wire: WireFormat): Target;
-  /** Public model names a key may call. */
+  /** Public model names a key may call: allowed by its `models`, served in a region it allows. */
   modelsFor(key: CallerKey): string[];
 }
 
@@ -64,7 +64,8 @@ export function createModelRouter(config: Config, providers: ReadonlyMap<string,
       return decision;
     },
     modelsFor(key) {
-      return [...targets.keys()].filter((model) => key.models === null || key.models.has(model));
+      const regionAllowed = (target: Target) => key.regions === null || key.regions.has(target.provider.region);
+      return [...targets].filter(([model, list]) => (key.models === null || key.models.has(model)) && list.some(regionAllowed)).map(([model]) => model);
     },
   };
 }

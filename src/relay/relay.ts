@@ -1,5 +1,6 @@
 import type { Config } from "../config/config-schema.ts";
-import type { Admission } from "../budget/budget-charge.ts";
+import type { Admission, BudgetCharge } from "../budget/budget-charge.ts";
+import { periodEnd } from "../budget/budget-plan.ts";
 import type { JournalCompletion, JournalStart } from "../shared/journal-records.ts";
 import type { Ledger } from "../journal/ledger.ts";
 import { RelayError, StoreUnavailableError } from "../shared/relay-error.ts";
@@ -72,7 +73,8 @@ export function createRelay(deps: RelayDeps): Relay {
       let completion: JournalCompletion;
       try {
         // A stream cut before the provider's final usage has only a lower bound: charge the reservation.
-        cost = pricing.settle(quote, relayed?.usageFinal ? usage : null, end.mayHaveBeenBilled);
+        const finalUsage = relayed?.usageFinal ? usage : null;
+        cost = pricing.settle(quote, finalUsage, end.mayHaveBeenBilled);
         const responseBody = relayed?.responseBody ?? null;
         completion = {
           outcome,
@@ -82,6 +84,8 @@ export function createRelay(deps: RelayDeps): Relay {
           upstreamMs: end.upstreamMs,
           usage,
           cost: quote.price === null ? null : cost,
+          // settle() charged the reservation: no final usage, and the provider may have billed the call.
+          costEstimated: quote.price !== null && finalUsage === null && end.mayHaveBeenBilled,
           errorCode,
           responseBody: config.journal.bodies === "full" && responseBody !== null ? storedBody(config.journal, responseBody) : null,
         };
@@ -89,7 +93,7 @@ export function createRelay(deps: RelayDeps): Relay {
         // Renio's own failure while settling: never leave the entry open; charge the reservation.
         console.error(`renio: settling ${start.id} failed: ${error instanceof Error ? error.message : String(error)}`);
         cost = end.mayHaveBeenBilled ? quote.reserved : 0;
-        completion = { ...RELAY_ERROR, status, totalMs: performance.now() - input.startedAt, usage, cost: quote.price === null ? null : cost };
+        completion = { ...RELAY_ERROR, status, totalMs: performance.now() - input.startedAt, usage, cost: quote.price === null ? null : cost, costEstimated: quote.price !== null && end.mayHaveBeenBilled };
       }
       ledger.complete(start.id, completion, quote.charges, cost);
       observer?.ended(start, completion);
@@ -110,7 +114,9 @@ export function createRelay(deps: RelayDeps): Relay {
     limits: RateTicket,
     call: Omit<Exchange, "input" | "onEnd" | "headers" | "connectCheck">,
   ): Promise<Response> => {
-    const headers = { "x-request-id": input.requestId, ...budgetHeaders(admission), ...limits.headers };
+    // Anthropic's API names its request id `request-id` (the Anthropic SDK's `_request_id`).
+    const ids: Record<string, string> = input.route.wire === "anthropic" ? { "x-request-id": input.requestId, "request-id": input.requestId } : { "x-request-id": input.requestId };
+    const headers = { ...ids, ...budgetHeaders(admission), ...limits.headers };
     inFlight.begin();
     return exchange({ ...call, input, headers, onEnd: (end) => settle(snap, start, quote, limits, input, call.trace, end), connectCheck });
   };
@@ -149,6 +155,7 @@ export function createRelay(deps: RelayDeps): Relay {
         const target = router.resolve(key, fields.model, route.wire);
         start.provider = target.provider.id;
         start.upstreamModel = target.upstreamModel;
+        start.region = target.provider.region;
         trace.routed({ provider: target.provider, providerName: config.providers[target.provider.id]?.type ?? target.provider.id, maxTokens: fields.maxOutputTokens });
         const quote = pricing.quote({
           key,
@@ -184,7 +191,7 @@ export function createRelay(deps: RelayDeps): Relay {
         }
         if (!admission.admitted) {
           limits.cancel();
-          throw budgetExceeded(admission, config.budget.currency);
+          throw budgetExceeded(admission, config.budget.currency, quote.charges, Date.now());
         }
         forwarded = true;
         return await forward(snap, start, quote, input, admission, limits, { provider: target.provider, body: upstreamBody, dropUsageChunk, trace });
@@ -222,16 +229,30 @@ function refusalOf(error: unknown, startedAt: number): JournalCompletion {
   };
 }
 
-function budgetExceeded(admission: Extract<Admission, { admitted: false }>, currency: string): RelayError {
+/** The longest wait (s) the official SDKs honour in `retry-after` before retrying; longer ones they replace by their own backoff. */
+const SDK_MAX_RETRY_AFTER_S = 60;
+
+/**
+ * A budget refusal. Retrying helps only once the refused charge's period ends: `retry-after`
+ * says when (day and month budgets), and unless that is within what an SDK waits for,
+ * `x-should-retry: false` stops the SDKs from spending their retries on it (a paused budget
+ * gets that from the error envelope, as every refusal does).
+ */
+function budgetExceeded(admission: Extract<Admission, { admitted: false }>, currency: string, charges: readonly BudgetCharge[], now: number): RelayError {
   if (admission.paused) {
     return new RelayError(429, "budget_paused", `Budget \`${admission.budgetId}\` is paused: it refuses every call it covers until it is resumed`, { "x-renio-budget": admission.budgetId });
   }
   const remaining = Math.max(0, admission.remaining);
+  const period = charges.find((charge) => charge.budgetId === admission.budgetId)?.period ?? "total";
+  const endsAt = periodEnd(period);
+  const resetInSeconds = endsAt === null ? null : Math.max(1, Math.ceil((endsAt - now) / 1000));
+  const retry: Record<string, string> = resetInSeconds === null ? {} : { "retry-after": String(resetInSeconds) };
+  if (resetInSeconds === null || resetInSeconds > SDK_MAX_RETRY_AFTER_S) retry["x-should-retry"] = "false";
   return new RelayError(
     429,
     "budget_exceeded",
     `Budget \`${admission.budgetId}\` cannot cover this request: limit ${money(admission.limit)} ${currency}, ${money(remaining)} ${currency} remaining`,
-    { "x-renio-budget": admission.budgetId, "x-renio-budget-remaining": money(remaining) },
+    { "x-renio-budget": admission.budgetId, "x-renio-budget-remaining": money(remaining), ...retry },
   );
 }
 

@@ -28,6 +28,8 @@ export interface JournalStart {
   model: string | null;
   provider: string | null;
   upstreamModel: string | null;
+  /** The region of the provider the call was routed to (null or absent when it was not routed; absent in older records). */
+  region?: string | null;
   stream: boolean;
   requestBytes: number;
   clientAddress: string;
@@ -47,6 +49,12 @@ export interface JournalCompletion {
   usage: Usage | null;
   /** Settled cost (null when no budget/price applies). */
   cost: number | null;
+  /**
+   * True when `cost` is the reservation, charged because the provider may have billed the call
+   * but reported no final usage (an estimate); false when it comes from the provider's usage
+   * (or is zero because the provider cannot have billed it). Absent in records of older versions.
+   */
+  costEstimated?: boolean;
   errorCode: string | null;
   responseBody: string | null;
 }
@@ -62,6 +70,7 @@ export interface JournalRefusal {
 
 /** A journal entry as read back. Times are epoch ms. */
 export interface JournalEntry extends JournalStart {
+  region: string | null;
   finishedAt: number | null;
   /** "started" while in flight. */
   outcome: Outcome | "started";
@@ -74,6 +83,8 @@ export interface JournalEntry extends JournalStart {
   outputTokens: number | null;
   reservedCost: number | null;
   cost: number | null;
+  /** See {@link JournalCompletion.costEstimated}; null while unfinished, for interrupted entries and for older entries. */
+  costEstimated: boolean | null;
   errorCode: string | null;
   responseBody: string | null;
   reconcile: "pending" | "settled" | null;

@@ -62,6 +62,8 @@ const start = z.object({
   model: nullableString,
   provider: nullableString,
   upstreamModel: nullableString,
+  // Absent in records written before the journal recorded regions.
+  region: nullableString.optional(),
   stream: z.boolean(),
   requestBytes: z.number(),
   clientAddress: z.string(),
@@ -75,6 +77,8 @@ const completion = z.object({
   upstreamMs: z.number().nullable(),
   usage: z.object({ inputTokens: z.number(), cachedInputTokens: z.number(), outputTokens: z.number() }).nullable(),
   cost: z.number().nullable(),
+  // Absent in records written before the journal told estimated costs apart.
+  costEstimated: z.boolean().optional(),
   errorCode: nullableString,
   responseBody: nullableString,
 });

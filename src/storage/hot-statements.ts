@@ -4,10 +4,10 @@ import type { Database, JournalEntryTable } from "./store-schema.ts";
 
 /** Every column an entry row is inserted with (absent values are bound as null). */
 const ENTRY_COLUMNS = [
-  "id", "received_at", "request_id", "instance_id", "key_id", "project", "route", "model", "provider", "upstream_model", "stream",
+  "id", "received_at", "request_id", "instance_id", "key_id", "project", "route", "model", "provider", "upstream_model", "region", "stream",
   "request_bytes", "client_address", "request_body", "outcome", "status", "error_code", "finished_at",
   "reserved_cost", "reserved_charges", "ttfb_ms", "total_ms", "upstream_ms", "input_tokens", "cached_input_tokens",
-  "output_tokens", "cost", "response_body",
+  "output_tokens", "cost", "cost_estimated", "response_body",
 ] as const satisfies ReadonlyArray<keyof JournalEntryTable>;
 
 type EntryColumn = (typeof ENTRY_COLUMNS)[number];
@@ -45,7 +45,7 @@ export interface HotStatements {
 /** The columns a completion sets (see finishedValues). */
 const FINISHED_COLUMNS = [
   "finished_at", "outcome", "status", "ttfb_ms", "total_ms", "upstream_ms", "input_tokens", "cached_input_tokens",
-  "output_tokens", "cost", "error_code", "response_body",
+  "output_tokens", "cost", "cost_estimated", "error_code", "response_body",
 ] as const satisfies ReadonlyArray<keyof JournalEntryTable>;
 
 type FinishedColumn = (typeof FINISHED_COLUMNS)[number];

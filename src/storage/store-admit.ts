@@ -173,6 +173,8 @@ export function startValues(start: JournalStart): Insertable<JournalEntryTable> 
     model: start.model,
     provider: start.provider,
     upstream_model: start.upstreamModel,
+    // Absent in admission-log records written before schema 2.
+    region: start.region ?? null,
     stream: start.stream ? 1 : 0,
     request_bytes: start.requestBytes,
     client_address: start.clientAddress,
@@ -199,6 +201,7 @@ export function finishedValues(item: Extract<FinishItem, { kind: "complete" }>) 
     cached_input_tokens: c.usage?.cachedInputTokens ?? null,
     output_tokens: c.usage?.outputTokens ?? null,
     cost: c.cost,
+    cost_estimated: c.costEstimated === undefined ? null : c.costEstimated ? 1 : 0,
     error_code: c.errorCode,
     response_body: c.responseBody,
   };

@@ -6,7 +6,7 @@ import { admitInTransaction, budgetUsageOf, touchedRows, type BudgetRow } from "
 import { applyLogInTransaction } from "./store-apply.ts";
 import { createHotStatements } from "./hot-statements.ts";
 import { finishInTransaction, reconcileInTransaction, recoverInTransaction } from "./store-finish.ts";
-import { budgetUsage, listJournal, pruneJournal } from "./store-query.ts";
+import { budgetUsage, journalSpend, listJournal, pruneJournal } from "./store-query.ts";
 import { budgetDefinitionsVersion, createBudgetDefinition, deleteBudgetDefinition, listBudgetDefinitions, updateBudgetDefinition } from "./store-budget-definitions.ts";
 import { inWriteTransaction, type RunQuery } from "./store-transaction.ts";
 import { insertAudit, listAudit } from "./store-audit.ts";
@@ -93,6 +93,7 @@ export function createKyselyStore(
     listAudit: (query) => listAudit(db, query),
     listJournal: (query) => listJournal(db, query),
     budgetUsage: (keys) => budgetUsage(db, keys),
+    journalSpend: (range) => journalSpend(db, range),
     pruneJournal: (olderThan, batchSize) => pruneJournal(db, olderThan, batchSize),
     listBudgets: () => listBudgetDefinitions(db),
     budgetsVersion: () => budgetDefinitionsVersion(db),

@@ -153,6 +153,11 @@ export const migrations: Readonly<Record<number, Migration>> = {
     await db.schema.createIndex("alert_event_due").on("alert_event").columns(["status", "next_attempt_at"]).execute();
     await db.schema.createIndex("alert_event_time").on("alert_event").columns(["created_at", "id"]).execute();
   },
+  // The region a call was routed to, and whether its cost is an estimate (the reservation).
+  5: async (db) => {
+    await db.schema.alterTable("journal_entry").addColumn("region", "text").execute();
+    await db.schema.alterTable("journal_entry").addColumn("cost_estimated", "integer").execute();
+  },
 };
 
 /** The renio_meta key counting changes to budget definitions (every change adds one). */

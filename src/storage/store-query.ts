@@ -1,8 +1,9 @@
-import type { Kysely, Selectable } from "kysely";
+import { sql, type Kysely, type Selectable } from "kysely";
 import { RelayError } from "../shared/relay-error.ts";
 import type { BudgetUsage } from "../budget/budget-usage.ts";
+import type { JournalSpend } from "../budget/spend-report.ts";
 import type { JournalEntry } from "../shared/journal-records.ts";
-import type { JournalPage, JournalQuery } from "./store.ts";
+import type { JournalPage, JournalQuery, SpendRange } from "./store.ts";
 import { budgetUsageOf } from "./store-admit.ts";
 import type { Database, JournalEntryTable } from "./store-schema.ts";
 
@@ -37,6 +38,65 @@ export async function budgetUsage(
   if (keys) q = q.where((eb) => eb.or(keys.map((k) => eb.and([eb("budget_id", "=", k.budgetId), eb("period", "=", k.period)]))));
   const rows = await q.orderBy("budget_id").orderBy("period").execute();
   return rows.map(budgetUsageOf);
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Journal sums per (UTC day, key, project, model, charged or not), in one aggregate query.
+ * An interrupted entry counts as estimated at its cost once reconciled, else at its
+ * reservation (still charged); a finished entry's cost is estimated when `cost_estimated`.
+ */
+export async function journalSpend(db: Kysely<Database>, range: SpendRange): Promise<JournalSpend[]> {
+  const day = sql<number>`received_at / ${sql.lit(DAY_MS)}`;
+  const charged = sql<number>`case when reserved_charges is null then 0 else 1 end`;
+  const interrupted = sql`outcome = 'interrupted'`;
+  const estimated = sql`(outcome = 'interrupted' or cost_estimated = 1)`;
+  let q = db
+    .selectFrom("journal_entry")
+    .select([
+      day.as("day"),
+      "key_id",
+      "project",
+      "model",
+      charged.as("charged"),
+      // Forwarded: routed (a provider) and not refused. A client gone while uploading its body has neither.
+      sql<number>`sum(case when outcome <> 'refused' and provider is not null then 1 else 0 end)`.as("calls"),
+      sql<number>`sum(case when outcome = 'refused' then 1 else 0 end)`.as("refused"),
+      sql<number>`sum(case when outcome = 'started' then 1 else 0 end)`.as("in_flight"),
+      sql<number>`coalesce(sum(input_tokens), 0)`.as("input_tokens"),
+      sql<number>`coalesce(sum(cached_input_tokens), 0)`.as("cached_input_tokens"),
+      sql<number>`coalesce(sum(output_tokens), 0)`.as("output_tokens"),
+      sql<number>`coalesce(sum(case when ${estimated} or outcome = 'started' then 0 else cost end), 0)`.as("reported_cost"),
+      sql<number>`coalesce(sum(case when ${interrupted} then coalesce(cost, reserved_cost, 0) when cost_estimated = 1 then cost else 0 end), 0)`.as("estimated_cost"),
+      sql<number>`sum(case when ${estimated} then 1 else 0 end)`.as("estimated_calls"),
+      sql<number>`coalesce(sum(case when outcome = 'started' then reserved_cost else 0 end), 0)`.as("in_flight_reserved"),
+    ]);
+  if (range.since !== undefined) q = q.where("received_at", ">=", range.since);
+  if (range.until !== undefined) q = q.where("received_at", "<", range.until);
+  const rows = await q.groupBy([day, "key_id", "project", "model", charged]).execute();
+  return rows.map((r) => {
+    const reportedCost = Number(r.reported_cost);
+    const estimatedCost = Number(r.estimated_cost);
+    return {
+      day: Number(r.day),
+      keyId: r.key_id,
+      project: r.project,
+      model: r.model,
+      charged: Number(r.charged) === 1,
+      calls: Number(r.calls),
+      refused: Number(r.refused),
+      inFlight: Number(r.in_flight),
+      inputTokens: Number(r.input_tokens),
+      cachedInputTokens: Number(r.cached_input_tokens),
+      outputTokens: Number(r.output_tokens),
+      cost: reportedCost + estimatedCost,
+      reportedCost,
+      estimatedCost,
+      estimatedCalls: Number(r.estimated_calls),
+      inFlightReserved: Number(r.in_flight_reserved),
+    };
+  });
 }
 
 /** Deletes one small batch of finished, settled entries older than `olderThan`. */
@@ -80,6 +140,7 @@ function toEntry(r: Selectable<JournalEntryTable>): JournalEntry {
     model: r.model,
     provider: r.provider,
     upstreamModel: r.upstream_model,
+    region: r.region,
     stream: Number(r.stream) === 1,
     requestBytes: Number(r.request_bytes),
     clientAddress: r.client_address,
@@ -95,6 +156,7 @@ function toEntry(r: Selectable<JournalEntryTable>): JournalEntry {
     outputTokens: num(r.output_tokens),
     reservedCost: num(r.reserved_cost),
     cost: num(r.cost),
+    costEstimated: r.cost_estimated === null ? null : Number(r.cost_estimated) === 1,
     errorCode: r.error_code,
     responseBody: r.response_body,
     reconcile: r.reconcile as JournalEntry["reconcile"],

@@ -15,6 +15,8 @@ export interface JournalEntryTable {
   model: string | null;
   provider: string | null;
   upstream_model: string | null;
+  /** The region of the provider the call was routed to (schema 2). */
+  region: string | null;
   /** 0 or 1. */
   stream: number;
   request_bytes: number;
@@ -36,6 +38,8 @@ export interface JournalEntryTable {
   /** JSON `[budgetId, period, amount][]` of the reservations, kept for reconciliation. */
   reserved_charges: string | null;
   cost: number | null;
+  /** 1 when `cost` is the reservation charged without the provider's final usage, 0 when from its usage (schema 2). */
+  cost_estimated: number | null;
   error_code: string | null;
   response_body: string | null;
   /** "pending" after a crash left the reservation charged, "settled" once reconciled. */

@@ -28,6 +28,7 @@ const PROXIED = {
   ping: true,
   listJournal: true,
   budgetUsage: true,
+  journalSpend: true,
   pruneJournal: true,
   listBudgets: true,
   budgetsVersion: true,

@@ -1,6 +1,7 @@
 import type { AlertRules } from "../budget/alert-rules.ts";
 import type { Admission, BudgetCharge } from "../budget/budget-charge.ts";
 import type { BudgetUsage } from "../budget/budget-usage.ts";
+import type { JournalSpend } from "../budget/spend-report.ts";
 import type { BudgetChange, NewBudget, StoredBudget } from "../budget/budget-definition.ts";
 import type { JournalCompletion, JournalEntry, JournalRefusal, JournalStart } from "../shared/journal-records.ts";
 import type { AuditActor, AuditEvent, AuditInput, AuditPage, AuditQuery } from "./store-audit.ts";
@@ -33,6 +34,12 @@ export interface JournalQuery {
   limit: number;
   /** `nextCursor` of the previous page; anything else rejects with RelayError 400 `invalid_request`. */
   cursor?: string;
+}
+
+/** Which entries {@link Store.journalSpend} sums: received in [since, until) (epoch ms; absent: unbounded). */
+export interface SpendRange {
+  since?: number;
+  until?: number;
 }
 
 /** One page of journal entries. */
@@ -88,6 +95,8 @@ export interface JournalReader {
   listJournal(query: JournalQuery): Promise<JournalPage>;
   /** Stored budget usage rows (all, or only the given budget/period pairs). */
   budgetUsage(keys?: ReadonlyArray<{ budgetId: string; period: string }>): Promise<BudgetUsage[]>;
+  /** Journal sums (tokens, reported and estimated cost) per UTC day, key, project and model, for the reconciliation report. */
+  journalSpend(range: SpendRange): Promise<JournalSpend[]>;
 }
 
 /** Work outside the request path: startup recovery, `renio budget reconcile`, retention. */

@@ -4,6 +4,8 @@ import type { Config } from "../config/config-schema.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { JournalReader } from "../storage/store.ts";
 import { adminAuth, requireRole, type AdminToken } from "./admin-auth.ts";
+import { dashboardApi } from "./admin-dashboard-api.ts";
+import { timeParam } from "./admin-query.ts";
 import { reloadHandler, type Reload } from "./admin-reload.ts";
 import type { HttpEnv } from "./app.ts";
 
@@ -27,7 +29,8 @@ const MAX_PAGE = 1000;
  * The admin API, behind the admin tokens (admin-auth.ts); every route names the role it needs
  * with `requireRole`: `POST /admin/reload` (admin), `GET /admin/journal` (cursor pagination,
  * filters) and `GET /admin/budgets` (every stored period row, plus each configured budget's
- * current period when it has no row yet), both read.
+ * current period when it has no row yet), both read, and the dashboard's aggregates under
+ * `/admin/dashboard/*` (admin-dashboard-api.ts).
  */
 export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
   const admin = new Hono<HttpEnv>();
@@ -73,13 +76,7 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
     return c.json({ object: "list", data });
   });
 
-  return admin;
-}
+  admin.route("/dashboard", dashboardApi(store, deps.sync));
 
-/** Epoch ms from an ISO time or epoch-ms query value. */
-function timeParam(value: string | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  const ms = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
-  if (Number.isNaN(ms)) throw new RelayError(400, "invalid_request", `\`${name}\` must be an ISO 8601 time or epoch milliseconds`);
-  return ms;
+  return admin;
 }

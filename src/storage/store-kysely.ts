@@ -7,6 +7,7 @@ import { applyLogInTransaction } from "./store-apply.ts";
 import { createHotStatements } from "./hot-statements.ts";
 import { finishInTransaction, reconcileInTransaction, recoverInTransaction } from "./store-finish.ts";
 import { budgetUsage, listJournal, pruneJournal } from "./store-query.ts";
+import { usageByGroup, usageSeries } from "./store-usage.ts";
 import { inWriteTransaction, type RunQuery } from "./store-transaction.ts";
 
 /**
@@ -69,6 +70,8 @@ export function createKyselyStore(
     },
     listJournal: (query) => listJournal(db, query),
     budgetUsage: (keys) => budgetUsage(db, keys),
+    usageByGroup: (range, by, latency) => usageByGroup(db, range, by, latency),
+    usageSeries: (query) => usageSeries(db, query),
     pruneJournal: (olderThan, batchSize) => pruneJournal(db, olderThan, batchSize),
     close: () => {
       closed ??= release();

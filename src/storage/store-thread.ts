@@ -27,6 +27,8 @@ const PROXIED = {
   ping: true,
   listJournal: true,
   budgetUsage: true,
+  usageByGroup: true,
+  usageSeries: true,
   pruneJournal: true,
   close: true,
 } as const satisfies Record<StoreMethod, true>;

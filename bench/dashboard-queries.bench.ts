@@ -3,7 +3,8 @@
  * with 1,000,000 entries spread over 30 days (20 keys, 8 models, 3 providers, 4 % errors,
  * 2 % refusals) in one INSERT … SELECT, then times each aggregate the /admin/dashboard/*
  * endpoints run, over the ranges the pages use.
- * Run: node_modules/.bin/bun bench/dashboard-queries.bench.ts   (RENIO_BENCH_ROWS sets the row count)
+ * Run: node_modules/.bin/bun bench/dashboard-queries.bench.ts   (RENIO_BENCH_ROWS: entries,
+ * RENIO_BENCH_RUNS: timed runs per query after one warm-up; RENIO_BENCH_DB: keep the file there)
  */
 import { join } from "node:path";
 import process from "node:process";
@@ -13,6 +14,7 @@ import { createStore } from "../src/storage/store-open.ts";
 import { tempDir } from "../test/support/store-targets.ts";
 
 const ROWS = Number(process.env.RENIO_BENCH_ROWS ?? 1_000_000);
+const RUNS = Number(process.env.RENIO_BENCH_RUNS ?? 3);
 const DAY = 86_400_000;
 const runtime = await currentRuntime();
 const path = process.env.RENIO_BENCH_DB ?? join(tempDir(), "renio.db");
@@ -22,7 +24,8 @@ const span = 30 * DAY;
 const store = await createStore({ type: "sqlite", path }, { durability: "process", openSqlite: runtime.openSqlite });
 const raw = runtime.openSqlite(path);
 const fillStarted = performance.now();
-raw.exec(`
+const present = Number((raw.prepare("select count(*) as n from journal_entry").all([])[0] as { n: number }).n);
+if (present < ROWS) raw.exec(`
   with recursive n(i) as (select 0 union all select i + 1 from n where i < ${ROWS - 1})
   insert into journal_entry (id, received_at, key_id, project, route, model, provider, upstream_model, stream,
     request_bytes, client_address, finished_at, outcome, status, ttfb_ms, total_ms, upstream_ms,
@@ -36,18 +39,19 @@ raw.exec(`
     100 + (i % 900), i % 100, 20 + (i % 400), 0.0001 * (1 + i % 40)
   from n`);
 raw.close();
-console.log(`filled ${ROWS} entries in ${((performance.now() - fillStarted) / 1000).toFixed(1)} s`);
+console.log(present >= ROWS ? `reusing ${present} entries in ${path}` : `filled ${ROWS} entries in ${((performance.now() - fillStarted) / 1000).toFixed(1)} s`);
 
 async function timed(name: string, run: (store: Store) => Promise<unknown>): Promise<void> {
   await run(store); // warm the page cache once
   const times: number[] = [];
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < RUNS; i++) {
     const started = performance.now();
     await run(store);
     times.push(performance.now() - started);
   }
   times.sort((a, b) => a - b);
-  console.log(`${name.padEnd(52)} median ${times[1]!.toFixed(0).padStart(5)} ms   (min ${times[0]!.toFixed(0)}, max ${times[2]!.toFixed(0)})`);
+  const median = times[Math.floor(times.length / 2)]!;
+  console.log(`${name.padEnd(52)} median ${median.toFixed(0).padStart(6)} ms   (min ${times[0]!.toFixed(0)}, max ${times[times.length - 1]!.toFixed(0)}, ${RUNS} runs)`);
 }
 
 const month = { since: now - span, until: now + 1 };

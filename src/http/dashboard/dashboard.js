@@ -246,8 +246,8 @@ const latencyColumns = (label) => [
   ["Spend", (r) => r.cost, money, true],
 ];
 
-/** A page of usage tables grouped by each of `groups` ([by, title, columns]), over a chosen range. */
-function usagePage(title, groups) {
+/** A page of usage tables grouped by each of `groups` ([by, title, columns]) over a chosen range, then `extra()` sections. */
+function usagePage(title, groups, extra = () => []) {
   return function render(page, range = "24h") {
     const until = Date.now() + 1;
     const since = until - RANGES[range];
@@ -260,16 +260,19 @@ function usagePage(title, groups) {
           return table(columns, data, { sortBy: 1, empty: "No calls in this range." });
         }),
       ),
+      ...extra(),
     );
   };
 }
 
 function keys(page) {
-  usagePage("Keys & projects", [["key", "By key", usageColumns("Key")], ["project", "By project", usageColumns("Project")]])(page);
-  page.append(section("Configured keys", async () => {
-    const { data } = await api("/admin/keys");
-    return table([["Key", (r) => r.id], ["Project", (r) => r.project]], data, { empty: "No keys." });
-  }));
+  const configured = () => [
+    section("Configured keys", async () => {
+      const { data } = await api("/admin/keys");
+      return table([["Key", (r) => r.id], ["Project", (r) => r.project]], data, { empty: "No keys." });
+    }),
+  ];
+  usagePage("Keys & projects", [["key", "By key", usageColumns("Key")], ["project", "By project", usageColumns("Project")]], configured)(page);
 }
 
 function models(page) {

@@ -117,7 +117,7 @@ function chart(title, times, series, yLabel) {
     height: 220,
     scales: { x: { time: true } },
     axes: [{}, { label: yLabel, size: 60 }],
-    series: [{}, ...Object.keys(series).map((label, i) => ({ label, stroke: palette[i % palette.length], width: 2, spanGaps: true }))],
+    series: [{}, ...Object.keys(series).map((label, i) => ({ label, stroke: palette[i % palette.length], width: 2, spanGaps: true, points: { size: 6 } }))],
   };
   const data = [times.map((t) => t / 1000), ...Object.values(series)];
   requestAnimationFrame(() => {
@@ -143,7 +143,11 @@ function overview(page) {
     section("Today and this month (UTC)", async () => {
       const data = await api("/admin/dashboard/overview");
       const { today, month, series } = data;
-      const buckets = series.buckets;
+      // Every bucket of the range, empty ones too, so the time axis spans the whole range.
+      const byAt = new Map(series.buckets.map((b) => [b.at, b]));
+      const times = [];
+      for (let at = Math.floor(series.since / series.bucketMs) * series.bucketMs; at < series.until; at += series.bucketMs) times.push(at);
+      const column = (name, empty) => times.map((at) => byAt.get(at)?.[name] ?? empty);
       return [
         el("div", { class: "cards" },
           card("Calls today", number(today.calls), "today-calls"),
@@ -153,11 +157,11 @@ function overview(page) {
           card("Calls this month", number(month.calls), "month-calls"),
           card("Spend this month", money(month.cost), "month-cost"),
         ),
-        buckets.length === 0
+        series.buckets.length === 0
           ? el("p", { class: "muted", text: "No calls in the last 24 hours." })
           : [
-              chart("Calls per hour", buckets.map((b) => b.at), { calls: buckets.map((b) => b.calls), errors: buckets.map((b) => b.errors), refused: buckets.map((b) => b.refused) }, "calls"),
-              chart("Relay overhead (total − upstream)", buckets.map((b) => b.at), { p50: buckets.map((b) => b.overheadMsP50), p95: buckets.map((b) => b.overheadMsP95) }, "ms"),
+              chart("Calls per hour", times, { calls: column("calls", 0), errors: column("errors", 0), refused: column("refused", 0) }, "calls"),
+              chart("Relay overhead p50 / p95 (total − upstream)", times, { p50: column("overheadMsP50", null), p95: column("overheadMsP95", null) }, "ms"),
             ],
       ];
     }),

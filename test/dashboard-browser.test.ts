@@ -164,6 +164,14 @@ describe("dashboard in Chromium", { skip: SKIP }, () => {
       const keyRow = page.locator("tr", { hasText: "test" }).first();
       assert.ok((await keyRow.textContent())!.includes(String(entries.filter((e) => e.keyId === "test").length)));
       assert.ok((await page.getByText(INJECTED, { exact: true }).count()) >= 1, "the injected key id is shown as text");
+      // Sortable: a click on "Spend" orders the key table by spend, largest first; another click reverses it.
+      const byKey = page.locator("section", { hasText: "By key" });
+      const spendOf = async () => (await byKey.locator("tbody tr td:nth-child(8)").allTextContents()).map((t) => Number(t.replaceAll(",", "")));
+      await byKey.locator("th", { hasText: "Spend" }).click();
+      const descending = await spendOf();
+      assert.deepEqual(descending, [...descending].sort((a, b) => b - a));
+      await byKey.locator("th", { hasText: "Spend" }).click();
+      assert.deepEqual(await spendOf(), [...descending].reverse());
 
       await page.evaluate(() => (location.hash = "models"));
       await loaded(page);
@@ -172,6 +180,13 @@ describe("dashboard in Chromium", { skip: SKIP }, () => {
       await page.evaluate(() => (location.hash = "journal"));
       await loaded(page);
       assert.equal(await page.locator("#page tbody tr").count(), entries.length);
+      await page.selectOption("select[name=outcome]", "upstream_error");
+      await page.click(".filters button[type=submit]");
+      // The outcome filter of `renio journal list`: only the two upstream errors are left.
+      await page.waitForFunction(() => document.querySelectorAll("#page tbody tr").length === 2);
+      for (const row of await page.locator("#page tbody tr").allTextContents()) assert.match(row, /upstream_error/);
+      await page.evaluate(() => (location.hash = "journal"));
+      await page.waitForFunction(() => document.querySelectorAll("#page tbody tr").length > 2);
       await page.locator("#page tbody tr", { hasText: "refused" }).first().click();
       const refused = entries.find((e) => e.outcome === "refused")!;
       await page.waitForSelector(`[data-entry="${refused.id}"]`);

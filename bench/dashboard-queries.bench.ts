@@ -14,7 +14,7 @@ import { createStore } from "../src/storage/store-open.ts";
 import { tempDir } from "../test/support/store-targets.ts";
 
 const ROWS = Number(process.env.RENIO_BENCH_ROWS ?? 1_000_000);
-const RUNS = Number(process.env.RENIO_BENCH_RUNS ?? 3);
+const RUNS = Number(process.env.RENIO_BENCH_RUNS ?? 1);
 const DAY = 86_400_000;
 const runtime = await currentRuntime();
 const path = process.env.RENIO_BENCH_DB ?? join(tempDir(), "renio.db");

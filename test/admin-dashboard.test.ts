@@ -2,19 +2,21 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { JournalEntry } from "../src/shared/journal-records.ts";
 import type { Store, UsageGroup } from "../src/storage/store.ts";
-import { TEST_KEY, type RelayUnderTest } from "./support/relay-harness.ts";
+import { startRelay, TEST_KEY, type RelayUnderTest } from "./support/relay-harness.ts";
 import { chatBody, errorOf, finishedEntries, post } from "./support/relay-calls.ts";
 import { startMockRelay } from "./support/with-relay.ts";
 
 const READ_TOKEN = "dashboard-read-token-0123456789ab";
 const OTHER_KEY = "sk-renio-other-key-for-tests-0002";
 let relay: RelayUnderTest;
+let mockUrl: string;
 let store: Store;
 let stop: () => Promise<void>;
 let entries: JournalEntry[];
 
 before(async () => {
-  ({ relay, store, stop } = await startMockRelay({
+  let mock: { url: string };
+  ({ relay, store, stop, mock } = await startMockRelay({
     config: {
       server: { host: "127.0.0.1", port: 0, shutdownGraceMs: 2000, admin: { tokens: [{ id: "dashboard", secret: READ_TOKEN, roles: ["read"] }] } },
       keys: [
@@ -36,6 +38,7 @@ before(async () => {
     await response.arrayBuffer();
     ids.push(response.headers.get("x-request-id")!);
   }
+  mockUrl = mock.url;
   entries = [...(await finishedEntries(store, ids)).values()];
   assert.equal(entries.length, 5);
 });
@@ -112,5 +115,35 @@ describe("GET /admin/dashboard/*: aggregates of the journal for the dashboard", 
     const wrong = await fetch(`${relay.url}/admin/dashboard/overview`, { headers: { authorization: "Bearer not-a-token-at-all" } });
     assert.equal(wrong.status, 401);
     assert.equal((await errorOf(wrong)).code, "unauthorized");
+  });
+});
+
+describe("GET /dashboard/: the page, from the executable's embedded assets", () => {
+  test("served with a CSP allowing only this origin's scripts, and no inline script", async () => {
+    const response = await fetch(`${relay.url}/dashboard/`);
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get("content-type") ?? "", /^text\/html/);
+    const csp = response.headers.get("content-security-policy") ?? "";
+    assert.match(csp, /default-src 'self'/);
+    assert.match(csp, /script-src 'self'(;|$)/);
+    assert.match(csp, /frame-ancestors 'none'/);
+    assert.doesNotMatch(await response.text(), /<script(?![^>]*\bsrc=)[^>]*>/, "every script is a separate asset");
+    for (const [asset, marker] of [["uplot.js", "uPlot"], ["uplot.css", ".uplot"], ["dashboard.js", "textContent"], ["dashboard.css", ".card"]]) {
+      const file = await fetch(`${relay.url}/dashboard/${asset}`);
+      assert.equal(file.status, 200, asset);
+      assert.equal(file.headers.get("x-content-type-options"), "nosniff");
+      assert.ok((await file.text()).includes(marker!), asset);
+    }
+    assert.equal((await fetch(`${relay.url}/dashboard/secrets.json`)).status, 404);
+  });
+
+  test("a relay without admin tokens has no dashboard, as it has no admin routes", async () => {
+    const bare = await startRelay(mockUrl);
+    try {
+      assert.equal((await fetch(`${bare.url}/dashboard/`)).status, 404);
+      assert.equal((await fetch(`${bare.url}/admin/dashboard/overview`)).status, 404);
+    } finally {
+      await bare.stop();
+    }
   });
 });

@@ -6,6 +6,7 @@ import { checkSemantics } from "../config/config-semantics.ts";
 import { adminTokensOf } from "../http/admin-auth.ts";
 import type { Reload, ReloadOutcome } from "../http/admin-reload.ts";
 import { createAdminRoutes } from "../http/admin-routes.ts";
+import { dashboardRoutes } from "../http/dashboard-routes.ts";
 import { createHttpHandler } from "../http/app.ts";
 import { openLedger } from "../journal/open-ledger.ts";
 import { createRelay } from "../relay/relay.ts";
@@ -74,17 +75,18 @@ export async function startRelayService(config: Config, runtime: Runtime, option
 
   let accepting = true;
   const admin = createAdminRoutes({ tokens: () => adminTokens, config: () => snapshot.current.config, store, sync: () => ledger.flush(), reload });
+  const dashboard = dashboardRoutes(() => adminTokens.length > 0);
   const apart = config.server.admin.port !== undefined;
   const server = await runtime.serve({
     hostname: config.server.host,
     port: config.server.port,
-    fetch: createHttpHandler({ relay, ledger, accepting: () => accepting, admin: apart ? undefined : admin }),
+    fetch: createHttpHandler({ relay, ledger, accepting: () => accepting, admin: apart ? undefined : admin, dashboard }),
   });
   const adminServer = apart
     ? await runtime.serve({
         hostname: config.server.admin.host ?? config.server.host,
         port: config.server.admin.port!,
-        fetch: createHttpHandler({ ledger, accepting: () => accepting, admin }),
+        fetch: createHttpHandler({ ledger, accepting: () => accepting, admin, dashboard }),
       }).catch(async (error: unknown) => {
         await server.stop();
         await closeLedger();

@@ -7,7 +7,6 @@ import { newEntryId } from "../shared/entry-id.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { WireFormat } from "../shared/usage.ts";
 import type { AdminActor } from "./admin-auth.ts";
-import { dashboardRoutes } from "./dashboard-routes.ts";
 import { errorResponse, wireOf } from "./error-envelope.ts";
 import { modelList } from "./model-list.ts";
 import { requestIdFor } from "./request-id.ts";
@@ -19,6 +18,8 @@ export interface AppDeps {
   readonly ledger: Ledger;
   /** The admin API, mounted under /admin (absent on a model listener when admin routes listen apart). */
   readonly admin?: Hono<HttpEnv>;
+  /** The dashboard page, mounted at /dashboard beside the admin API (dashboard-routes.ts). */
+  readonly dashboard?: Hono<HttpEnv>;
   /** False while shutting down: new calls get 503. */
   readonly accepting: () => boolean;
 }
@@ -33,7 +34,7 @@ export interface HttpEnv {
 /**
  * Builds the Hono app and returns its fetch handler. Model calls take the shortest path
  * (no middleware); every response carries `x-request-id`. `/healthz` and `/readyz` are served
- * on every listener; `/dashboard` wherever the admin API is.
+ * on every listener; `/dashboard` (when given) beside the admin API.
  */
 export function createHttpHandler(deps: AppDeps): FetchHandler {
   const app = new Hono<HttpEnv>();
@@ -47,7 +48,7 @@ export function createHttpHandler(deps: AppDeps): FetchHandler {
   );
   if (deps.admin) app.use("/admin/*", (c, next) => respond(c, async () => (await next(), c.res)));
   if (deps.admin) app.route("/admin", deps.admin);
-  if (deps.admin) app.route("/dashboard", dashboardRoutes());
+  if (deps.admin && deps.dashboard) app.route("/dashboard", deps.dashboard);
 
   app.notFound((c) => respond(c, () => {
     throw new RelayError(404, "route_not_found", `No route for ${c.req.method} ${c.req.path}`);

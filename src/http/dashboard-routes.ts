@@ -30,13 +30,15 @@ const ASSETS: ReadonlyMap<string, readonly [string, string]> = new Map([
 ]);
 
 /**
- * The dashboard, mounted at /dashboard on the listener serving the admin API. The assets are
- * public (they hold no data); the page signs in with an admin token and reads everything
- * through the admin API, which checks it on every request.
+ * The dashboard, mounted at /dashboard on the listener serving the admin API; like the admin
+ * routes it exists only while admin tokens are configured (`enabled`, read per request, so a
+ * reload changes it). The assets are public (they hold no data); the page signs in with an
+ * admin token and reads everything through the admin API, which checks it on every request.
  */
-export function dashboardRoutes(): Hono<HttpEnv> {
+export function dashboardRoutes(enabled: () => boolean): Hono<HttpEnv> {
   const dashboard = new Hono<HttpEnv>();
   dashboard.get("/*", (c) => {
+    if (!enabled()) return c.notFound();
     const path = c.req.path.slice("/dashboard".length) || "/";
     const asset = ASSETS.get(path);
     if (asset === undefined) return c.notFound();

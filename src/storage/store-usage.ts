@@ -4,9 +4,9 @@ import type { UsageBucket, UsageGroup, UsageGroupBy, UsageRange, UsageSeriesQuer
 
 /**
  * Aggregates of the journal for the dashboard, computed in SQL over a received_at range
- * (the journal_entry_time index): totals per group, and per time bucket. Latency percentiles
- * come from a histogram counted in SQL (fixed bins, the same on SQLite and PostgreSQL) and
- * interpolated within the bin, as Prometheus' histogram_quantile does.
+ * (the journal_entry_time index) in one pass: totals per group, and per time bucket. Latency
+ * percentiles come from a histogram counted in the same pass (fixed bins, the same on SQLite
+ * and PostgreSQL) and interpolated within the bin, as Prometheus' histogram_quantile does.
  */
 
 const GROUP_COLUMNS: Record<UsageGroupBy, string> = { key: "key_id", project: "project", model: "model", provider: "provider", route: "route" };
@@ -32,81 +32,56 @@ function binOf(expr: RawBuilder<unknown>, lo = 0, hi = LATENCY_BINS.length): Raw
 }
 
 const ERROR = sql`(outcome <> 'ok' and outcome <> 'started' and outcome <> 'refused')`;
-const OVERHEAD = sql`(total_ms - upstream_ms)`;
+const NO_BIN = sql`-1`;
+const TOTAL_BIN = sql`case when total_ms is null then -1 else ${binOf(sql`total_ms`)} end`;
+const OVERHEAD_BIN = sql`case when total_ms is null or upstream_ms is null then -1 else ${binOf(sql`(total_ms - upstream_ms)`)} end`;
 
 /** Counts, tokens, cost and latency (p50/p95 of total time and of relay overhead) per group. */
 export async function usageByGroup(db: Kysely<Database>, range: UsageRange, by: UsageGroupBy | undefined, latency = true): Promise<UsageGroup[]> {
   const group = by === undefined ? sql`null` : sql.ref(GROUP_COLUMNS[by]);
-  const inRange = sql`received_at >= ${range.since} and received_at < ${range.until}`;
-  const totals = await sql<TotalsRow>`
-    select ${group} as grp, count(*) as calls,
-      sum(case when outcome = 'ok' then 1 else 0 end) as ok,
-      sum(case when outcome = 'refused' then 1 else 0 end) as refused,
-      sum(case when ${ERROR} then 1 else 0 end) as errors,
-      sum(case when outcome = 'started' then 1 else 0 end) as in_flight,
-      coalesce(sum(input_tokens), 0) as input_tokens,
-      coalesce(sum(cached_input_tokens), 0) as cached_input_tokens,
-      coalesce(sum(output_tokens), 0) as output_tokens,
-      coalesce(sum(cost), 0) as cost,
-      max(received_at) as last_at
-    from journal_entry where ${inRange} group by 1`.execute(db);
-  const none = new Map<string | null, number[]>();
-  const total = latency ? await histogram(db, inRange, group, sql`total_ms`) : none;
-  const overhead = latency ? await histogram(db, inRange, group, OVERHEAD, sql`upstream_ms is not null`) : none;
-  return totals.rows
-    .map((row) => {
-      const key = row.grp === null ? null : String(row.grp);
-      const totalBins = total.get(key);
-      const relay = overhead.get(key);
-      return {
-        group: key,
-        calls: Number(row.calls),
-        ok: Number(row.ok),
-        refused: Number(row.refused),
-        errors: Number(row.errors),
-        inFlight: Number(row.in_flight),
-        inputTokens: Number(row.input_tokens),
-        cachedInputTokens: Number(row.cached_input_tokens),
-        outputTokens: Number(row.output_tokens),
-        cost: Number(row.cost),
-        lastAt: row.last_at === null ? null : Number(row.last_at),
-        totalMsP50: totalBins ? quantile(totalBins, 0.5) : null,
-        totalMsP95: totalBins ? quantile(totalBins, 0.95) : null,
-        overheadMsP50: relay ? quantile(relay, 0.5) : null,
-        overheadMsP95: relay ? quantile(relay, 0.95) : null,
-      };
-    })
+  const groups = await scan(db, range, group, latency ? TOTAL_BIN : NO_BIN, latency ? OVERHEAD_BIN : NO_BIN);
+  return [...groups.values()]
+    .map(({ key, totals, totalBins, overheadBins }) => ({
+      group: key,
+      ...totals,
+      totalMsP50: quantile(totalBins, 0.5),
+      totalMsP95: quantile(totalBins, 0.95),
+      overheadMsP50: quantile(overheadBins, 0.5),
+      overheadMsP95: quantile(overheadBins, 0.95),
+    }))
     .sort((a, b) => b.calls - a.calls);
 }
 
 /** Calls, errors, cost and overhead p50/p95 per time bucket (epoch ms, multiples of `bucketMs`). */
 export async function usageSeries(db: Kysely<Database>, query: UsageSeriesQuery): Promise<UsageBucket[]> {
   const bucket = sql`(received_at / ${sql.lit(query.bucketMs)}) * ${sql.lit(query.bucketMs)}`;
-  const inRange = sql`received_at >= ${query.since} and received_at < ${query.until}`;
-  const counts = await sql<SeriesRow>`
-    select ${bucket} as grp, count(*) as calls,
-      sum(case when ${ERROR} then 1 else 0 end) as errors,
-      sum(case when outcome = 'refused' then 1 else 0 end) as refused,
-      coalesce(sum(cost), 0) as cost
-    from journal_entry where ${inRange} group by 1 order by 1`.execute(db);
-  const overhead = await histogram(db, inRange, bucket, OVERHEAD, sql`upstream_ms is not null`);
-  return counts.rows.map((row) => {
-    const at = Number(row.grp);
-    const bins = overhead.get(String(at));
-    return {
-      at,
-      calls: Number(row.calls),
-      errors: Number(row.errors),
-      refused: Number(row.refused),
-      cost: Number(row.cost),
-      overheadMsP50: bins ? quantile(bins, 0.5) : null,
-      overheadMsP95: bins ? quantile(bins, 0.95) : null,
-    };
-  });
+  const buckets = await scan(db, query, bucket, NO_BIN, OVERHEAD_BIN);
+  return [...buckets.values()]
+    .map(({ key, totals, overheadBins }) => ({
+      at: Number(key),
+      calls: totals.calls,
+      errors: totals.errors,
+      refused: totals.refused,
+      cost: totals.cost,
+      overheadMsP50: quantile(overheadBins, 0.5),
+      overheadMsP95: quantile(overheadBins, 0.95),
+    }))
+    .sort((a, b) => a.at - b.at);
 }
 
-interface TotalsRow {
+type Totals = Omit<UsageGroup, "group" | "totalMsP50" | "totalMsP95" | "overheadMsP50" | "overheadMsP95">;
+
+interface Scanned {
+  key: string | null;
+  totals: Totals;
+  totalBins: number[];
+  overheadBins: number[];
+}
+
+interface ScanRow {
   grp: unknown;
+  tbin: number | string;
+  obin: number | string;
   calls: number | string;
   ok: number | string;
   refused: number | string;
@@ -119,31 +94,48 @@ interface TotalsRow {
   last_at: number | string | null;
 }
 
-interface SeriesRow {
-  grp: number | string;
-  calls: number | string;
-  errors: number | string;
-  refused: number | string;
-  cost: number | string;
-}
-
-/** Counts per bin of `value` (non-null rows), per group (the group as a string, or null). */
-async function histogram(
-  db: Kysely<Database>,
-  inRange: RawBuilder<unknown>,
-  group: RawBuilder<unknown>,
-  value: RawBuilder<unknown>,
-  also: RawBuilder<unknown> = sql`1 = 1`,
-): Promise<Map<string | null, number[]>> {
-  const rows = await sql<{ grp: unknown; bin: number | string; n: number | string }>`
-    select ${group} as grp, ${binOf(value)} as bin, count(*) as n
-    from journal_entry where ${inRange} and ${value} is not null and ${also} group by 1, 2`.execute(db);
-  const groups = new Map<string | null, number[]>();
-  for (const row of rows.rows) {
+/**
+ * One pass over the entries received in `range`: totals per (group, total-time bin,
+ * overhead bin), summed here into one total and two histograms per group (a bin of -1: no
+ * such time; NO_BIN skips a histogram).
+ */
+async function scan(db: Kysely<Database>, range: UsageRange, group: RawBuilder<unknown>, totalBin: RawBuilder<unknown>, overheadBin: RawBuilder<unknown>): Promise<Map<string | null, Scanned>> {
+  const { rows } = await sql<ScanRow>`
+    select ${group} as grp, ${totalBin} as tbin, ${overheadBin} as obin, count(*) as calls,
+      sum(case when outcome = 'ok' then 1 else 0 end) as ok,
+      sum(case when outcome = 'refused' then 1 else 0 end) as refused,
+      sum(case when ${ERROR} then 1 else 0 end) as errors,
+      sum(case when outcome = 'started' then 1 else 0 end) as in_flight,
+      coalesce(sum(input_tokens), 0) as input_tokens,
+      coalesce(sum(cached_input_tokens), 0) as cached_input_tokens,
+      coalesce(sum(output_tokens), 0) as output_tokens,
+      coalesce(sum(cost), 0) as cost,
+      max(received_at) as last_at
+    from journal_entry where received_at >= ${range.since} and received_at < ${range.until}
+    group by 1, 2, 3`.execute(db);
+  const groups = new Map<string | null, Scanned>();
+  for (const row of rows) {
     const key = row.grp === null ? null : String(row.grp);
-    let counts = groups.get(key);
-    if (counts === undefined) groups.set(key, (counts = new Array<number>(LATENCY_BINS.length + 1).fill(0)));
-    counts[Number(row.bin)]! += Number(row.n);
+    let scanned = groups.get(key);
+    if (scanned === undefined) {
+      const totals: Totals = { calls: 0, ok: 0, refused: 0, errors: 0, inFlight: 0, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, cost: 0, lastAt: null };
+      const bins = () => new Array<number>(LATENCY_BINS.length + 1).fill(0);
+      groups.set(key, (scanned = { key, totals, totalBins: bins(), overheadBins: bins() }));
+    }
+    const t = scanned.totals;
+    const calls = Number(row.calls);
+    t.calls += calls;
+    t.ok += Number(row.ok);
+    t.refused += Number(row.refused);
+    t.errors += Number(row.errors);
+    t.inFlight += Number(row.in_flight);
+    t.inputTokens += Number(row.input_tokens);
+    t.cachedInputTokens += Number(row.cached_input_tokens);
+    t.outputTokens += Number(row.output_tokens);
+    t.cost += Number(row.cost);
+    if (row.last_at !== null) t.lastAt = Math.max(t.lastAt ?? 0, Number(row.last_at));
+    if (Number(row.tbin) >= 0) scanned.totalBins[Number(row.tbin)]! += calls;
+    if (Number(row.obin) >= 0) scanned.overheadBins[Number(row.obin)]! += calls;
   }
   return groups;
 }

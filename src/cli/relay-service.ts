@@ -7,6 +7,7 @@ import { checkSemantics } from "../config/config-semantics.ts";
 import { adminActor, adminTokensOf } from "../http/admin-auth.ts";
 import type { Reload, ReloadOutcome } from "../http/admin-reload.ts";
 import { createAdminRoutes } from "../http/admin-routes.ts";
+import { dashboardRoutes } from "../http/dashboard-routes.ts";
 import { createHttpHandler } from "../http/app.ts";
 import { openLedger } from "../journal/open-ledger.ts";
 import { createBudgetAdmin } from "../relay/budget-admin.ts";
@@ -146,17 +147,18 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     adminTokens: () => adminTokens,
     budgets: () => [...snapshot.current.config.budgets, ...catalog.stored()],
   });
+  const dashboard = dashboardRoutes(() => adminTokens.length > 0);
   const apart = config.server.admin.port !== undefined;
   const server = await runtime.serve({
     hostname: config.server.host,
     port: config.server.port,
-    fetch: createHttpHandler({ relay, ledger, accepting: () => accepting, admin: apart ? undefined : admin, metrics: apart ? undefined : metrics }),
+    fetch: createHttpHandler({ relay, ledger, accepting: () => accepting, admin: apart ? undefined : admin, metrics: apart ? undefined : metrics, dashboard: apart ? undefined : dashboard }),
   });
   const adminServer = apart
     ? await runtime.serve({
         hostname: config.server.admin.host ?? config.server.host,
         port: config.server.admin.port!,
-        fetch: createHttpHandler({ ledger, accepting: () => accepting, admin, metrics }),
+        fetch: createHttpHandler({ ledger, accepting: () => accepting, admin, metrics, dashboard }),
       }).catch(async (error: unknown) => {
         await server.stop();
         await alerts?.stop();

@@ -5,13 +5,14 @@ import { RelayError } from "../shared/relay-error.ts";
 import type { AlertOutbox, AuditStore, JournalReader } from "../storage/store.ts";
 import { alertRoutes } from "./admin-alerts.ts";
 import { adminAuth, requireRole, type AdminToken } from "./admin-auth.ts";
+import { dashboardApi } from "./admin-dashboard-api.ts";
+import { timeParam } from "./admin-query.ts";
 import { reloadHandler, type Reload } from "./admin-reload.ts";
 import type { BudgetAdmin } from "../relay/budget-admin.ts";
 import { createAdminBudgetRoutes } from "./admin-budgets.ts";
 import type { HttpEnv } from "./app.ts";
 import { createAdminKeyRoutes, type AdminKeysDeps } from "./admin-keys.ts";
 import { createAdminAuditRoutes } from "./admin-audit.ts";
-import { timeParam } from "./admin-query.ts";
 
 /** What the admin API reads. */
 export interface AdminDeps {
@@ -40,7 +41,8 @@ const MAX_PAGE = 1000;
  * with `requireRole`: `POST /admin/reload` (admin), `GET /admin/journal` (cursor pagination,
  * filters) (read), `/admin/budgets` (admin-budgets.ts: reads need read, changes budgets),
  * `GET /admin/report` (the reconciliation report of `renio budget report`; read), and with a
- * store `/admin/keys` (admin-keys.ts) and `/admin/audit`.
+ * store `/admin/keys` (admin-keys.ts), `/admin/audit`, `/admin/alerts` and the dashboard's
+ * aggregates under `/admin/dashboard/*` (admin-dashboard-api.ts).
  */
 export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
   const admin = new Hono<HttpEnv>();
@@ -88,6 +90,7 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
   if (deps.keys) admin.route("/", createAdminKeyRoutes(deps.keys));
   if (deps.audit) admin.route("/", createAdminAuditRoutes(deps.audit));
   admin.route("/alerts", alertRoutes(store, deps.sync));
+  admin.route("/dashboard", dashboardApi(store, deps.sync));
 
   return admin;
 }

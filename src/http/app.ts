@@ -18,6 +18,8 @@ export interface AppDeps {
   readonly ledger: Ledger;
   /** The admin API, mounted under /admin (absent on a model listener when admin routes listen apart). */
   readonly admin?: Hono<HttpEnv>;
+  /** The dashboard page, mounted at /dashboard beside the admin API (dashboard-routes.ts). */
+  readonly dashboard?: Hono<HttpEnv>;
   /** False while shutting down: new calls get 503. */
   readonly accepting: () => boolean;
   /** GET /metrics (Prometheus text format); absent: no such route. */
@@ -43,7 +45,7 @@ export interface HttpEnv {
 /**
  * Builds the Hono app and returns its fetch handler. Model calls take the shortest path
  * (no middleware); every response carries `x-request-id`. `/healthz` and `/readyz` are served
- * on every listener.
+ * on every listener; `/dashboard` (when given) beside the admin API.
  */
 export function createHttpHandler(deps: AppDeps): FetchHandler {
   const app = new Hono<HttpEnv>();
@@ -75,6 +77,7 @@ export function createHttpHandler(deps: AppDeps): FetchHandler {
     );
   }
   if (deps.admin) app.route("/admin", deps.admin);
+  if (deps.admin && deps.dashboard) app.route("/dashboard", deps.dashboard);
 
   app.notFound((c) => respond(c, () => {
     throw new RelayError(404, "route_not_found", `No route for ${c.req.method} ${c.req.path}`);

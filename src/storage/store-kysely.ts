@@ -8,6 +8,7 @@ import { createHotStatements } from "./hot-statements.ts";
 import { finishInTransaction, reconcileInTransaction, recoverInTransaction } from "./store-finish.ts";
 import { budgetUsage, journalSpend, listJournal, pruneJournal } from "./store-query.ts";
 import { budgetDefinitionsVersion, createBudgetDefinition, deleteBudgetDefinition, listBudgetDefinitions, updateBudgetDefinition } from "./store-budget-definitions.ts";
+import { usageByGroup, usageSeries } from "./store-usage.ts";
 import { inWriteTransaction, type RunQuery } from "./store-transaction.ts";
 import { insertAudit, listAudit } from "./store-audit.ts";
 import { createKeyIn, ensureMetaIn, getKey, keysChangedSince, revokeKeyIn, rotateKeyIn, updateKeyIn } from "./store-keys.ts";
@@ -94,6 +95,8 @@ export function createKyselyStore(
     listJournal: (query) => listJournal(db, query),
     budgetUsage: (keys) => budgetUsage(db, keys),
     journalSpend: (range) => journalSpend(db, range),
+    usageByGroup: (range, by, latency) => usageByGroup(db, range, by, latency),
+    usageSeries: (query) => usageSeries(db, query),
     pruneJournal: (olderThan, batchSize) => pruneJournal(db, olderThan, batchSize),
     listBudgets: () => listBudgetDefinitions(db),
     budgetsVersion: () => budgetDefinitionsVersion(db),

@@ -29,6 +29,8 @@ const PROXIED = {
   listJournal: true,
   budgetUsage: true,
   journalSpend: true,
+  usageByGroup: true,
+  usageSeries: true,
   pruneJournal: true,
   listBudgets: true,
   budgetsVersion: true,

@@ -90,13 +90,69 @@ export interface LogApplyStore {
   applyLog(lines: string): Promise<BudgetUsage[]>;
 }
 
-/** Reads of the journal and the budget rows (admin API, `renio journal`, `renio budget status`). */
+/** A span of time by received_at: epoch ms, `since` inclusive, `until` exclusive. */
+export interface UsageRange {
+  since: number;
+  until: number;
+}
+
+/** What {@link JournalReader.usageByGroup} groups entries by. */
+export type UsageGroupBy = "key" | "project" | "model" | "provider" | "route";
+
+/** Totals of the entries of one group (or of all entries) received in a range. */
+export interface UsageGroup {
+  /** The key id, project, model, provider or route; null for entries without one (and for the all-entries total). */
+  group: string | null;
+  calls: number;
+  ok: number;
+  refused: number;
+  /** Finished neither ok nor refused (upstream_error, timeout, relay_error, client_aborted, interrupted). */
+  errors: number;
+  inFlight: number;
+  inputTokens: number;
+  cachedInputTokens: number;
+  outputTokens: number;
+  cost: number;
+  /** received_at of the group's newest entry. */
+  lastAt: number | null;
+  totalMsP50: number | null;
+  totalMsP95: number | null;
+  /** Relay overhead: total time minus upstream time. */
+  overheadMsP50: number | null;
+  overheadMsP95: number | null;
+}
+
+/** {@link JournalReader.usageSeries}: a range cut into buckets of `bucketMs` (a whole number of ms). */
+export interface UsageSeriesQuery extends UsageRange {
+  bucketMs: number;
+}
+
+/** One time bucket of {@link JournalReader.usageSeries}. */
+export interface UsageBucket {
+  /** Epoch ms the bucket starts at (a multiple of bucketMs). */
+  at: number;
+  calls: number;
+  errors: number;
+  refused: number;
+  cost: number;
+  overheadMsP50: number | null;
+  overheadMsP95: number | null;
+}
+
+/** Reads of the journal and the budget rows (admin API, `renio journal`, `renio budget status`, dashboard). */
 export interface JournalReader {
   listJournal(query: JournalQuery): Promise<JournalPage>;
   /** Stored budget usage rows (all, or only the given budget/period pairs). */
   budgetUsage(keys?: ReadonlyArray<{ budgetId: string; period: string }>): Promise<BudgetUsage[]>;
   /** Journal sums (tokens, reported and estimated cost) per UTC day, key, project and model, for the reconciliation report. */
   journalSpend(range: SpendRange): Promise<JournalSpend[]>;
+  /**
+   * Entries received in `range` totalled per group (`by` absent: one group, null, of all
+   * entries); most calls first. `latency: false` skips the percentiles (null), a third of the work.
+   */
+  usageByGroup(range: UsageRange, by?: UsageGroupBy, latency?: boolean): Promise<UsageGroup[]>;
+  /** Entries received in the range totalled per time bucket (buckets without entries are left out). */
+  usageSeries(query: UsageSeriesQuery): Promise<UsageBucket[]>;
 }
 
 /** Work outside the request path: startup recovery, `renio budget reconcile`, retention. */

@@ -20,9 +20,10 @@ let inProcess: RelayUnderTest;
 const UNPACED = { latencyMs: 0, chunkIntervalMs: 0, chunks: 8 };
 
 /**
- * The client's fetch: the runtime's upstream fetch, which is the global fetch on Deno. Bun's
+ * The client's fetch: the runtime's cut-safe fetch, which is the global fetch on Deno. Bun's
  * global fetch loses the received bytes of any body whose connection ends early (the relay's
- * or anyone's), so on Bun the client reads over node:http, as the relay itself does upstream.
+ * or anyone's), so on Bun the client reads over node:http, as the relay does upstream with
+ * `server.upstreamClient: "node-http"`.
  */
 let clientFetch: (url: string, init: RequestInit) => Promise<Response>;
 
@@ -36,9 +37,10 @@ function post(url: string, path: string, body: unknown, headers: Record<string, 
 }
 
 before(async () => {
-  clientFetch = (await currentRuntime()).upstreamFetch;
+  clientFetch = (await currentRuntime()).cutSafeFetch;
   upstream = await startCuttingUpstream(CHUNKS);
-  relay = await startRelay(upstream.url);
+  // The upstream client that hands on every byte of a dropped connection (on Bun, node:http).
+  relay = await startRelay(upstream.url, { server: { host: "127.0.0.1", port: 0, shutdownGraceMs: 2000, upstreamClient: "node-http" } });
   inProcess = await startRelay("http://unused.invalid", { providers: { mock: { type: "mock", ...UNPACED } } });
 });
 

@@ -72,7 +72,9 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     await closeLedger();
     throw error;
   }
-  const snapshot: SnapshotCell = { current: createRelaySnapshot(config, runtime.upstreamFetch, { clock: options.clock, budgets: catalog, keyring: keys.keyring }) };
+  // The upstream client is chosen at startup (changing it needs a restart).
+  const upstreamFetch = config.server.upstreamClient === "node-http" ? runtime.cutSafeFetch : runtime.upstreamFetch;
+  const snapshot: SnapshotCell = { current: createRelaySnapshot(config, upstreamFetch, { clock: options.clock, budgets: catalog, keyring: keys.keyring }) };
   let adminTokens = adminTokensOf(config.server);
   // Every call's end feeds the metrics and the call log (one observer each).
   const calls = createCallMetrics({ perKeyLabels: config.metrics.perKeyLabels, currency: config.budget.currency });
@@ -98,7 +100,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     const effective = withRestartOnly(next, config);
     const problems = checkSemantics(effective);
     if (problems.length > 0) return { reloaded: false, problems: problems.map(formatProblem) };
-    const built = createRelaySnapshot(effective, runtime.upstreamFetch, { clock: options.clock, budgets: catalog, keyring: keys.keyring });
+    const built = createRelaySnapshot(effective, upstreamFetch, { clock: options.clock, budgets: catalog, keyring: keys.keyring });
     catalog.reconfigure(effective.budgets, effective.budget.mode);
     keys.keyring.replaceConfigKeys(effective.keys);
     await store?.setAlertRules(alertRulesOf(effective));

@@ -221,6 +221,12 @@ export const configSchema = z.strictObject({
       maxBodyBytes: positiveInt.default(10 * 1024 * 1024),
       /** A request body not fully received within this time gets 408 `request_timeout`. */
       bodyReadTimeoutMs: positiveInt.default(30_000),
+      /**
+       * How the relay calls providers. `fetch`: the runtime's fetch (fast). `node-http`: node:http,
+       * which on Bun hands on every byte of a stream whose connection drops (Bun's fetch can lose
+       * the last ones); it costs CPU per call (README, Performance). On Deno both are its fetch.
+       */
+      upstreamClient: z.enum(["fetch", "node-http"]).default("fetch"),
       shutdownGraceMs: durationMs.default(10_000),
       /** Token for /admin/* routes (usually `${ENV_VAR}`); admin routes are off without it. */
       adminToken: z.string().min(16, "must be at least 16 characters").optional(),

@@ -22,7 +22,8 @@ export const bunRuntime: Runtime = {
     });
   },
   // Bun's fetch drops the received bytes of a body whose connection ends early: node:http keeps them.
-  upstreamFetch: createNodeHttpFetch(),
+  upstreamFetch: (url, init) => fetch(url, init),
+  cutSafeFetch: createNodeHttpFetch(),
   openSqlite: openBunSqlite,
   // Compiled, the worker is embedded beside the entry point (scripts/build.sh adds it to the build).
   storeWorker: () =>

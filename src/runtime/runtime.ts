@@ -53,11 +53,13 @@ export interface Runtime {
   readonly version: string;
   /** Starts an HTTP server. */
   serve(options: ServeOptions): Promise<Server>;
-  /**
-   * The `fetch` for upstream calls. It must hand on every byte of a response body cut short
-   * before the body errors (Bun's own fetch does not; see node-http-fetch.ts).
-   */
+  /** The `fetch` for upstream calls (`server.upstreamClient: "fetch"`, the default): the runtime's own. */
   readonly upstreamFetch: (url: string, init: RequestInit) => Promise<Response>;
+  /**
+   * A `fetch` that hands on every byte of a response body cut short before the body errors
+   * (`server.upstreamClient: "node-http"`). Bun's own fetch does not (node-http-fetch.ts); Deno's does.
+   */
+  readonly cutSafeFetch: (url: string, init: RequestInit) => Promise<Response>;
   /** Opens (creating if needed) an SQLite database file. */
   openSqlite(path: string): SqliteDatabase;
   /** Starts a worker thread serving an SQLite store (see storage/store-thread.ts). */

@@ -236,3 +236,20 @@ describe("GET /metrics while the store is down", () => {
     }
   });
 });
+
+describe("GET /metrics with rate limits", () => {
+  test("each limit's size and what fits now are gauges, per scope, id and kind", async () => {
+    const relay = await startRelay(mock.url, overrides({ rateLimits: [{ scope: { key: "test" }, requestsPerMinute: 5, concurrent: 3 }, { scope: { project: "poor" }, tokensPerMinute: 100_000 }] }));
+    try {
+      for (let i = 0; i < 2; i++) await client(relay.url, TEST_KEY).chat.completions.create({ model: "mock-gpt", messages: [{ role: "user", content: "hi" }], max_tokens: 5 });
+      const metrics = new Scrape((await scrape(relay.url, METRICS_TOKEN)).text);
+      assert.equal(metrics.sum("renio_rate_limit", { scope: "key", id: "test", kind: "requests" }), 5);
+      assert.equal(metrics.sum("renio_rate_limit_remaining", { scope: "key", id: "test", kind: "requests" }), 3, "two of five requests taken this minute");
+      assert.equal(metrics.sum("renio_rate_limit", { scope: "key", id: "test", kind: "concurrent" }), 3);
+      assert.equal(metrics.sum("renio_rate_limit_remaining", { scope: "key", id: "test", kind: "concurrent" }), 3, "no call in flight");
+      assert.equal(metrics.sum("renio_rate_limit_remaining", { scope: "project", id: "poor", kind: "tokens" }), 100_000, "the project made no call");
+    } finally {
+      await relay.stop();
+    }
+  });
+});

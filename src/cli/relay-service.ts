@@ -148,6 +148,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     inFlight: () => relay.inFlight,
     adminTokens: () => adminTokens,
     budgets: () => [...snapshot.current.config.budgets, ...catalog.stored()],
+    rateLimits: () => snapshot.current.rateLimiter.state(),
   });
   const dashboard = dashboardRoutes(() => adminTokens.length > 0);
   const apart = config.server.admin.port !== undefined;

@@ -1,6 +1,7 @@
 import type { BudgetUsage } from "../budget/budget-usage.ts";
 import type { BudgetConfig } from "../config/config-schema.ts";
 import type { Ledger } from "../journal/ledger.ts";
+import type { RateLimitState } from "../relay/rate-limiter.ts";
 import type { CallMetrics } from "./call-metrics.ts";
 import { family, histogramSamples, labelText, sample } from "./prom-text.ts";
 
@@ -13,6 +14,8 @@ export interface MetricsSources {
   readonly budgets: readonly BudgetConfig[];
   /** The config's `budget.mode`, for budgets without their own. */
   readonly defaultMode: NonNullable<BudgetConfig["mode"]>;
+  /** The rate limits in force, as they stand (absent: none shown). */
+  readonly rateLimits?: () => readonly RateLimitState[];
   /** How long a scrape waits for the store (readiness, budget rows) before reporting it down (ms, default 1000). */
   readonly storeWaitMs?: number;
 }
@@ -48,6 +51,8 @@ export async function metricsPage(sources: MetricsSources): Promise<string> {
   sample(out, "renio_store_apply_lag_seconds", "", stats.applyLagMs / 1000);
 
   if (budgets !== null) writeBudgets(out, budgets, sources);
+  const limits = sources.rateLimits?.() ?? [];
+  if (limits.length > 0) writeRateLimits(out, limits);
   return out.join("\n") + "\n";
 }
 
@@ -72,4 +77,13 @@ function within<T, F>(promise: Promise<T>, ms: number, fallback: F): Promise<T |
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<F>((resolve) => (timer = setTimeout(() => resolve(fallback), ms)));
   return Promise.race([promise.catch(() => fallback), late]).finally(() => clearTimeout(timer));
+}
+
+/** Each rate limit's configured size and what fits now (this instance's state). */
+function writeRateLimits(out: string[], states: readonly RateLimitState[]): void {
+  const labels = states.map((state) => labelText([["scope", state.scope], ["id", state.id], ["kind", state.kind]]));
+  family(out, "renio_rate_limit", "gauge", "A configured rate limit: requests or tokens per minute, or concurrent calls.");
+  states.forEach((state, i) => sample(out, "renio_rate_limit", labels[i]!, state.limit));
+  family(out, "renio_rate_limit_remaining", "gauge", "What fits now under the limit: requests or tokens, or free concurrency slots (this relay instance).");
+  states.forEach((state, i) => sample(out, "renio_rate_limit_remaining", labels[i]!, state.remaining));
 }

@@ -1,5 +1,6 @@
 import type { BudgetConfig, Config } from "../config/config-schema.ts";
 import type { Ledger } from "../journal/ledger.ts";
+import type { RateLimitState } from "../relay/rate-limiter.ts";
 import { matchAdminToken, type AdminToken } from "../http/admin-auth.ts";
 import type { MetricsRoute } from "../http/app.ts";
 import { requireBearer } from "../http/bearer-auth.ts";
@@ -17,6 +18,8 @@ export interface MetricsSources {
   readonly adminTokens: () => readonly AdminToken[];
   /** The budgets in force (config and store). */
   readonly budgets: () => readonly BudgetConfig[];
+  /** The rate limits in force, as they stand. */
+  readonly rateLimits?: () => readonly RateLimitState[];
 }
 
 const UNAUTHORIZED = "GET /metrics needs `Authorization: Bearer <metrics token or admin token>`";
@@ -37,7 +40,7 @@ export function metricsRoute(config: Config, sources: MetricsSources): MetricsRo
       if (byMetricsToken === undefined) throw new RelayError(401, "unauthorized", UNAUTHORIZED);
       byMetricsToken(headers);
     },
-    page: () => metricsPage({ calls: sources.calls, inFlight: sources.inFlight, ledger: sources.ledger, budgets: sources.budgets(), defaultMode: config.budget.mode }),
+    page: () => metricsPage({ calls: sources.calls, inFlight: sources.inFlight, ledger: sources.ledger, budgets: sources.budgets(), defaultMode: config.budget.mode, rateLimits: sources.rateLimits }),
     contentType: PROM_CONTENT_TYPE,
   };
 }

@@ -49,10 +49,23 @@ export interface RateTicket {
   cancel(): void;
 }
 
+/** One configured limit as it stands now (for /metrics). */
+export interface RateLimitState {
+  readonly scope: "key" | "project" | "model";
+  readonly id: string;
+  /** `requests` and `tokens`: per minute; `concurrent`: calls in flight. */
+  readonly kind: "requests" | "tokens" | "concurrent";
+  readonly limit: number;
+  /** What fits now (requests, tokens) or slots free (concurrent). */
+  readonly remaining: number;
+}
+
 /** Enforces the configured rate limits, in memory. */
 export interface RateLimiter {
   /** Admits a call under every limit that applies, or throws RelayError 429 `rate_limit_exceeded`. */
   admit(call: RateCall): RateTicket;
+  /** Every configured limit as it stands now (read at a scrape, not per call). */
+  state(): RateLimitState[];
 }
 
 const NO_RULES: readonly RateRule[] = [];
@@ -77,9 +90,23 @@ export function createRateLimiter(limits: readonly RateLimitConfig[], clock: Rat
     };
     index.set(id, [...(index.get(id) ?? []), rule]);
   }
-  if (limits.length === 0) return { admit: () => UNLIMITED };
+  if (limits.length === 0) return { admit: () => UNLIMITED, state: () => [] };
 
   return {
+    state() {
+      const now = clock();
+      const states: RateLimitState[] = [];
+      for (const [scope, index] of [["key", byKey], ["project", byProject], ["model", byModel]] as const) {
+        for (const [id, rules] of index) {
+          for (const rule of rules) {
+            if (rule.requests) states.push({ scope, id, kind: "requests", limit: rule.requests.limit, remaining: rule.requests.remaining(now) });
+            if (rule.tokens) states.push({ scope, id, kind: "tokens", limit: rule.tokens.limit, remaining: rule.tokens.remaining(now) });
+            if (rule.concurrent !== null) states.push({ scope, id, kind: "concurrent", limit: rule.concurrent, remaining: Math.max(0, rule.concurrent - rule.inFlight) });
+          }
+        }
+      }
+      return states;
+    },
     admit(call) {
       const forKey = byKey.get(call.keyId) ?? NO_RULES;
       const forProject = byProject.get(call.project) ?? NO_RULES;

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import OpenAI from "openai";
+import { eventually } from "./support/sse-bytes.ts";
+import { Scrape, scrape } from "./support/prom-scrape.ts";
 import type { JournalEntry } from "../src/shared/journal-records.ts";
 import type { Store } from "../src/storage/store.ts";
 import { freePort } from "./support/free-port.ts";
@@ -289,9 +291,21 @@ describe("tracing off", () => {
 describe("a collector down or hanging never fails the call", () => {
   test("collector down: calls succeed, their spans are dropped and counted", async () => {
     const upstream = await startChatUpstream();
-    const relay = await startRelay(upstream.url, relayConfig(upstream, { enabled: true, otlpEndpoint: `http://127.0.0.1:${await freePort()}/v1/traces`, exportIntervalMs: 20, exportTimeoutMs: 2000 }));
+    const metricsToken = "tracing-metrics-token-0123456789";
+    const relay = await startRelay(upstream.url, {
+      ...relayConfig(upstream, { enabled: true, otlpEndpoint: `http://127.0.0.1:${await freePort()}/v1/traces`, exportIntervalMs: 20, exportTimeoutMs: 2000 }),
+      server: { host: "127.0.0.1", port: 0, shutdownGraceMs: 2000, metricsToken },
+    });
+    let metrics: Scrape | undefined;
     try {
       for (let i = 0; i < 3; i++) await chat(relay, upstream);
+      // The counts are on /metrics too, as the exporter has them at the scrape.
+      const counted = await eventually(async () => {
+        metrics = new Scrape((await scrape(relay.url, metricsToken)).text);
+        return metrics.sum("renio_trace_spans_dropped_total") === 6;
+      });
+      assert.ok(counted, "renio_trace_spans_dropped_total reaches 6");
+      assert.equal(metrics!.sum("renio_trace_spans_exported_total"), 0);
     } finally {
       await relay.stop();
       await upstream.stop();

@@ -149,6 +149,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     adminTokens: () => adminTokens,
     budgets: () => [...snapshot.current.config.budgets, ...catalog.stored()],
     rateLimits: () => snapshot.current.rateLimiter.state(),
+    traces: tracing && (() => tracing.exporter.stats()),
   });
   const dashboard = dashboardRoutes(() => adminTokens.length > 0);
   const apart = config.server.admin.port !== undefined;

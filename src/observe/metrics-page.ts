@@ -2,6 +2,7 @@ import type { BudgetUsage } from "../budget/budget-usage.ts";
 import type { BudgetConfig } from "../config/config-schema.ts";
 import type { Ledger } from "../journal/ledger.ts";
 import type { RateLimitState } from "../relay/rate-limiter.ts";
+import type { ExportStats } from "../relay/span-exporter.ts";
 import type { CallMetrics } from "./call-metrics.ts";
 import { family, histogramSamples, labelText, sample } from "./prom-text.ts";
 
@@ -14,6 +15,8 @@ export interface MetricsSources {
   readonly budgets: readonly BudgetConfig[];
   /** The config's `budget.mode`, for budgets without their own. */
   readonly defaultMode: NonNullable<BudgetConfig["mode"]>;
+  /** The span exporter's counts (absent: tracing off, none shown). */
+  readonly traces?: () => ExportStats;
   /** The rate limits in force, as they stand (absent: none shown). */
   readonly rateLimits?: () => readonly RateLimitState[];
   /** How long a scrape waits for the store (readiness, budget rows) before reporting it down (ms, default 1000). */
@@ -51,6 +54,8 @@ export async function metricsPage(sources: MetricsSources): Promise<string> {
   sample(out, "renio_store_apply_lag_seconds", "", stats.applyLagMs / 1000);
 
   if (budgets !== null) writeBudgets(out, budgets, sources);
+  const traces = sources.traces?.();
+  if (traces) writeTraceCounts(out, traces);
   const limits = sources.rateLimits?.() ?? [];
   if (limits.length > 0) writeRateLimits(out, limits);
   return out.join("\n") + "\n";
@@ -86,4 +91,14 @@ function writeRateLimits(out: string[], states: readonly RateLimitState[]): void
   states.forEach((state, i) => sample(out, "renio_rate_limit", labels[i]!, state.limit));
   family(out, "renio_rate_limit_remaining", "gauge", "What fits now under the limit: requests or tokens, or free concurrency slots (this relay instance).");
   states.forEach((state, i) => sample(out, "renio_rate_limit_remaining", labels[i]!, state.remaining));
+}
+
+/** What the span exporter sent, dropped and holds. */
+function writeTraceCounts(out: string[], stats: ExportStats): void {
+  family(out, "renio_trace_spans_exported_total", "counter", "Spans the collector accepted.");
+  sample(out, "renio_trace_spans_exported_total", "", stats.exported);
+  family(out, "renio_trace_spans_dropped_total", "counter", "Spans dropped: the queue was full, or the collector refused, failed or did not answer in time.");
+  sample(out, "renio_trace_spans_dropped_total", "", stats.dropped);
+  family(out, "renio_trace_spans_queued", "gauge", "Spans waiting to be exported.");
+  sample(out, "renio_trace_spans_queued", "", stats.queued);
 }

@@ -1,6 +1,7 @@
 import type { BudgetConfig, Config } from "../config/config-schema.ts";
 import type { Ledger } from "../journal/ledger.ts";
 import type { RateLimitState } from "../relay/rate-limiter.ts";
+import type { ExportStats } from "../relay/span-exporter.ts";
 import { matchAdminToken, type AdminToken } from "../http/admin-auth.ts";
 import type { MetricsRoute } from "../http/app.ts";
 import { requireBearer } from "../http/bearer-auth.ts";
@@ -20,6 +21,8 @@ export interface MetricsSources {
   readonly budgets: () => readonly BudgetConfig[];
   /** The rate limits in force, as they stand. */
   readonly rateLimits?: () => readonly RateLimitState[];
+  /** The span exporter's counts (absent: tracing off). */
+  readonly traces?: () => ExportStats;
 }
 
 const UNAUTHORIZED = "GET /metrics needs `Authorization: Bearer <metrics token or admin token>`";
@@ -40,7 +43,7 @@ export function metricsRoute(config: Config, sources: MetricsSources): MetricsRo
       if (byMetricsToken === undefined) throw new RelayError(401, "unauthorized", UNAUTHORIZED);
       byMetricsToken(headers);
     },
-    page: () => metricsPage({ calls: sources.calls, inFlight: sources.inFlight, ledger: sources.ledger, budgets: sources.budgets(), defaultMode: config.budget.mode, rateLimits: sources.rateLimits }),
+    page: () => metricsPage({ calls: sources.calls, inFlight: sources.inFlight, ledger: sources.ledger, budgets: sources.budgets(), defaultMode: config.budget.mode, rateLimits: sources.rateLimits, traces: sources.traces }),
     contentType: PROM_CONTENT_TYPE,
   };
 }

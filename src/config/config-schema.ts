@@ -1,10 +1,9 @@
-import { SERVER_TOOL_KINDS, type ServerToolKind } from "../shared/usage.ts";
 import { z } from "zod";
 import { loggingSchema } from "./logging-schema.ts";
+import { priceSchema } from "./price-schema.ts";
+import { amount, positiveInt } from "./schema-numbers.ts";
+import { tracingSchema } from "./tracing-schema.ts";
 
-/** Non-negative finite amount (money or tokens). */
-const amount = z.number().finite().nonnegative();
-const positiveInt = z.number().int().positive();
 /** Largest budget limit: its billionths must stay an exact integer in a double. */
 const MAX_LIMIT = 9_000_000;
 const durationMs = z.number().int().nonnegative();
@@ -148,68 +147,10 @@ const rateLimitSchema = z
     message: "set at least one of requestsPerMinute, tokensPerMinute, concurrent",
   });
 
-/** Per-million-token rates of one price tier. */
-const rateFields = {
-  /** Price per million input tokens. */
-  input: amount,
-  /** Price per million cached input tokens (defaults to `input`). */
-  cachedInput: amount.optional(),
-  /** Price per million output tokens. */
-  output: amount,
-  /** Price per million input tokens written to the prompt cache for 5 minutes (defaults to `input`). */
-  cacheWrite5m: amount.optional(),
-  /** Price per million input tokens written to the prompt cache for 1 hour (defaults to `input`). */
-  cacheWrite1h: amount.optional(),
-};
-
-const priceSchema = z.strictObject({
-  ...rateFields,
-  /** Largest output the model can produce; the reservation when a request sets none. */
-  maxOutputTokens: positiveInt.optional(),
-  /** Largest input the model accepts; the reservation for input sent by reference (URLs, file ids). */
-  contextWindow: positiveInt.optional(),
-  /** Rates for the whole call when its input (cached included) exceeds `aboveInputTokens`. */
-  longContext: z.strictObject({ aboveInputTokens: positiveInt, ...rateFields }).optional(),
-  /** OpenAI `service_tier` rates. */
-  serviceTiers: z.strictObject({ priority: z.strictObject(rateFields).optional(), flex: z.strictObject(rateFields).optional() }).optional(),
-  /** Audio token rates per million (output absent: audio output is charged as text output). */
-  audio: z.strictObject({ input: amount, output: amount.optional() }).optional(),
-  /** Price of one use of a server-side tool billed per use. */
-  tools: z.strictObject(Object.fromEntries(SERVER_TOOL_KINDS.map((kind) => [kind, amount.optional()])) as Record<ServerToolKind, z.ZodOptional<typeof amount>>).optional(),
-});
-
 const storageSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("sqlite"), path: z.string().min(1).default(".renio/renio.db") }),
   z.strictObject({ type: z.literal("postgres"), url: z.string().regex(/^postgres(ql)?:\/\//, "must start with postgres://"), poolSize: positiveInt.default(10) }),
 ]);
-
-/**
- * W3C trace context and OTLP/HTTP span export (see README "Tracing"). Off: a client's valid
- * `traceparent` is forwarded upstream unchanged and nothing is exported.
- */
-const tracingSchema = z
-  .strictObject({
-    enabled: z.boolean().default(false),
-    /** The collector's OTLP/HTTP traces URL (JSON encoding). */
-    otlpEndpoint: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL, e.g. http://127.0.0.1:4318/v1/traces" }).optional(),
-    /** Extra request headers for the collector (usually `${ENV_VAR}` for a token). */
-    headers: z.record(z.string(), z.string()).default({}),
-    serviceName: z.string().min(1).default("renio"),
-    /** Share of new traces recorded; a client's traceparent decides by its sampled flag. */
-    sampleRatio: z.number().min(0).max(1).default(1),
-    /** Most spans waiting for export; beyond it new spans are dropped (and counted). */
-    maxQueue: positiveInt.default(2048),
-    /** Most spans per export request. */
-    maxBatch: positiveInt.default(256),
-    /** Time between exports of a partial batch. */
-    exportIntervalMs: positiveInt.default(5000),
-    /** Time allowed for one export request; a collector that does not answer loses that batch. */
-    exportTimeoutMs: positiveInt.default(10_000),
-  })
-  .refine((tracing) => !tracing.enabled || tracing.otlpEndpoint !== undefined, {
-    message: "set `otlpEndpoint` (e.g. http://127.0.0.1:4318/v1/traces) when tracing is enabled",
-    path: ["otlpEndpoint"],
-  });
 
 /** The whole Renio configuration. Unknown keys are errors everywhere. */
 export const configSchema = z.strictObject({

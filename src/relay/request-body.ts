@@ -1,5 +1,5 @@
-import { RelayError } from "../shared/relay-error.ts";
 import { requestReferences, type RequestReferences } from "./request-references.ts";
+import { scanTopLevel, type TopLevelMember } from "./json-top-level.ts";
 
 /** The request fields the relay needs, read once from the body. */
 export interface RequestFields {
@@ -122,7 +122,7 @@ export function rewriteRequestBody(bytes: Uint8Array, change: BodyChange): Uint8
   if (change.outputLimit !== undefined) missing.set(change.outputLimit.field, change.outputLimit.tokens);
   if (change.maxToolCalls !== undefined) missing.set("max_tool_calls", change.maxToolCalls);
   if (change.model === undefined && change.addIncludeUsage !== true && missing.size === 0) return bytes;
-  const top = scanTopLevel(bytes);
+  const top = scanTopLevel(bytes, CHANGED_KEY_LENGTHS);
   const splices: Splice[] = [];
   let hasModel = false;
   let hasOptions = false;
@@ -158,26 +158,18 @@ export function rewriteRequestBody(bytes: Uint8Array, change: BodyChange): Uint8
   return splices.length === 0 ? bytes : applySplices(bytes, splices);
 }
 
-interface Member {
-  /** The decoded key, or "" for keys that cannot be ones we change. */
-  key: string;
-  /** Byte span of the value. */
-  start: number;
-  end: number;
-}
-
 interface Splice {
   start: number;
   end: number;
   text: string;
 }
 
-function valueOf(bytes: Uint8Array, member: Member): unknown {
+function valueOf(bytes: Uint8Array, member: TopLevelMember): unknown {
   return JSON.parse(decoder.decode(bytes.subarray(member.start, member.end)));
 }
 
 /** Whether the member's value is exactly the ASCII `text`. */
-function sameBytes(bytes: Uint8Array, member: Member, text: string): boolean {
+function sameBytes(bytes: Uint8Array, member: TopLevelMember, text: string): boolean {
   if (member.end - member.start !== text.length) return false;
   for (let i = 0; i < text.length; i++) if (bytes[member.start + i] !== text.charCodeAt(i)) return false;
   return true;
@@ -199,111 +191,4 @@ function applySplices(bytes: Uint8Array, splices: readonly Splice[]): Uint8Array
   });
   out.set(bytes.subarray(from), to);
   return out;
-}
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-
-function isSpace(b: number | undefined): boolean {
-  return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
-}
-
-function malformed(): RelayError {
-  return new RelayError(400, "invalid_json", "request body is not valid JSON");
-}
-
-/** Skips whitespace from `i`. */
-function skipSpace(b: Uint8Array, i: number): number {
-  while (isSpace(b[i])) i++;
-  return i;
-}
-
-/** From an opening quote, returns the index after the closing one (native search for quotes). */
-function skipString(b: Uint8Array, i: number): number {
-  // Short strings (keys, roles): a byte loop beats a native call.
-  const stop = Math.min(b.length, i + 24);
-  for (let j = i + 1; j < stop; j++) {
-    const c = b[j];
-    if (c === QUOTE) return j + 1;
-    if (c === BACKSLASH) j++;
-  }
-  let j = stop - 1; // the backslash count below decides whether a quote found from here is escaped
-  for (;;) {
-    j = b.indexOf(QUOTE, j + 1);
-    if (j === -1) throw malformed();
-    let k = j - 1;
-    while (b[k] === BACKSLASH) k--;
-    if ((j - 1 - k) % 2 === 0) return j + 1; // an even run of backslashes: the quote is not escaped
-  }
-}
-
-/** From the first byte of a value, returns the index after it. */
-function skipValue(b: Uint8Array, i: number): number {
-  const first = b[i];
-  if (first === QUOTE) return skipString(b, i);
-  if (first === OPEN_BRACE || first === OPEN_BRACKET) {
-    let depth = 0;
-    while (i < b.length) {
-      const c = b[i];
-      if (c === QUOTE) {
-        i = skipString(b, i);
-        continue;
-      }
-      if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
-      else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-        if (--depth === 0) return i + 1;
-      }
-      i++;
-    }
-    throw malformed();
-  }
-  const start = i;
-  while (i < b.length) {
-    const c = b[i];
-    if (c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET || isSpace(c)) break;
-    i++;
-  }
-  if (i === start) throw malformed();
-  return i;
-}
-
-/** The key between quotes at [start, end), decoded only when it could be one we change. */
-function keyAt(b: Uint8Array, start: number, end: number): string {
-  const raw = b.subarray(start, end);
-  if (!raw.includes(BACKSLASH)) {
-    return CHANGED_KEY_LENGTHS.has(raw.length) ? String.fromCharCode(...raw) : "";
-  }
-  const key: unknown = JSON.parse(decoder.decode(b.subarray(start - 1, end + 1)));
-  return typeof key === "string" ? key : "";
-}
-
-/** Finds the top-level object's opening brace and its members' value spans in one pass. */
-function scanTopLevel(b: Uint8Array): { open: number; members: Member[] } {
-  let i = b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0; // UTF-8 byte order mark
-  i = skipSpace(b, i);
-  if (b[i] !== OPEN_BRACE) throw malformed();
-  const open = i;
-  const members: Member[] = [];
-  i = skipSpace(b, i + 1);
-  if (b[i] === CLOSE_BRACE) return { open, members };
-  for (;;) {
-    if (b[i] !== QUOTE) throw malformed();
-    const keyEnd = skipString(b, i);
-    const key = keyAt(b, i + 1, keyEnd - 1);
-    i = skipSpace(b, keyEnd);
-    if (b[i] !== COLON) throw malformed();
-    const start = skipSpace(b, i + 1);
-    const end = skipValue(b, start);
-    members.push({ key, start, end });
-    i = skipSpace(b, end);
-    if (b[i] === CLOSE_BRACE) return { open, members };
-    if (b[i] !== COMMA) throw malformed();
-    i = skipSpace(b, i + 1);
-  }
 }

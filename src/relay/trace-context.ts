@@ -59,12 +59,12 @@ export function randomHex(bytes: 8 | 16): string {
       next = 0;
     }
     let hex = "";
-    let any = 0;
+    let nonZero = 0;
     for (let i = next; i < next + bytes; i++) {
       hex += HEX[pool[i]!];
-      any |= pool[i]!;
+      nonZero |= pool[i]!;
     }
     next += bytes;
-    if (any !== 0) return hex;
+    if (nonZero !== 0) return hex;
   }
 }

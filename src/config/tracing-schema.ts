@@ -1,0 +1,30 @@
+import { z } from "zod";
+import { positiveInt } from "./schema-numbers.ts";
+
+/**
+ * W3C trace context and OTLP/HTTP span export (see README "Tracing"). Off: a client's valid
+ * `traceparent` is forwarded upstream unchanged and nothing is exported.
+ */
+export const tracingSchema = z
+  .strictObject({
+    enabled: z.boolean().default(false),
+    /** The collector's OTLP/HTTP traces URL (JSON encoding). */
+    otlpEndpoint: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL, e.g. http://127.0.0.1:4318/v1/traces" }).optional(),
+    /** Extra request headers for the collector (usually `${ENV_VAR}` for a token). */
+    headers: z.record(z.string(), z.string()).default({}),
+    serviceName: z.string().min(1).default("renio"),
+    /** Share of new traces recorded; a client's traceparent decides by its sampled flag. */
+    sampleRatio: z.number().min(0).max(1).default(1),
+    /** Most spans waiting for export; beyond it new spans are dropped (and counted). */
+    maxQueue: positiveInt.default(2048),
+    /** Most spans per export request. */
+    maxBatch: positiveInt.default(256),
+    /** Time between exports of a partial batch. */
+    exportIntervalMs: positiveInt.default(5000),
+    /** Time allowed for one export request; a collector that does not answer loses that batch. */
+    exportTimeoutMs: positiveInt.default(10_000),
+  })
+  .refine((tracing) => !tracing.enabled || tracing.otlpEndpoint !== undefined, {
+    message: "set `otlpEndpoint` (e.g. http://127.0.0.1:4318/v1/traces) when tracing is enabled",
+    path: ["otlpEndpoint"],
+  });

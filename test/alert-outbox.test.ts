@@ -4,26 +4,13 @@ import type { AlertRules } from "../src/budget/alert-rules.ts";
 import type { BudgetCharge } from "../src/budget/budget-charge.ts";
 import { createSqlLedger } from "../src/journal/sql-ledger.ts";
 import type { JournalCompletion, JournalStart } from "../src/shared/journal-records.ts";
+import { journalStart } from "./support/journal-fixtures.ts";
 import { backends } from "./support/store-targets.ts";
 
 let seq = 0;
 function start(): JournalStart {
   seq++;
-  return {
-    id: `alert-${String(seq).padStart(6, "0")}`,
-    receivedAt: 1_700_000_000_000 + seq,
-    requestId: null,
-    keyId: "k1",
-    project: "p1",
-    route: "/v1/chat/completions",
-    model: "gpt-x",
-    provider: "mock",
-    upstreamModel: "gpt-x-up",
-    stream: false,
-    requestBytes: 100,
-    clientAddress: "127.0.0.1",
-    requestBody: null,
-  };
+  return journalStart({ id: `alert-${String(seq).padStart(6, "0")}`, receivedAt: 1_700_000_000_000 + seq, upstreamModel: "gpt-x-up" });
 }
 
 const done: JournalCompletion = { outcome: "ok", status: 200, ttfbMs: 1, totalMs: 2, upstreamMs: 1, usage: null, cost: 0.1, errorCode: null, responseBody: null };

@@ -5,6 +5,7 @@ import type { NewBudget } from "../src/budget/budget-definition.ts";
 import { createSqlLedger } from "../src/journal/sql-ledger.ts";
 import type { JournalStart } from "../src/shared/journal-records.ts";
 import { RelayError } from "../src/shared/relay-error.ts";
+import { journalStart } from "./support/journal-fixtures.ts";
 import { backends } from "./support/store-targets.ts";
 
 const TEAM: NewBudget = { id: "team", scope: { project: "p1" }, period: "month", limit: 2, mode: "strict", paused: false };
@@ -12,21 +13,7 @@ const TEAM: NewBudget = { id: "team", scope: { project: "p1" }, period: "month",
 let seq = 0;
 function start(): JournalStart {
   seq++;
-  return {
-    id: `def-${String(seq).padStart(6, "0")}`,
-    receivedAt: 1_700_000_000_000 + seq,
-    requestId: null,
-    keyId: "k1",
-    project: "p1",
-    route: "/v1/chat/completions",
-    model: "gpt-x",
-    provider: "mock",
-    upstreamModel: "gpt-x",
-    stream: false,
-    requestBytes: 100,
-    clientAddress: "127.0.0.1",
-    requestBody: null,
-  };
+  return journalStart({ id: `def-${String(seq).padStart(6, "0")}`, receivedAt: 1_700_000_000_000 + seq });
 }
 
 /** A charge of the stored budget `team` quoted at `limit` (what a relay that has not seen a change still holds). */

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { RelayError } from "../shared/relay-error.ts";
 import type { AlertOutbox, AlertStatus } from "../storage/store.ts";
 import { requireRole } from "./admin-auth.ts";
+import { limitParam } from "./admin-query.ts";
 import type { HttpEnv } from "./app.ts";
 
 const STATUSES: readonly AlertStatus[] = ["pending", "delivered", "failed"];
@@ -19,10 +20,7 @@ export function alertRoutes(store: Pick<AlertOutbox, "listAlerts">, sync?: () =>
     if (status !== undefined && !STATUSES.includes(status as AlertStatus)) {
       throw new RelayError(400, "invalid_request", `\`status\` must be one of ${STATUSES.join(", ")}`);
     }
-    const limit = c.req.query("limit") === undefined ? 100 : Number(c.req.query("limit"));
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
-      throw new RelayError(400, "invalid_request", `\`limit\` must be an integer from 1 to ${MAX_PAGE}`);
-    }
+    const limit = limitParam(c.req.query("limit"), 100, MAX_PAGE);
     await sync?.();
     const data = await store.listAlerts({ status: status as AlertStatus | undefined, limit });
     return c.json({ object: "list", data });

@@ -6,7 +6,7 @@ import type { AlertOutbox, AuditStore, JournalReader } from "../storage/store.ts
 import { alertRoutes } from "./admin-alerts.ts";
 import { adminAuth, requireRole, type AdminToken } from "./admin-auth.ts";
 import { dashboardApi } from "./admin-dashboard-api.ts";
-import { timeParam } from "./admin-query.ts";
+import { limitParam, timeParam } from "./admin-query.ts";
 import { reloadHandler, type Reload } from "./admin-reload.ts";
 import type { BudgetAdmin } from "../relay/budget-admin.ts";
 import { createAdminBudgetRoutes } from "./admin-budgets.ts";
@@ -54,10 +54,7 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
   if (store === undefined) return admin;
 
   admin.get("/journal", requireRole("read"), async (c) => {
-    const limit = c.req.query("limit") === undefined ? 100 : Number(c.req.query("limit"));
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
-      throw new RelayError(400, "invalid_request", `\`limit\` must be an integer from 1 to ${MAX_PAGE}`);
-    }
+    const limit = limitParam(c.req.query("limit"), 100, MAX_PAGE);
     await deps.sync?.();
     const page = await store.listJournal({
       since: timeParam(c.req.query("since"), "since"),

@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from "kysely";
 import { newEntryId } from "../shared/entry-id.ts";
-import { RelayError } from "../shared/relay-error.ts";
 import type { AuditEventTable, Database } from "./store-schema.ts";
+import { decodePageCursor, encodePageCursor } from "./page-cursor.ts";
 
 /** Who acts, and when (epoch ms). */
 export interface AuditActor {
@@ -76,22 +76,13 @@ export async function listAudit(db: Kysely<Database>, query: AuditQuery): Promis
   if (query.action !== undefined) q = q.where("action", "=", query.action);
   if (query.target !== undefined) q = q.where("target", "=", query.target);
   if (query.cursor !== undefined) {
-    const cursor = decodeCursor(query.cursor);
+    const cursor = decodePageCursor(query.cursor);
     q = q.where((eb) => eb.or([eb("at", "<", cursor.at), eb.and([eb("at", "=", cursor.at), eb("id", "<", cursor.id)])]));
   }
   const rows = await q.orderBy("at", "desc").orderBy("id", "desc").limit(limit + 1).execute();
   const events = rows.slice(0, limit).map(eventOf);
   const last = events[events.length - 1];
-  return { events, nextCursor: rows.length > limit && last ? `${last.at}.${last.id}` : null };
-}
-
-function decodeCursor(cursor: string): { at: number; id: string } {
-  const match = /^(\d{1,16})\.(.+)$/s.exec(cursor);
-  const at = Number(match?.[1]);
-  if (match === null || !Number.isSafeInteger(at)) {
-    throw new RelayError(400, "invalid_request", "`cursor` is not valid: pass the `next_cursor` of the previous page unchanged");
-  }
-  return { at, id: match[2]! };
+  return { events, nextCursor: rows.length > limit && last ? encodePageCursor(last.at, last.id) : null };
 }
 
 function eventOf(r: Selectable<AuditEventTable>): AuditEvent {

@@ -1,11 +1,11 @@
 import { sql, type Kysely, type Selectable } from "kysely";
-import { RelayError } from "../shared/relay-error.ts";
 import type { BudgetUsage } from "../budget/budget-usage.ts";
 import type { JournalSpend } from "../budget/spend-report.ts";
 import type { JournalEntry } from "../shared/journal-records.ts";
 import type { JournalPage, JournalQuery, SpendRange } from "./store.ts";
 import { budgetUsageOf } from "./store-admit.ts";
 import type { Database, JournalEntryTable } from "./store-schema.ts";
+import { decodePageCursor, encodePageCursor } from "./page-cursor.ts";
 
 /** Newest-first page of journal entries, paginated by (received_at, id). */
 export async function listJournal(db: Kysely<Database>, query: JournalQuery): Promise<JournalPage> {
@@ -16,16 +16,16 @@ export async function listJournal(db: Kysely<Database>, query: JournalQuery): Pr
   if (query.keyId !== undefined) q = q.where("key_id", "=", query.keyId);
   if (query.requestId !== undefined) q = q.where("request_id", "=", query.requestId);
   if (query.outcome !== undefined) q = q.where("outcome", "=", query.outcome);
-  const cursor = query.cursor === undefined ? null : decodeCursor(query.cursor);
+  const cursor = query.cursor === undefined ? null : decodePageCursor(query.cursor);
   if (cursor) {
     q = q.where((eb) =>
-      eb.or([eb("received_at", "<", cursor.receivedAt), eb.and([eb("received_at", "=", cursor.receivedAt), eb("id", "<", cursor.id)])]),
+      eb.or([eb("received_at", "<", cursor.at), eb.and([eb("received_at", "=", cursor.at), eb("id", "<", cursor.id)])]),
     );
   }
   const rows = await q.orderBy("received_at", "desc").orderBy("id", "desc").limit(limit + 1).execute();
   const entries = rows.slice(0, limit).map(toEntry);
   const last = entries[entries.length - 1];
-  return { entries, nextCursor: rows.length > limit && last ? encodeCursor(last.receivedAt, last.id) : null };
+  return { entries, nextCursor: rows.length > limit && last ? encodePageCursor(last.receivedAt, last.id) : null };
 }
 
 /** Budget usage rows, all or only the given (budget, period) pairs. */
@@ -111,20 +111,6 @@ export async function pruneJournal(db: Kysely<Database>, olderThan: Date, batchS
     .limit(Math.max(1, batchSize));
   const result = await db.deleteFrom("journal_entry").where("id", "in", victims).executeTakeFirst();
   return Number(result.numDeletedRows);
-}
-
-function encodeCursor(receivedAt: number, id: string): string {
-  return `${receivedAt}.${id}`;
-}
-
-/** Parses a cursor made by encodeCursor; anything else is the caller's error (400), never the first page. */
-function decodeCursor(cursor: string): { receivedAt: number; id: string } {
-  const match = /^(\d{1,16})\.(.+)$/s.exec(cursor);
-  const receivedAt = Number(match?.[1]);
-  if (match === null || !Number.isSafeInteger(receivedAt)) {
-    throw new RelayError(400, "invalid_request", "`cursor` is not valid: pass the `next_cursor` of the previous page unchanged");
-  }
-  return { receivedAt, id: match[2]! };
 }
 
 const num = (v: number | null): number | null => (v === null ? null : Number(v));

@@ -64,16 +64,16 @@ export function createRelay(deps: RelayDeps): Relay {
 
   /** Completes the entry and settles its charges; never throws, always ends the in-flight count and the rate-limit hold. */
   const settle = ({ config, pricing }: RelaySnapshot, start: JournalStart, quote: CallQuote, limits: RateTicket, input: CallInput, trace: CallTrace, end: CallEnd) => {
+    // What was relayed of the answer, if anything was; a stream cut before the provider's final usage has only a lower bound.
+    const relayed = end.kind === "failed" ? undefined : end;
+    const usage = relayed?.usage ?? null;
+    const finalUsage = relayed?.usageFinal ? usage : null;
     try {
       const { outcome, status, errorCode } = outcomeOf(end);
-      // What was relayed of the answer, if anything was.
-      const relayed = end.kind === "failed" ? undefined : end;
-      const usage = relayed?.usage ?? null;
       let cost: number;
       let completion: JournalCompletion;
       try {
-        // A stream cut before the provider's final usage has only a lower bound: charge the reservation.
-        const finalUsage = relayed?.usageFinal ? usage : null;
+        // Without final usage settle() charges the reservation.
         cost = pricing.settle(quote, finalUsage, end.mayHaveBeenBilled);
         const responseBody = relayed?.responseBody ?? null;
         completion = {
@@ -99,7 +99,7 @@ export function createRelay(deps: RelayDeps): Relay {
       observer?.ended(start, completion);
       trace.end({ start, ...completion, currency: config.budget.currency });
     } finally {
-      limits.end(end.kind !== "failed" && end.usageFinal ? end.usage : null, end.mayHaveBeenBilled);
+      limits.end(finalUsage, end.mayHaveBeenBilled);
       inFlight.end();
     }
   };

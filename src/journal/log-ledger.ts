@@ -13,6 +13,7 @@ import { createLogApplier } from "./log-applier.ts";
 import { reusedBufferEncoder } from "./reused-encoder.ts";
 import { StoreUnavailableError } from "../shared/relay-error.ts";
 import { observe } from "../shared/histogram.ts";
+import { ledgerStats } from "./ledger-stats.ts";
 
 /** Options of {@link createLogLedger}. */
 export interface LogLedgerOptions {
@@ -200,13 +201,7 @@ export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: Jour
       finish({ finish: { kind: "refuse", refusal, finishedAt: now() } });
     },
     flush,
-    stats: () => ({
-      admissionWriteSeconds: writes.writeSeconds,
-      admissionGroupSizes: writes.groupSizes,
-      backlog: applier.waiting.length,
-      applyLagMs: applier.lagMs(),
-      failing: storeDown || applier.failing,
-    }),
+    stats: () => ledgerStats(writes, applier, storeDown),
     budgetUsage: (budgets, at) =>
       Promise.resolve(
         currentRows(budgets, at).map(({ budgetId, period }, i) => {

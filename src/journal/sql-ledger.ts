@@ -6,6 +6,7 @@ import { StoreUnavailableError } from "../shared/relay-error.ts";
 import { createGroupCommit } from "./group-commit.ts";
 import { createLogApplier } from "./log-applier.ts";
 import { configuredUsage } from "../budget/budget-usage.ts";
+import { ledgerStats } from "./ledger-stats.ts";
 
 /** Options of {@link createSqlLedger}. */
 export interface SqlLedgerOptions {
@@ -89,13 +90,7 @@ export function createSqlLedger<S extends SqlLedgerStore>(store: S, options: Sql
       pingFailed = !(await store.ping());
       return !pingFailed;
     },
-    stats: () => ({
-      admissionWriteSeconds: admits.writeSeconds,
-      admissionGroupSizes: admits.groupSizes,
-      backlog: finishes.waiting.length,
-      applyLagMs: finishes.lagMs(),
-      failing: pingFailed || finishes.failing,
-    }),
+    stats: () => ledgerStats(admits, finishes, pingFailed),
     budgetUsage: async (budgets, at) => configuredUsage(budgets, await store.budgetUsage(), at).map((row) => row.usage),
     recover: (at?: number) => store.recover(at ?? now()),
     close: () => {

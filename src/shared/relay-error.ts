@@ -24,6 +24,7 @@ export type RelayErrorCode =
   | "upstream_unreachable"
   | "upstream_reset"
   | "upstream_timeout"
+  | "targets_cooling_down"
   | "client_aborted"
   | "request_timeout"
   | "store_unavailable"

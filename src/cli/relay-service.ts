@@ -19,6 +19,7 @@ import { alertRulesOf } from "../budget/alert-rules.ts";
 import { createRelay } from "../relay/relay.ts";
 import { createRelaySnapshot, type SnapshotCell } from "../relay/relay-snapshot.ts";
 import { createTargetHealthBook } from "../relay/target-health.ts";
+import { targetStatuses } from "../relay/target-status.ts";
 import type { RateClock } from "../relay/rate-limiter.ts";
 import { startTracing } from "../relay/tracing.ts";
 import type { ExportStats } from "../relay/span-exporter.ts";
@@ -127,6 +128,8 @@ export async function startRelayService(config: Config, runtime: Runtime, option
   });
 
   let accepting = true;
+  const clock = options.clock ?? Date.now;
+  const coolingDown = () => snapshot.current.router.coolingDown(clock());
   const budgetAdmin =
     store &&
     createBudgetAdmin({
@@ -146,6 +149,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     budgetAdmin,
     keys: keys.admin && { keys: keys.admin, actorOf: (c) => adminActor(c).id },
     audit: store,
+    targets: () => targetStatuses(snapshot.current.router.targets(), clock()),
   });
   const metrics = metricsRoute(config, {
     calls,
@@ -155,19 +159,20 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     budgets: () => [...snapshot.current.config.budgets, ...catalog.stored()],
     rateLimits: () => snapshot.current.rateLimiter.state(),
     traces: tracing && (() => tracing.exporter.stats()),
+    targets: () => targetStatuses(snapshot.current.router.targets(), clock()),
   });
   const dashboard = dashboardRoutes(() => adminTokens.length > 0);
   const apart = config.server.admin.port !== undefined;
   const server = await runtime.serve({
     hostname: config.server.host,
     port: config.server.port,
-    fetch: createHttpHandler({ relay, ledger, accepting: () => accepting, admin: apart ? undefined : admin, metrics: apart ? undefined : metrics, dashboard: apart ? undefined : dashboard }),
+    fetch: createHttpHandler({ relay, ledger, accepting: () => accepting, admin: apart ? undefined : admin, metrics: apart ? undefined : metrics, dashboard: apart ? undefined : dashboard, coolingDown }),
   });
   const adminServer = apart
     ? await runtime.serve({
         hostname: config.server.admin.host ?? config.server.host,
         port: config.server.admin.port!,
-        fetch: createHttpHandler({ ledger, accepting: () => accepting, admin, metrics, dashboard }),
+        fetch: createHttpHandler({ ledger, accepting: () => accepting, admin, metrics, dashboard, coolingDown }),
       }).catch(async (error: unknown) => {
         await server.stop();
         await alerts?.stop();

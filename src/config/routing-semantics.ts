@@ -17,6 +17,11 @@ export const PROVIDER_WIRES: Readonly<Record<ProviderConfig["type"], readonly Wi
  */
 export function checkRouting(config: Config): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
+  for (const [id, provider] of Object.entries(config.providers)) {
+    if (provider.type === "mock" && provider.baseUrl !== undefined && provider.faults !== undefined) {
+      problems.push({ path: ["providers", id, "faults"], message: "a fault script runs in the in-process mock only; a `renio mock` at baseUrl takes its script from POST /_mock/script" });
+    }
+  }
   const routes = new Map<string, ModelRouteConfig>();
   for (const name of Object.keys(config.models)) routes.set(name, modelRouteOf(config, name)!);
   const wires = new Map<string, ReadonlySet<WireFormat>>();

@@ -19,6 +19,7 @@ export type RelayErrorCode =
   | "rate_limit_exceeded"
   | "budget_paused"
   | "budget_not_found"
+  | "entry_not_found"
   | "budget_exists"
   | "budget_read_only"
   | "upstream_unreachable"

@@ -15,6 +15,7 @@ export async function listJournal(db: Kysely<Database>, query: JournalQuery): Pr
   if (query.until !== undefined) q = q.where("received_at", "<", query.until);
   if (query.keyId !== undefined) q = q.where("key_id", "=", query.keyId);
   if (query.requestId !== undefined) q = q.where("request_id", "=", query.requestId);
+  if (query.id !== undefined) q = q.where("id", "=", query.id);
   if (query.outcome !== undefined) q = q.where("outcome", "=", query.outcome);
   const cursor = query.cursor === undefined ? null : decodePageCursor(query.cursor);
   if (cursor) {

@@ -26,6 +26,8 @@ export interface RetrySettings {
   readonly backoffMs: number;
   readonly maxBackoffMs: number;
   readonly maxRetryAfterMs: number;
+  /** Attempts after possibly billed ones the reservation makes room for. */
+  readonly billedRetries: number;
 }
 
 /** The entry of model `name` in one shape; undefined when no such model is configured. */
@@ -61,6 +63,7 @@ function normalize(config: Config, name: string, entry: ModelEntryConfig): Model
       backoffMs: own.backoffMs ?? defaults.retry.backoffMs,
       maxBackoffMs: own.maxBackoffMs ?? defaults.retry.maxBackoffMs,
       maxRetryAfterMs: own.maxRetryAfterMs ?? defaults.retry.maxRetryAfterMs,
+      billedRetries: own.billedRetries ?? defaults.retry.billedRetries,
     },
     timeoutMs: entry.timeoutMs ?? defaults.timeoutMs,
     connectTimeoutMs: entry.connectTimeoutMs,

@@ -29,6 +29,12 @@ const retryFields = {
   maxBackoffMs: positiveInt.optional(),
   /** A provider's `retry-after` / `retry-after-ms` up to this is waited for; a longer one ends retries on that target (ms). */
   maxRetryAfterMs: z.number().int().nonnegative().optional(),
+  /**
+   * Attempts after ones that may have been billed (timeout, reset after sending) the
+   * reservation makes room for: it is 1 + this many times one attempt's. Under a strict budget
+   * such an attempt is retried only while the reservation covers it.
+   */
+  billedRetries: z.number().int().nonnegative().max(10).optional(),
 };
 
 /** The object form of a model entry: several targets plus how calls move between them. */
@@ -61,6 +67,7 @@ export const routingSchema = z
         backoffMs: positiveInt.default(100),
         maxBackoffMs: positiveInt.default(2000),
         maxRetryAfterMs: z.number().int().nonnegative().default(5000),
+        billedRetries: z.number().int().nonnegative().max(10).default(0),
       })
       .prefault({}),
     /** A target failing `failures` times within `windowMs` is skipped for `cooldownMs`, then probed by one call. */

@@ -127,7 +127,7 @@ function chooseNext(route: AttemptRoute, target: Target, miss: Miss): { target: 
       continue;
     }
     // A strict budget's reservation must still cover what was charged plus this attempt.
-    if (miss.mayHaveBeenBilled && !route.attempts.roomFor(next)) return undefined;
+    if (!route.attempts.roomFor(next, miss.mayHaveBeenBilled)) return undefined;
     const again = cursor.triedBefore(next);
     const retry = cursor.current!.retry;
     let delayMs = again ? backoffDelayMs(retry, route.attempts.count, route.random) : 0;

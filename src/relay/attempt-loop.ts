@@ -53,7 +53,7 @@ export async function sendRouted(route: AttemptRoute, first: Target, input: Call
       connectMs: Math.min(target.connectTimeoutMs, remaining),
       firstByteMs: Math.min(target.firstByteTimeoutMs, remaining),
     });
-    const { delivered, miss } = "failure" in sent ? failed(sent.failure, target) : await answered(sent.answered, target, route);
+    const { delivered, miss } = "failure" in sent ? failed(sent.failure, target) : await readAnswer(sent.answered, target, route);
     if (miss === undefined) return delivered;
     const next = chooseNext(route, target, miss);
     if (next === undefined) return delivered;
@@ -70,6 +70,25 @@ export async function sendRouted(route: AttemptRoute, first: Target, input: Call
 interface AttemptResult {
   readonly delivered: Delivered;
   readonly miss?: Miss;
+}
+
+/** Renio's own failure after a provider answered (the call may have been billed); `cause` is what was thrown. */
+export class FailureAfterAnswer extends Error {
+  constructor(override readonly cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause));
+    this.name = "FailureAfterAnswer";
+  }
+}
+
+/** {@link answered}, stopping the upstream call when Renio fails on the answer. */
+async function readAnswer(answer: Answered, target: Target, route: AttemptRoute): Promise<AttemptResult> {
+  try {
+    return await answered(answer, target, route);
+  } catch (error) {
+    answer.abort();
+    answer.release();
+    throw new FailureAfterAnswer(error);
+  }
 }
 
 /** No answer: retried when the failure is one another try may not meet. */

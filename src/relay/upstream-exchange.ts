@@ -6,7 +6,7 @@ import type { CallInput } from "./call-context.ts";
 import type { CallEnd } from "./call-end.ts";
 import type { CallTrace } from "./call-trace.ts";
 import type { ConnectCheck } from "./upstream-connect.ts";
-import { sendRouted, type AttemptRoute, type Delivered } from "./attempt-loop.ts";
+import { FailureAfterAnswer, sendRouted, type AttemptRoute, type Delivered } from "./attempt-loop.ts";
 import type { CallAttempts } from "./call-attempts.ts";
 import type { Target } from "./route-plan.ts";
 import type { UpstreamFailure } from "./upstream-failure.ts";
@@ -45,8 +45,11 @@ export async function exchange(call: Exchange): Promise<Response> {
   try {
     delivered = await sendRouted(call.route, call.first, call.input, call.connectCheck, call.trace);
   } catch (error) {
-    call.onEnd(relayError(error, false, null));
-    throw error;
+    // Before anything was sent nothing can have been billed; after an answer it may have been.
+    const answered = error instanceof FailureAfterAnswer;
+    const cause = answered ? error.cause : error;
+    call.onEnd(relayError(cause, answered, null));
+    throw cause;
   }
   if ("failure" in delivered) {
     const failure = afterAttempts(delivered.failure, call.route.attempts);

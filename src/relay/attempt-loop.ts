@@ -19,6 +19,8 @@ export interface AttemptRoute {
   /** Epoch ms (target health). */
   readonly clock: () => number;
   readonly random: () => number;
+  /** Told before each attempt where it goes (the trace's CLIENT span). */
+  readonly onAttempt: (target: Target) => void;
 }
 
 /** The answer to relay (`bytes`: a body other than a stream, already read whole; absent for a stream), or why there is none. */
@@ -48,6 +50,7 @@ export async function sendRouted(route: AttemptRoute, first: Target, input: Call
   for (;;) {
     route.cursor.started(target);
     route.attempts.begin(target);
+    route.onAttempt(target);
     const remaining = Math.max(1, route.deadlineAt - performance.now());
     const sent: Sent = await sendUpstream(target.provider, input, route.bodyFor(target)!, connectCheck, trace, {
       connectMs: Math.min(target.connectTimeoutMs, remaining),

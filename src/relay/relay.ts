@@ -208,8 +208,11 @@ export function createRelay(deps: RelayDeps): Relay {
             maxToolCalls: toQuote.enforceMaxToolCalls,
           }) as Uint8Array<ArrayBuffer>;
         const upstreamBody = rewrite(target, quotes.of(target)!);
-        const bodies = new Map<Target, Uint8Array<ArrayBuffer> | undefined>([[target, upstreamBody]]);
+        // Other targets' bodies are written when a retry first needs them.
+        let bodies: Map<Target, Uint8Array<ArrayBuffer> | undefined> | undefined;
         const bodyFor = (to: Target): Uint8Array<ArrayBuffer> | undefined => {
+          if (to === target) return upstreamBody;
+          bodies ??= new Map();
           if (!bodies.has(to)) {
             const toQuote = quotes.of(to);
             bodies.set(to, toQuote === undefined ? undefined : rewrite(to, toQuote));

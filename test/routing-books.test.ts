@@ -9,6 +9,7 @@ import { freePort } from "./support/free-port.ts";
 import { startMockTargets, type MockTargets } from "./support/mock-targets.ts";
 import { testPostgresUrl } from "./support/postgres.ts";
 import { chatBody, finishedEntries, post } from "./support/relay-calls.ts";
+import { runRenio, writeConfig } from "./support/relay-process.ts";
 import { pgExec } from "./support/store-targets.ts";
 import { withRelay, type RelayWithStore } from "./support/with-relay.ts";
 
@@ -130,6 +131,18 @@ for (const backend of BACKENDS) {
         assert.equal(shown.status, 200);
         assert.deepEqual(shown.body.attempts, entry("reset").attempts);
         assert.equal((await admin(relay.relay.url, "GET", "/journal/no-such-entry")).status, 404);
+
+        // `renio journal show` prints the entry with one line per attempt.
+        const configPath = writeConfig(relay.relay.dir, relay.relay.config as unknown as Record<string, unknown>);
+        const show = await runRenio(["journal", "show", ids.reset!, "--config", configPath]);
+        assert.equal(show.code, 0, show.stderr);
+        assert.match(show.stdout, /^served by\s+b mock-gpt/m);
+        assert.match(show.stdout, /^attempts\s+2$/m);
+        assert.match(show.stdout, new RegExp(`^  1\\. a mock-gpt  status -  upstream_reset  [\\d.]+ ms  cost ${BOUND}$`, "m"));
+        assert.match(show.stdout, /^  2\. b mock-gpt  status 200  served  [\d.]+ ms  cost [\d.]+$/m);
+        const missing = await runRenio(["journal", "show", "no-such-entry", "--config", configPath]);
+        assert.equal(missing.code, 1);
+        assert.match(missing.stderr, /no journal entry has the id no-such-entry/);
       });
     });
 

@@ -11,8 +11,12 @@ import { positiveInt } from "./schema-numbers.ts";
 export const targetRoutingFields = {
   /** Share of calls inside its priority group (relative to the other targets' weights). */
   weight: z.number().finite().positive("must be greater than 0").default(1),
-  /** Group: the highest group with a usable target is used first; lower groups only when it has none. */
-  priority: z.number().int().default(0),
+  /**
+   * Group: the highest group with a usable target is used first; lower groups only when it has
+   * none. Default: 0 in the object form's `targets` (one group); in a plain list, by position
+   * (the first highest: an ordered failover).
+   */
+  priority: z.number().int().optional(),
   /** This target's connect timeout (ms); default: the model's, else the provider's. */
   connectTimeoutMs: positiveInt.optional(),
   /** This target's first-byte timeout (ms); default: the model's, else the provider's. */

@@ -7,6 +7,7 @@ import { backoffDelayMs, retryableFailure, retryableStatus, retryAfterMs, saysPr
 import type { ConnectCheck } from "./upstream-connect.ts";
 import { describeUpstreamFailure, type UpstreamFailure } from "./upstream-failure.ts";
 import { sendUpstream, type Answered, type Sent } from "./upstream-send.ts";
+import type { StreamHead } from "../sse/usage-tap.ts";
 
 /** What the attempt loop needs of a call's route. */
 export interface AttemptRoute {
@@ -23,9 +24,12 @@ export interface AttemptRoute {
   readonly onAttempt: (target: Target) => void;
 }
 
-/** The answer to relay (`bytes`: a body other than a stream, already read whole; absent for a stream), or why there is none. */
+/**
+ * The answer to relay — `bytes`: a body other than a stream, read whole; `head`: a stream whose
+ * first chunk was read — or why there is none.
+ */
 export type Delivered =
-  | { readonly answered: Answered; readonly target: Target; readonly bytes?: Uint8Array<ArrayBuffer> }
+  | { readonly answered: Answered; readonly target: Target; readonly bytes?: Uint8Array<ArrayBuffer>; readonly head?: StreamHead }
   | { readonly failure: UpstreamFailure; readonly target: Target };
 
 /** Why an attempt did not serve the call, and what it asks of the next. */
@@ -56,6 +60,11 @@ export async function sendRouted(route: AttemptRoute, first: Target, input: Call
       connectMs: Math.min(target.connectTimeoutMs, remaining),
       firstByteMs: Math.min(target.firstByteTimeoutMs, remaining),
     });
+    // A timeout that ran into the deadline is the call's end (timers may fire a little early: 2 ms of slack).
+    if ("failure" in sent && sent.failure.outcome === "timeout" && performance.now() + 2 >= route.deadlineAt) {
+      const error = new RelayError(504, "upstream_timeout", `Provider \`${target.provider.id}\` did not answer within the call's deadline`);
+      return { failure: { ...sent.failure, error }, target };
+    }
     const { delivered, miss } = "failure" in sent ? failed(sent.failure, target) : await readAnswer(sent.answered, target, route);
     if (miss === undefined) return delivered;
     const next = chooseNext(route, target, miss);
@@ -102,20 +111,32 @@ function failed(failure: UpstreamFailure, target: Target): AttemptResult {
 }
 
 /**
- * An answer: a stream is relayed as it comes (never retried); any other body is read whole here,
- * before a byte reaches the client, so a connection lost while reading it is a failure like any
- * other, and a retryable status or a "prompt too long" answer can move the call on.
+ * An answer, read before a byte reaches the client: a stream up to its first chunk (after that
+ * it is relayed as it comes and never retried), any other body whole. So a connection lost
+ * before the first chunk, or while reading a JSON body, is a failure like any other, and a
+ * retryable status or a "prompt too long" answer can move the call on.
  */
 async function answered(answer: Answered, target: Target, route: AttemptRoute): Promise<AttemptResult> {
   const response = answer.response;
-  if (isEventStream(response)) return { delivered: { answered: answer, target } };
+  const lost = (error: unknown): AttemptResult => {
+    answer.release();
+    // The provider answered: it may have processed (and billed) the call.
+    return failed({ ...describeUpstreamFailure(error, answer.cause(), target.provider.id), mayHaveBeenBilled: true }, target);
+  };
+  if (isEventStream(response)) {
+    const reader = response.body!.getReader();
+    try {
+      const read = await reader.read();
+      return { delivered: { answered: answer, target, head: { reader, first: read.done ? null : read.value } } };
+    } catch (error) {
+      return lost(error);
+    }
+  }
   let bytes: Uint8Array<ArrayBuffer>;
   try {
     bytes = new Uint8Array(await response.arrayBuffer());
   } catch (error) {
-    answer.release();
-    // The provider answered: it may have processed (and billed) the call.
-    return failed({ ...describeUpstreamFailure(error, answer.cause(), target.provider.id), mayHaveBeenBilled: true }, target);
+    return lost(error);
   }
   const delivered = { answered: answer, target, bytes };
   const promptTooLong = route.cursor.current?.contextFallback !== undefined && saysPromptTooLong(response.status, bytes);

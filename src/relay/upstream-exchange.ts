@@ -1,6 +1,6 @@
 import { clientResponseHeaders } from "../providers/upstream-headers.ts";
 import { usageFromJson } from "../sse/usage-json.ts";
-import { createUsageTap, type TapEnd, type UsageTap } from "../sse/usage-tap.ts";
+import { createUsageTap, type StreamHead, type TapEnd, type UsageTap } from "../sse/usage-tap.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { CallInput } from "./call-context.ts";
 import type { CallEnd } from "./call-end.ts";
@@ -56,7 +56,7 @@ export async function exchange(call: Exchange): Promise<Response> {
     call.onEnd({ kind: "failed", ...failure, firstByteAt: null, upstreamMs: null });
     throw failure.error;
   }
-  const { answered, bytes } = delivered;
+  const { answered, bytes, head } = delivered;
   let headers: Headers;
   try {
     const upstream = answered.response;
@@ -68,7 +68,7 @@ export async function exchange(call: Exchange): Promise<Response> {
     endInError(call, answered, error, null);
     throw error;
   }
-  return bytes === undefined ? relayStream(call, answered, headers) : relayWhole(call, answered, headers, bytes);
+  return head !== undefined ? relayStream(call, answered, headers, head) : relayWhole(call, answered, headers, bytes!);
 }
 
 /** The last failure, its message saying how many attempts were made when there were several. */
@@ -107,7 +107,7 @@ function relayWhole(call: Exchange, answered: Answered, headers: Headers, bytes:
 }
 
 /** A stream: relayed through the usage tap, ended when the tap ends. */
-function relayStream(call: Exchange, answered: Answered, headers: Headers): Response {
+function relayStream(call: Exchange, answered: Answered, headers: Headers, head: StreamHead): Response {
   const upstream = answered.response;
   const status = upstream.status;
   const onTapEnd = (how: TapEnd, error?: unknown) => {
@@ -126,7 +126,7 @@ function relayStream(call: Exchange, answered: Answered, headers: Headers): Resp
       responseBody: null,
     });
   };
-  const tap: UsageTap = createUsageTap(upstream.body!, call.input.route.wire, { dropUsageChunk: call.dropUsageChunk }, onTapEnd);
+  const tap: UsageTap = createUsageTap(head, call.input.route.wire, { dropUsageChunk: call.dropUsageChunk }, onTapEnd);
   return new Response(tap.body, { status, headers });
 }
 

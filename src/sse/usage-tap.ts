@@ -25,6 +25,13 @@ export interface UsageTap {
   firstByteAt(): number | null;
 }
 
+/** A stream whose first chunk was read already (to know it started before answering the client): the rest comes from `reader`. */
+export interface StreamHead {
+  readonly reader: ReadableStreamDefaultReader<Uint8Array>;
+  /** The first chunk; null when the stream ended without one. */
+  readonly first: Uint8Array | null;
+}
+
 /** What the consumer sees when the source is cut, or when scanning failed (plain strings: no stack in logs). */
 const CUT = "upstream stream cut";
 const FAILED = "relay error";
@@ -43,13 +50,15 @@ const FAILED = "relay error";
  * matters because erroring a stream discards its queue.
  */
 export function createUsageTap(
-  source: ReadableStream<Uint8Array>,
+  source: ReadableStream<Uint8Array> | StreamHead,
   format: WireFormat,
   options: UsageTapOptions,
   onEnd: (end: TapEnd, error?: unknown) => void,
 ): UsageTap {
   const scanner = createUsageScanner(format, options);
-  const reader = source.getReader();
+  const reader = "reader" in source ? source.reader : source.getReader();
+  /** A first chunk read before the tap: handed on by the first pull. */
+  let head = "reader" in source ? source.first : null;
   let firstByteAt: number | null = null;
   let ended = false;
   const end = (how: TapEnd, error?: unknown) => {
@@ -63,7 +72,10 @@ export function createUsageTap(
         for (;;) {
           let read: Awaited<ReturnType<typeof reader.read>>;
           try {
-            read = await reader.read();
+            if (head !== null) {
+              read = { done: false, value: head };
+              head = null;
+            } else read = await reader.read();
           } catch {
             end("cut");
             await nextMacrotask();

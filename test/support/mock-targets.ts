@@ -1,6 +1,9 @@
+import { after, before, beforeEach } from "node:test";
+import OpenAI from "openai";
 import type { MockOptions, MockScript } from "../../src/providers/mock/mock-server.ts";
 import { mockStats } from "./relay-calls.ts";
-import { startMockServer, type MockServer } from "./relay-harness.ts";
+import { startMockServer, TEST_KEY, type MockServer } from "./relay-harness.ts";
+import { openRelay, type RelayWithStore } from "./with-relay.ts";
 
 /**
  * Several mock providers on loopback sockets, one per routing target, each with its own fault
@@ -52,4 +55,32 @@ export async function startMockTargets(names: readonly string[], options: Partia
     },
     stop: async () => void (await Promise.all(Object.values(servers).map((server) => server.stop()))),
   };
+}
+
+/** What {@link routedRelayFixture} sets up, filled in once its `before` hook ran. */
+export interface RoutedRelay {
+  targets: MockTargets;
+  opened: RelayWithStore;
+  /** The official client on the relay, its own retries off. */
+  openai: OpenAI;
+}
+
+/**
+ * Registers a test file's hooks: mock targets `names`, a relay (SQLite, in this process) with
+ * the config `config(targets)` returns, an OpenAI client on it; every script and counter
+ * cleared before each test; everything stopped after the file.
+ */
+export function routedRelayFixture(names: readonly string[], config: (targets: MockTargets) => Record<string, unknown>, options: Partial<MockOptions> = {}): RoutedRelay {
+  const fixture = {} as RoutedRelay;
+  before(async () => {
+    fixture.targets = await startMockTargets(names, options);
+    fixture.opened = await openRelay(fixture.targets.servers[names[0]!]!.url, config(fixture.targets));
+    fixture.openai = new OpenAI({ apiKey: TEST_KEY, baseURL: `${fixture.opened.relay.url}/v1`, maxRetries: 0, timeout: 20_000 });
+  });
+  after(async () => {
+    await fixture.opened?.stop();
+    await fixture.targets?.stop();
+  });
+  beforeEach(() => fixture.targets.reset());
+  return fixture;
 }

@@ -74,6 +74,8 @@ export function mockFrameStream(frames: readonly MockFrame[], options: MockStrea
       if (ended) return;
       if (cutAfter !== undefined && index >= cutAfter) {
         end("cut");
+        // One macrotask first: a server writes what it was handed at the end of the turn and drops it when the body errors sooner.
+        await new Promise((resolve) => setTimeout(resolve, 0));
         c.error(mockCutError());
         return;
       }

@@ -160,8 +160,8 @@ export const configSchema = z.strictObject({
       host: z.string().min(1).default("127.0.0.1"),
       port: z.number().int().min(0).max(65_535).default(8080),
       maxBodyBytes: positiveInt.default(10 * 1024 * 1024),
-      /** A request body not fully received within this time gets 408 `request_timeout`. */
-      bodyReadTimeoutMs: positiveInt.default(30_000),
+      /** A request body that sends no byte for this long (idle, since its last byte) gets 408 `request_timeout`. */
+      bodyReadTimeoutMs: positiveInt.default(10_000),
       /**
        * How the relay calls providers. `fetch`: the runtime's fetch (fast). `node-http`: node:http,
        * which on Bun hands on every byte of a stream whose connection drops (Bun's fetch can lose

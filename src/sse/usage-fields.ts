@@ -62,6 +62,8 @@ export function openAiUsage(usage: unknown, envelope?: unknown): Usage | null {
 function addCallDetails(usage: Usage, envelope: unknown): void {
   const tier = field(envelope, "service_tier");
   if (typeof tier === "string" && tier !== "default" && tier !== "auto") usage.serviceTier = tier;
+  const model = field(envelope, "model");
+  if (typeof model === "string" && model !== "") usage.responseModel = model;
   const output = field(envelope, "output");
   if (!Array.isArray(output)) return;
   for (const item of output) {
@@ -82,6 +84,14 @@ export interface AnthropicCounters {
   output?: number;
   /** `server_tool_use.*_requests`, by tool kind. */
   toolUses?: Partial<Record<ServerToolKind, number>>;
+  /** The message's `model`. */
+  model?: string;
+}
+
+/** Records a message's `model` (a message body, or a stream's `message_start.message`) in `into`. */
+export function mergeAnthropicModel(into: AnthropicCounters, message: unknown): void {
+  const model = field(message, "model");
+  if (typeof model === "string" && model !== "") into.model = model;
 }
 
 /** Anthropic `server_tool_use` counters, by the tool kind they count. */
@@ -131,6 +141,7 @@ export function anthropicUsage(c: AnthropicCounters): Usage {
   const usage: Usage = { inputTokens: (c.input ?? 0) + writes, cachedInputTokens: c.cacheRead ?? 0, outputTokens: c.output ?? 0 };
   if (writes - write1h > 0) usage.cacheWrite5mTokens = writes - write1h;
   if (write1h > 0) usage.cacheWrite1hTokens = write1h;
+  if (c.model !== undefined) usage.responseModel = c.model;
   if (c.toolUses !== undefined) {
     for (const [kind, uses] of Object.entries(c.toolUses)) if (uses > 0) (usage.toolUses ??= {})[kind as ServerToolKind] = uses;
   }

@@ -1,5 +1,6 @@
 import type { Config } from "../config/config-schema.ts";
 import type { Provider } from "../providers/provider.ts";
+import { createOpenAiToAnthropicProvider } from "../providers/translate/translating-provider.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { WireFormat } from "../shared/usage.ts";
 import type { CallerKey } from "./keyring.ts";
@@ -24,10 +25,15 @@ export interface ModelRouter {
 export function createModelRouter(config: Config, providers: ReadonlyMap<string, Provider>): ModelRouter {
   const targets = new Map<string, Target[]>();
   for (const [name, entry] of Object.entries(config.models)) {
-    const list = (Array.isArray(entry) ? entry : [entry]).map((target) => ({
-      provider: providers.get(target.provider)!,
-      upstreamModel: target.model ?? name,
-    }));
+    const list = (Array.isArray(entry) ? entry : [entry]).flatMap((target) => {
+      const provider = providers.get(target.provider)!;
+      const upstreamModel = target.model ?? name;
+      const direct = { provider, upstreamModel };
+      // An Anthropic-only provider opted into translation also serves OpenAI chat callers.
+      if (!target.translate || provider.wires.has("openai") || !provider.wires.has("anthropic")) return [direct];
+      const outputLimit = (config.prices[upstreamModel] ?? config.prices[name])?.maxOutputTokens;
+      return [direct, { provider: createOpenAiToAnthropicProvider(provider, { dropUnsupported: target.dropUnsupported, outputLimit }), upstreamModel }];
+    });
     targets.set(name, list);
   }
   const cache = new WeakMap<CallerKey, Map<string, Target | RelayError>>();

@@ -1,6 +1,7 @@
 import type { Config } from "../config/config-schema.ts";
 import type { Provider } from "../providers/provider.ts";
-import { createOpenAiToAnthropicProvider } from "../providers/translate/translating-provider.ts";
+import { createTranslatingProvider } from "../providers/translate/translating-provider.ts";
+import { ANTHROPIC_TO_OPENAI, OPENAI_TO_ANTHROPIC } from "../providers/translate/wire-translations.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { WireFormat } from "../shared/usage.ts";
 import type { CallerKey } from "./keyring.ts";
@@ -29,10 +30,11 @@ export function createModelRouter(config: Config, providers: ReadonlyMap<string,
       const provider = providers.get(target.provider)!;
       const upstreamModel = target.model ?? name;
       const direct = { provider, upstreamModel };
-      // An Anthropic-only provider opted into translation also serves OpenAI chat callers.
-      if (!target.translate || provider.wires.has("openai") || !provider.wires.has("anthropic")) return [direct];
+      // A provider of one wire format, opted into translation, also serves callers of the other.
+      if (!target.translate || provider.wires.size !== 1) return [direct];
+      const translation = provider.wires.has("anthropic") ? OPENAI_TO_ANTHROPIC : ANTHROPIC_TO_OPENAI;
       const outputLimit = (config.prices[upstreamModel] ?? config.prices[name])?.maxOutputTokens;
-      return [direct, { provider: createOpenAiToAnthropicProvider(provider, { dropUnsupported: target.dropUnsupported, outputLimit }), upstreamModel }];
+      return [direct, { provider: createTranslatingProvider(provider, translation, { dropUnsupported: target.dropUnsupported, outputLimit }), upstreamModel }];
     });
     targets.set(name, list);
   }

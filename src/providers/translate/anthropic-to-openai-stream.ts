@@ -1,10 +1,9 @@
-import { parseSseEvent } from "../../sse/sse-event-fields.ts";
+import { sseTransform } from "./sse-transform.ts";
 import { anthropicToOpenAiError, finishReason, openAiUsageOf } from "./anthropic-to-openai-response.ts";
 
 type Json = Record<string, unknown>;
 
 const encoder = new TextEncoder();
-const EVENT_END = /\r\n\r\n|\n\n|\r\r/;
 
 /**
  * Anthropic Messages SSE as OpenAI chat.completion.chunk SSE. Text deltas become `content`
@@ -15,8 +14,6 @@ const EVENT_END = /\r\n\r\n|\n\n|\r\r/;
  * `error` event becomes an OpenAI error event; a stream that ends before `message_stop` errors.
  */
 export function anthropicToOpenAiStream(created: number): TransformStream<Uint8Array, Uint8Array> {
-  const decoder = new TextDecoder();
-  let pending = "";
   let id = "";
   let model = "";
   let usage: Json = {};
@@ -26,9 +23,7 @@ export function anthropicToOpenAiStream(created: number): TransformStream<Uint8A
   const chunk = (delta: Json, finish: string | null = null): Uint8Array =>
     encoder.encode(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] })}\n\n`);
 
-  const handle = (text: string, out: TransformStreamDefaultController<Uint8Array>) => {
-    const { data } = parseSseEvent(text);
-    if (data === "") return;
+  const handle = (data: string, out: TransformStreamDefaultController<Uint8Array>) => {
     const event = JSON.parse(data) as Json;
     switch (event["type"]) {
       case "message_start": {
@@ -76,20 +71,9 @@ export function anthropicToOpenAiStream(created: number): TransformStream<Uint8A
     }
   };
 
-  return new TransformStream({
-    transform(bytes, out) {
-      pending += decoder.decode(bytes, { stream: true });
-      for (;;) {
-        const match = EVENT_END.exec(pending);
-        if (match === null) return;
-        const text = pending.slice(0, match.index);
-        pending = pending.slice(match.index + match[0].length);
-        handle(text, out);
-      }
-    },
-    flush(out) {
-      pending += decoder.decode();
-      if (pending.trim() !== "") handle(pending, out);
+  return sseTransform({
+    event: handle,
+    end(out) {
       if (!stopped) out.error(new Error("The upstream stream ended before message_stop"));
     },
   });

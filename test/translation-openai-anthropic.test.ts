@@ -22,6 +22,8 @@ function anthropicAnswer({ body }: ReceivedRequest): ScriptedAnswer {
   if (body["stream"] !== true) return { json: { id: "msg_01", type: "message", role: "assistant", model: body["model"], content, stop_reason: stop, stop_sequence: null, usage: USAGE } };
   const start = { type: "message_start", message: { id: "msg_01", type: "message", role: "assistant", model: body["model"], content: [], stop_reason: null, usage: { ...USAGE, output_tokens: 1 } } };
   const events = [`event: message_start\ndata: ${JSON.stringify(start)}`, `event: ping\ndata: {"type":"ping"}`];
+  // The provider's stream cut in the middle of an event.
+  if (JSON.stringify(body).includes("cut me")) return { sse: [...events, `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_`] };
   if (wantsTool) {
     events.push(`event: content_block_start\ndata: ${JSON.stringify({ type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_01", name: "weather", input: {} } })}`);
     // The arguments split mid-token across deltas.
@@ -151,6 +153,17 @@ describe("OpenAI client → Anthropic provider, translated", () => {
     assert.equal(name, "weather");
     assert.equal(args, TOOL_ARGS);
     assert.equal(usage!.completion_tokens, 7);
+  });
+
+  test("a provider stream cut mid-event: the client gets an error, the call is journaled as an upstream error charged its reservation", async () => {
+    const { data: stream, response } = await client().chat.completions.create({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: "cut me" }], max_tokens: 20, stream: true }).withResponse();
+    await assert.rejects(async () => {
+      for await (const _ of stream);
+    });
+    const entry = await journaled(response.headers.get("x-request-id"));
+    assert.equal(entry.outcome, "upstream_error");
+    assert.equal(entry.cost, entry.reservedCost);
+    assert.equal(entry.costEstimated, true);
   });
 
   test("an Anthropic error arrives in OpenAI's envelope with its status", async () => {

@@ -181,6 +181,9 @@ describe("OpenAI client → Anthropic provider, translated", () => {
     assert.equal(error.status, 400);
     assert.match(error.message, /`presence_penalty`/);
     assert.equal(upstream.bodies.length, sentBefore);
+    const entry = await journaled(error.headers?.get("x-request-id") ?? null);
+    assert.equal(entry.status, 400);
+    assert.equal(entry.cost, 0, "nothing was sent, nothing is charged");
   });
 
   test("without translate: true the model is still refused on the OpenAI route", async () => {

@@ -186,6 +186,14 @@ describe("OpenAI client → Anthropic provider, translated", () => {
     assert.equal(entry.cost, 0, "nothing was sent, nothing is charged");
   });
 
+  test("a call in the provider's own format is not translated: /v1/messages reaches it as sent", async () => {
+    const body = { model: "claude-sonnet-4-5", max_tokens: 16, top_k: 3, messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }] };
+    const response = await fetch(`${opened.relay.url}/v1/messages`, { method: "POST", headers: { "x-api-key": TEST_KEY, "content-type": "application/json", "anthropic-version": "2023-06-01" }, body: JSON.stringify(body) });
+    assert.equal(response.status, 200);
+    assert.equal(((await response.json()) as { type: string }).type, "message", "the Anthropic answer, untranslated");
+    assert.deepEqual(upstream.bodies.at(-1), body);
+  });
+
   test("without translate: true the model is still refused on the OpenAI route", async () => {
     const error = await client().chat.completions.create({ model: "claude-direct", messages: [{ role: "user", content: "hi" }] }).catch((e: unknown) => e);
     assert.ok(error instanceof OpenAI.APIError);

@@ -55,6 +55,10 @@ const modelTarget = z.strictObject({
   provider: z.string().min(1),
   /** Upstream model name; defaults to the public name. */
   model: z.string().min(1).optional(),
+  /** Translate the caller's wire format into the provider's when it speaks only the other one (README "Translation"). */
+  translate: z.boolean().default(false),
+  /** With `translate`: drop parameters the provider has no equivalent for instead of refusing the call. */
+  dropUnsupported: z.boolean().default(false),
 });
 
 const modelEntry = z.union([modelTarget, z.array(modelTarget).min(1)]);

@@ -1,5 +1,7 @@
 import type { Config } from "../config/config-schema.ts";
 import type { Provider } from "../providers/provider.ts";
+import { createTranslatingProvider } from "../providers/translate/translating-provider.ts";
+import { ANTHROPIC_TO_OPENAI, OPENAI_TO_ANTHROPIC } from "../providers/translate/wire-translations.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { WireFormat } from "../shared/usage.ts";
 import type { CallerKey } from "./keyring.ts";
@@ -24,10 +26,16 @@ export interface ModelRouter {
 export function createModelRouter(config: Config, providers: ReadonlyMap<string, Provider>): ModelRouter {
   const targets = new Map<string, Target[]>();
   for (const [name, entry] of Object.entries(config.models)) {
-    const list = (Array.isArray(entry) ? entry : [entry]).map((target) => ({
-      provider: providers.get(target.provider)!,
-      upstreamModel: target.model ?? name,
-    }));
+    const list = (Array.isArray(entry) ? entry : [entry]).flatMap((target) => {
+      const provider = providers.get(target.provider)!;
+      const upstreamModel = target.model ?? name;
+      const direct = { provider, upstreamModel };
+      // A provider of one wire format, opted into translation, also serves callers of the other.
+      if (!target.translate || provider.wires.size !== 1) return [direct];
+      const translation = provider.wires.has("anthropic") ? OPENAI_TO_ANTHROPIC : ANTHROPIC_TO_OPENAI;
+      const outputLimit = (config.prices[upstreamModel] ?? config.prices[name])?.maxOutputTokens;
+      return [direct, { provider: createTranslatingProvider(provider, translation, { dropUnsupported: target.dropUnsupported, outputLimit }), upstreamModel }];
+    });
     targets.set(name, list);
   }
   const cache = new WeakMap<CallerKey, Map<string, Target | RelayError>>();

@@ -50,12 +50,28 @@ export function openAiUsage(usage: unknown, envelope?: unknown): Usage | null {
   // DeepSeek reports its cache hits as `prompt_cache_hit_tokens`.
   const cached = Math.min(count(field(details, "cached_tokens")) ?? count(u["prompt_cache_hit_tokens"]) ?? 0, input ?? 0);
   const result: Usage = { inputTokens: (input ?? 0) - cached, cachedInputTokens: cached, outputTokens: output ?? 0 };
+  addCacheWrites(result, u);
   const audioIn = Math.min(count(field(details, "audio_tokens")) ?? 0, result.inputTokens);
   if (audioIn > 0) result.audioInputTokens = audioIn;
   const audioOut = Math.min(count(field(outputDetails, "audio_tokens")) ?? 0, result.outputTokens);
   if (audioOut > 0) result.audioOutputTokens = audioOut;
   if (envelope !== undefined) addCallDetails(result, envelope);
   return result;
+}
+
+/**
+ * Cache writes carried in OpenAI-shaped usage as Anthropic names them (Renio's translation of
+ * an Anthropic answer): `cache_creation.ephemeral_5m/1h_input_tokens`, else the whole
+ * `cache_creation_input_tokens` as 5-minute writes. Parts of `inputTokens`, never beyond it.
+ */
+function addCacheWrites(usage: Usage, u: Record<string, unknown>): void {
+  const total = count(u["cache_creation_input_tokens"]);
+  if (total === undefined || total === 0) return;
+  const split = u["cache_creation"];
+  const oneHour = Math.min(count(field(split, "ephemeral_1h_input_tokens")) ?? 0, usage.inputTokens);
+  const fiveMin = Math.min(split === undefined ? total : count(field(split, "ephemeral_5m_input_tokens")) ?? 0, usage.inputTokens - oneHour);
+  if (fiveMin > 0) usage.cacheWrite5mTokens = fiveMin;
+  if (oneHour > 0) usage.cacheWrite1hTokens = oneHour;
 }
 
 /** Adds an OpenAI envelope's service tier and server-tool calls to `usage`. */

@@ -13,6 +13,18 @@ import { openRelay } from "./support/with-relay.ts";
 const AZURE_KEY = "azure-key-5d1e";
 const CLIENT_SECRET = "entra-secret-a9b8";
 
+/** Azure's answer when the prompt trips its content filter (OpenAI envelope, Azure's innererror). */
+const CONTENT_FILTER_ERROR = {
+  error: {
+    message: "The response was filtered due to the prompt triggering Azure OpenAI's content management policy.",
+    type: null,
+    param: "prompt",
+    code: "content_filter",
+    status: 400,
+    innererror: { code: "ResponsibleAIPolicyViolation", content_filter_result: { hate: { filtered: true, severity: "high" } } },
+  },
+};
+
 /** What the scripted Azure resource received. */
 const received: { url: URL; headers: Headers }[] = [];
 const tokenForms: URLSearchParams[] = [];
@@ -32,7 +44,9 @@ before(async () => {
         tokenForms.push(new URLSearchParams(await request.text()));
         return Response.json({ token_type: "Bearer", expires_in: 3600, access_token: `entra-token-${tokenForms.length}` });
       }
+      if (url.pathname === "/tenant-refuses/oauth2/v2.0/token") return Response.json({ error: "invalid_client", error_description: `AADSTS7000215: Invalid client secret ${CLIENT_SECRET}` }, { status: 401 });
       received.push({ url, headers: new Headers(request.headers) });
+      if (url.pathname.startsWith("/openai/deployments/gpt-filtered/")) return Response.json(CONTENT_FILTER_ERROR, { status: 400 });
       // Azure's routes, answered in the OpenAI format Azure uses.
       const path = url.pathname.replace(/^\/openai\/deployments\/[^/]+\//, "/v1/").replace(/^\/openai\/(v1\/)?/, "/v1/");
       return forward(new Request(new URL(path, url), { method: "POST", headers: request.headers, body: await request.arrayBuffer() }));
@@ -43,8 +57,15 @@ before(async () => {
     providers: {
       classic: { type: "azure", baseUrl: base, apiKey: AZURE_KEY, apiVersion: "2024-10-21", location: "swedencentral", region: "eu" },
       v1: { type: "azure", baseUrl: base, api: "v1", entra: { tenantId: "tenant-1", clientId: "client-1", clientSecret: CLIENT_SECRET, tokenUrl: `${base}/tenant-1/oauth2/v2.0/token` }, region: "eu" },
+      refused: { type: "azure", baseUrl: base, api: "v1", entra: { tenantId: "tenant-refuses", clientId: "client-1", clientSecret: CLIENT_SECRET, tokenUrl: `${base}/tenant-refuses/oauth2/v2.0/token` } },
     },
-    models: { "gpt-eu": { provider: "classic", model: "gpt-4o-mini" }, "gpt-eu-v1": { provider: "v1", model: "gpt-4o-mini" } },
+    models: {
+      "gpt-eu": { provider: "classic", model: "gpt-4o-mini" },
+      "gpt-eu-v1": { provider: "v1", model: "gpt-4o-mini" },
+      "gpt-filtered": { provider: "classic", model: "gpt-filtered" },
+      "gpt-refused": { provider: "refused", model: "gpt-4o-mini" },
+    },
+    prices: { "gpt-filtered": { input: 0.15, output: 0.6 } },
   }));
 });
 
@@ -107,6 +128,33 @@ describe("azure provider through the official openai client", () => {
     const response = await client().responses.create({ model: "gpt-eu-v1", input: "hi", max_output_tokens: 3 });
     assert.equal(response.status, "completed");
     assert.equal(last().url.pathname, "/openai/v1/responses");
+  });
+
+  test("a content-filter error reaches the caller in the OpenAI envelope with Azure's code, and is journaled uncharged", async () => {
+    const error = await client().chat.completions.create({ model: "gpt-filtered", messages: [{ role: "user", content: "bad" }], max_tokens: 3 }).then(
+      () => assert.fail("the filtered call succeeded"),
+      (caught: unknown) => caught,
+    );
+    assert.ok(error instanceof OpenAI.BadRequestError, String(error));
+    assert.equal(error.code, "content_filter");
+    assert.equal(error.param, "prompt");
+    const id = error.headers?.get("x-request-id") ?? "";
+    const entry = (await finishedEntries(store, [id])).get(id)!;
+    assert.equal(entry.status, 400);
+    assert.equal(entry.cost ?? 0, 0);
+  });
+
+  test("a refused Entra token request: 502 naming the provider and status, nothing sent upstream, no secret", async () => {
+    const sent = received.length;
+    const error = await client().chat.completions.create({ model: "gpt-refused", messages: [{ role: "user", content: "hi" }], max_tokens: 2 }).then(
+      () => assert.fail("the call succeeded without a token"),
+      (caught: unknown) => caught,
+    );
+    assert.ok(error instanceof OpenAI.APIError);
+    assert.equal(error.status, 502, error.message);
+    assert.match(error.message, /Provider `refused`: Microsoft Entra ID token request failed \(HTTP 401\)/);
+    assert.ok(!JSON.stringify(error.error).includes(CLIENT_SECRET));
+    assert.equal(received.length, sent, "no call reached the Azure resource");
   });
 
   test("no Azure credential in the journal", async () => {

@@ -101,7 +101,7 @@ describe("azure provider through the official openai client", () => {
     assert.ok((entry.cost ?? 0) > 0, "the call is charged at gpt-4o-mini's price");
   });
 
-  test("classic deployments: embeddings per deployment, streams with usage", async () => {
+  test("classic deployments: embeddings per deployment, streams with usage, Responses per resource", async () => {
     const embedding = await client().embeddings.create({ model: "gpt-eu", input: "hello" });
     assert.ok(embedding.data.length > 0);
     assert.equal(last().url.pathname, "/openai/deployments/gpt-4o-mini/embeddings");
@@ -109,6 +109,10 @@ describe("azure provider through the official openai client", () => {
     let tokens = 0;
     for await (const chunk of stream) if (chunk.usage) tokens = chunk.usage.completion_tokens;
     assert.equal(tokens, 4);
+    const response = await client().responses.create({ model: "gpt-eu", input: "hi", max_output_tokens: 3 });
+    assert.equal(response.status, "completed");
+    assert.equal(last().url.pathname, "/openai/responses", "the Responses API is per resource, the model in the body");
+    assert.equal(last().url.searchParams.get("api-version"), "2024-10-21");
   });
 
   test("v1 API with Entra ID: form fields of the client-credentials grant, Bearer token reused across calls", async () => {

@@ -25,3 +25,13 @@ test("a refused token request is an error naming the status, without the secret"
     return true;
   });
 });
+
+test("concurrent calls share one token request", async () => {
+  let requests = 0;
+  let answer: (response: Response) => void = () => {};
+  const tokens = createEntraTokens(credentials, () => (requests++, new Promise<Response>((resolve) => (answer = resolve))));
+  const both = Promise.all([tokens.token(), tokens.token()]);
+  answer(Response.json({ access_token: "shared", expires_in: 3600 }));
+  assert.deepEqual(await both, ["shared", "shared"]);
+  assert.equal(requests, 1);
+});

@@ -15,6 +15,11 @@ export interface HttpProviderSpec {
   /** Headers set only when the client did not send them (e.g. anthropic-version). */
   readonly defaultHeaders?: Readonly<Record<string, string>>;
   readonly fetch: Fetch;
+  /**
+   * Per-call step before sending (a URL naming the body's model, a fresh auth token): gets the
+   * route's URL and the headers to send, returns the URL to send to, or a Response to answer with instead.
+   */
+  readonly prepare?: (call: UpstreamCall, url: string, headers: Headers) => Promise<string | Response>;
   /** Served in this process (no socket): no endpoint, so no connection check. */
   readonly inProcess?: boolean;
 }
@@ -36,13 +41,15 @@ export function createHttpProvider(spec: HttpProviderSpec): Provider {
     connectTimeoutMs: spec.settings.connectTimeoutMs,
     firstByteTimeoutMs: spec.settings.firstByteTimeoutMs,
     ...(spec.inProcess ? {} : { endpoint: endpointOf(spec.urlFor("/")) }),
-    send(call: UpstreamCall): Promise<Response> {
+    async send(call: UpstreamCall): Promise<Response> {
       const headers = call.headers;
       for (const [name, value] of defaults) if (!headers.has(name)) headers.set(name, value);
       for (const [name, value] of fixed) headers.set(name, value);
       headers.set("content-type", "application/json");
       headers.set("x-request-id", call.requestId);
-      return spec.fetch(urlFor(call.route.path), { method: "POST", headers, body: call.body, signal: call.signal });
+      const url = spec.prepare ? await spec.prepare(call, urlFor(call.route.path), headers) : urlFor(call.route.path);
+      if (url instanceof Response) return url;
+      return spec.fetch(url, { method: "POST", headers, body: call.body, signal: call.signal });
     },
   };
 }

@@ -6,7 +6,7 @@ import { signV4 } from "./sigv4.ts";
 const credentials = { accessKeyId: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY" };
 const now = new Date("2015-08-30T12:36:00Z");
 const scope = "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request";
-const vectors = [
+const vectors: { name: string; method: string; url: string; headers: Record<string, string>; body: string; signed: string; signature: string }[] = [
   { name: "get-vanilla", method: "GET", url: "https://example.amazonaws.com/", headers: {}, body: "",
     signed: "host;x-amz-date", signature: "5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31" },
   { name: "post-vanilla", method: "POST", url: "https://example.amazonaws.com/", headers: {}, body: "",

@@ -1,7 +1,7 @@
 /**
  * AWS Signature Version 4 (header form), written against the AWS spec: canonical request,
  * string to sign, signing key derived by HMAC-SHA256 over date, region, service and
- * "aws4_request". WebCrypto only, so it runs unchanged on Bun and Deno.
+ * "aws4_request". WebCrypto only, so it runs unchanged on every runtime.
  */
 
 export interface AwsCredentials {

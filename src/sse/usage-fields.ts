@@ -50,6 +50,9 @@ export function openAiUsage(usage: unknown, envelope?: unknown): Usage | null {
   // DeepSeek reports its cache hits as `prompt_cache_hit_tokens`.
   const cached = Math.min(count(field(details, "cached_tokens")) ?? count(u["prompt_cache_hit_tokens"]) ?? 0, input ?? 0);
   const result: Usage = { inputTokens: (input ?? 0) - cached, cachedInputTokens: cached, outputTokens: output ?? 0 };
+  // Translated answers (Bedrock, Anthropic) carry their cache writes, part of `prompt_tokens`.
+  const cacheWrite = Math.min(count(u["cache_creation_input_tokens"]) ?? 0, result.inputTokens);
+  if (cacheWrite > 0) result.cacheWrite5mTokens = cacheWrite;
   const audioIn = Math.min(count(field(details, "audio_tokens")) ?? 0, result.inputTokens);
   if (audioIn > 0) result.audioInputTokens = audioIn;
   const audioOut = Math.min(count(field(outputDetails, "audio_tokens")) ?? 0, result.outputTokens);

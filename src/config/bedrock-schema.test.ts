@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { createProviders } from "../providers/provider-registry.ts";
 import { ConfigError, formatProblem } from "./config-error.ts";
@@ -42,4 +43,15 @@ test("a region label contradicting the AWS region, a malformed AWS region and un
   assert.deepEqual(problems({ awsRegion: "frankfurt" }), ["providers.br.awsRegion: must be an AWS region name such as eu-central-1"]);
   assert.equal(problems({ awsRegion: "eu-central-1", apiKey: "x" }).length, 1);
   assert.match(problems({ awsRegion: "eu-central-1", apiKey: "x" })[0]!, /apiKey/);
+});
+
+test("the README's Bedrock example is a valid config serving an EU region", () => {
+  const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+  const block = /<!-- bedrock-example[^>]*-->\s*```json\n([\s\S]*?)```/.exec(readme);
+  assert.ok(block, "README has the bedrock example");
+  const example = JSON.parse(block[1]!) as Record<string, unknown>;
+  const config = validateConfig({ ...example, keys: KEYS }, { AWS_ACCESS_KEY_ID: "AKIDEXAMPLE", AWS_SECRET_ACCESS_KEY: "s3cr3t", AWS_SESSION_TOKEN: "tok" });
+  const provider = createProviders(config, fetch).get("bedrock-eu")!;
+  assert.equal(provider.region, "eu");
+  assert.deepEqual([...provider.wires], ["openai"]);
 });

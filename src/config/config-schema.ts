@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { bedrockFields, checkBedrockRegion } from "./bedrock-schema.ts";
 import { loggingSchema } from "./logging-schema.ts";
 import { priceSchema } from "./price-schema.ts";
 import { amount, positiveInt } from "./schema-numbers.ts";
@@ -72,8 +73,11 @@ const mockProvider = z.strictObject({
   ...timeouts,
 });
 
+/** AWS Bedrock; fields and region rule in bedrock-schema.ts. */
+const bedrockProvider = z.strictObject({ ...bedrockFields, ...timeouts }).superRefine(checkBedrockRegion);
+
 /** Any configured provider, by `type`. */
-export const providerSchema = z.discriminatedUnion("type", [openAiProvider, anthropicProvider, azureProvider, mockProvider]);
+export const providerSchema = z.discriminatedUnion("type", [openAiProvider, anthropicProvider, azureProvider, mockProvider, bedrockProvider]);
 
 /** One place a public model name is served. */
 const modelTarget = z.strictObject({

@@ -1,4 +1,3 @@
-import type { ProviderConfig } from "../config/config-schema.ts";
 import type { WireFormat } from "../shared/usage.ts";
 import type { Fetch, Provider, UpstreamCall, UpstreamEndpoint } from "./provider.ts";
 
@@ -6,7 +5,7 @@ import type { Fetch, Provider, UpstreamCall, UpstreamEndpoint } from "./provider
 export interface HttpProviderSpec {
   readonly id: string;
   /** Region and timeouts, as every provider's config has them. */
-  readonly settings: Pick<ProviderConfig, "region" | "connectTimeoutMs" | "firstByteTimeoutMs">;
+  readonly settings: { readonly region: string; readonly connectTimeoutMs: number; readonly firstByteTimeoutMs: number };
   readonly wires: ReadonlySet<WireFormat>;
   /** Upstream URL for a public route path such as "/v1/chat/completions". */
   urlFor(path: string): string;

@@ -36,6 +36,16 @@ const anthropicProvider = z.strictObject({
   ...timeouts,
 });
 
+/** Google Gemini's Generative Language API (native generateContent), offered as OpenAI chat/completions. */
+const geminiProvider = z.strictObject({
+  type: z.literal("gemini"),
+  baseUrl: z.url().default("https://generativelanguage.googleapis.com"),
+  apiKey: z.string().optional(),
+  region: z.string().min(1).default("global"),
+  headers: z.record(z.string(), z.string()).default({}),
+  ...timeouts,
+});
+
 /** The built-in mock, run in-process (or at `baseUrl` when given). */
 const mockProvider = z.strictObject({
   type: z.literal("mock"),
@@ -48,7 +58,7 @@ const mockProvider = z.strictObject({
 });
 
 /** Any configured provider, by `type`. */
-export const providerSchema = z.discriminatedUnion("type", [openAiProvider, anthropicProvider, mockProvider]);
+export const providerSchema = z.discriminatedUnion("type", [openAiProvider, anthropicProvider, geminiProvider, mockProvider]);
 
 /** One place a public model name is served. */
 const modelTarget = z.strictObject({

@@ -6,7 +6,7 @@ import type { Fetch, Provider, UpstreamCall, UpstreamEndpoint } from "./provider
 export interface HttpProviderSpec {
   readonly id: string;
   /** Region and timeouts, as every provider's config has them. */
-  readonly settings: Pick<ProviderConfig, "region" | "connectTimeoutMs" | "firstByteTimeoutMs">;
+  readonly settings: { readonly region: string } & Pick<ProviderConfig, "connectTimeoutMs" | "firstByteTimeoutMs">;
   readonly wires: ReadonlySet<WireFormat>;
   /** Upstream URL for a public route path such as "/v1/chat/completions". */
   urlFor(path: string): string;

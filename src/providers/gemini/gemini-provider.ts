@@ -1,29 +1,30 @@
 import type { ProviderConfig } from "../../config/config-schema.ts";
-import { endpointOf, joinUrl } from "../http-provider.ts";
+import { endpointOf } from "../http-provider.ts";
 import type { Fetch, Provider, UpstreamCall } from "../provider.ts";
+import { geminiEndpoint } from "./gemini-endpoint.ts";
 import { fromGeminiError, openAiError } from "./gemini-errors.ts";
 import { toGeminiRequest, UntranslatableError } from "./gemini-request.ts";
 import { toChatCompletion } from "./gemini-response.ts";
 import { toChatCompletionStream } from "./gemini-stream.ts";
+import { TokenError } from "./vertex-token.ts";
 
 type GeminiConfig = Extract<ProviderConfig, { type: "gemini" }>;
 
 const CHAT_PATH = "/v1/chat/completions";
 
 /**
- * Google's Generative Language API, spoken to in its native `generateContent` /
+ * Google Gemini (Generative Language API or Vertex AI), spoken to in its native `generateContent` /
  * `streamGenerateContent?alt=sse` and offered to callers as OpenAI chat/completions.
  */
 export function createGeminiProvider(id: string, config: GeminiConfig, fetch: Fetch): Provider {
-  const modelsUrl = joinUrl(config.baseUrl, "/v1beta/models");
-  const credential = config.apiKey;
+  const gemini = geminiEndpoint(config, fetch);
   return {
     id,
-    region: config.region,
+    region: gemini.region,
     wires: new Set(["openai"]),
     connectTimeoutMs: config.connectTimeoutMs,
     firstByteTimeoutMs: config.firstByteTimeoutMs,
-    endpoint: endpointOf(config.baseUrl),
+    endpoint: endpointOf(gemini.baseUrl),
     async send(call: UpstreamCall): Promise<Response> {
       if (call.route.path !== CHAT_PATH) return openAiError(400, `${call.route.path} is not served by a Gemini provider (only ${CHAT_PATH})`, "unsupported_route");
       let request;
@@ -37,10 +38,14 @@ export function createGeminiProvider(id: string, config: GeminiConfig, fetch: Fe
       const headers = new Headers(config.headers);
       headers.set("content-type", "application/json");
       headers.set("x-request-id", call.requestId);
-      if (credential) headers.set("x-goog-api-key", credential);
-      const url = `${modelsUrl}/${encodeURIComponent(request.model)}:${method}`;
-      const upstream = await fetch(url, { method: "POST", headers, body: JSON.stringify(request.body), signal: call.signal });
-      if (!upstream.ok) return fromGeminiError(upstream, credential);
+      try {
+        await gemini.authorize(headers);
+      } catch (error) {
+        const message = error instanceof TokenError ? error.message : "the Vertex AI access token could not be obtained";
+        return openAiError(502, message, "upstream_auth_failed");
+      }
+      const upstream = await fetch(gemini.urlFor(request.model, method), { method: "POST", headers, body: JSON.stringify(request.body), signal: call.signal });
+      if (!upstream.ok) return fromGeminiError(upstream, gemini.secret);
       const chatId = `chatcmpl-${call.requestId}`;
       const created = Math.floor(Date.now() / 1000);
       if (request.stream) {

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
 import { after, before, describe, test } from "node:test";
 import OpenAI from "openai";
 import { validateConfig } from "../src/config/config-load.ts";
+import { createProviders } from "../src/providers/provider-registry.ts";
 import { currentRuntime } from "../src/runtime/current-runtime.ts";
 import type { Server } from "../src/runtime/runtime.ts";
 import type { Store } from "../src/storage/store.ts";
@@ -123,5 +125,19 @@ describe("Vertex config", () => {
       () => validateConfig({ ...base, providers: { g: { type: "gemini", vertex: { project: PROJECT, location: LOCATION, serviceAccount: secretish } } } }, {}),
       (error: Error) => /providers\.g\.vertex\.serviceAccount: must be a service-account key JSON/.test(error.message) && !error.message.includes("s3cr3t"),
     );
+  });
+});
+
+describe("README", () => {
+  test("the Gemini config example is valid, and its Vertex provider is in region eu", async () => {
+    const readme = await readFile(new URL("../README.md", import.meta.url), "utf8");
+    const block = /<!-- gemini-config-example[^\n]*\n```json\n([\s\S]*?)```/.exec(readme);
+    assert.ok(block, "README has the Gemini config example");
+    const config = validateConfig(JSON.parse(block[1]!), { GEMINI_API_KEY: "AIza-example", VERTEX_SERVICE_ACCOUNT_JSON: serviceAccount });
+    const vertex = config.providers["vertex-eu"]!;
+    assert.ok(vertex.type === "gemini" && vertex.vertex?.location === "europe-west4");
+    const providers = createProviders(config, fetch);
+    assert.equal(providers.get("vertex-eu")!.region, "eu");
+    assert.equal(providers.get("gemini")!.region, "global");
   });
 });

@@ -1,11 +1,11 @@
 /** Errors as OpenAI-style envelopes: Gemini's `{error:{code,message,status}}` and untranslatable requests. */
 
-const OPENAI_TYPES: Record<number, string> = { 400: "invalid_request_error", 401: "authentication_error", 403: "permission_error", 404: "not_found_error", 429: "rate_limit_error" };
+import { OPENAI_ERROR_TYPES } from "../../shared/openai-error-types.ts";
 
 /** An OpenAI-style error response. `secret` (the provider credential) is removed from the message. */
 export function openAiError(status: number, message: string, code: string, param: string | null = null, secret?: string): Response {
   const clean = secret ? message.split(secret).join("[redacted]") : message;
-  const body = { error: { message: clean, type: OPENAI_TYPES[status] ?? "api_error", param, code } };
+  const body = { error: { message: clean, type: OPENAI_ERROR_TYPES[status] ?? "api_error", param, code } };
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 }
 

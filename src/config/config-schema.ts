@@ -4,6 +4,7 @@ import { loggingSchema } from "./logging-schema.ts";
 import { priceSchema } from "./price-schema.ts";
 import { amount, positiveInt } from "./schema-numbers.ts";
 import { tracingSchema } from "./tracing-schema.ts";
+import { checkGeminiRegion, vertexSchema } from "./vertex-schema.ts";
 
 /** Largest budget limit: its billionths must stay an exact integer in a double. */
 const MAX_LIMIT = 9_000_000;
@@ -62,6 +63,21 @@ const azureProvider = z.strictObject({
   ...timeouts,
 });
 
+/** Google Gemini (Generative Language API with `apiKey`, or Vertex AI), offered as OpenAI chat/completions. */
+const geminiProvider = z
+  .strictObject({
+    type: z.literal("gemini"),
+    /** Default: the Generative Language API, or the Vertex location's endpoint. */
+    baseUrl: z.url().optional(),
+    apiKey: z.string().optional(),
+    vertex: vertexSchema.optional(),
+    /** Default: `global`, or the Vertex location's region (`eu` for europe-*); a contradicting value is an error. */
+    region: z.string().min(1).optional(),
+    headers: z.record(z.string(), z.string()).default({}),
+    ...timeouts,
+  })
+  .superRefine(checkGeminiRegion);
+
 /** The built-in mock, run in-process (or at `baseUrl` when given). */
 const mockProvider = z.strictObject({
   type: z.literal("mock"),
@@ -77,7 +93,7 @@ const mockProvider = z.strictObject({
 const bedrockProvider = z.strictObject({ ...bedrockFields, ...timeouts }).superRefine(checkBedrockRegion);
 
 /** Any configured provider, by `type`. */
-export const providerSchema = z.discriminatedUnion("type", [openAiProvider, anthropicProvider, azureProvider, mockProvider, bedrockProvider]);
+export const providerSchema = z.discriminatedUnion("type", [openAiProvider, anthropicProvider, azureProvider, geminiProvider, mockProvider, bedrockProvider]);
 
 /** One place a public model name is served. */
 const modelTarget = z.strictObject({

@@ -30,6 +30,17 @@ describe("parseBenchArgs", () => {
     assert.deepEqual([options.journal, options.budget, options.format, options.out, options.baseline], ["process", "observe", "markdown", "r.md", "passthrough"]);
   });
 
+  it("takes a list of journal settings, one Renio each", () => {
+    const options = parseBenchArgs(["--journal", "fsync, process"]);
+    assert.deepEqual(options.journals, ["fsync", "process"]);
+    assert.equal(options.journal, "fsync");
+    assert.equal(options.budget, "strict");
+    assert.deepEqual(parseBenchArgs([]).journals, ["fsync"]);
+    assert.equal(parseBenchArgs(["--journal", "process,off", "--budget", "observe"]).budget, "observe");
+    assert.throws(() => parseBenchArgs(["--journal", "fsync,fsync"]), /repeated/);
+    assert.throws(() => parseBenchArgs(["--journal", "fsync,batch"]), /--journal must be one of fsync, process, off \(or a list of them\), got "batch"/);
+  });
+
   it("caps rounds at the request count", () => {
     assert.equal(parseBenchArgs(["--requests", "3"]).rounds, 3);
   });

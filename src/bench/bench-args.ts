@@ -20,7 +20,10 @@ export interface BenchOptions {
   /** Alternating rounds per point and target (each round runs requests / rounds). */
   readonly rounds: number;
   readonly modes: readonly BenchMode[];
+  /** The first of {@link journals}. */
   readonly journal: JournalSetting;
+  /** One Renio per setting, measured in the same rounds (e.g. fsync and process side by side). */
+  readonly journals: readonly JournalSetting[];
   readonly budget: BudgetSetting;
   readonly format: ReportFormat;
   readonly out: string | undefined;
@@ -45,7 +48,8 @@ export const BENCH_HELP = `usage: renio bench [options]
   --requests 3000             measured requests per point and target
   --warmup 300                warm-up requests per point and target (not measured)
   --mode json|stream|both     non-streaming, streaming (time to first data: chunk), or both
-  --journal fsync|process|off relay journal durability, or no journal (and so no budget)
+  --journal fsync|process|off relay journal durability, or no journal (and so no budget); a list
+                              (fsync,process) starts one Renio per setting, measured in the same rounds
   --budget strict|observe|off mode of a large total budget, or no budget
   --baseline passthrough      also measure a bare fetch passthrough (the floor)
   --target URL                measure another relay or gateway instead (it must forward to the mock;
@@ -63,7 +67,7 @@ const BENCH_OPTIONS = {
   warmup: { type: "integer", min: 0, max: 10_000_000, default: 300 },
   rounds: { type: "integer", min: 1, max: 1000, default: 10 },
   mode: { type: "string", oneOf: ["json", "stream", "both"], default: "both" },
-  journal: { type: "string", oneOf: ["fsync", "process", "off"] },
+  journal: { type: "string" },
   budget: { type: "string", oneOf: ["strict", "observe", "off"] },
   json: { type: "boolean" },
   markdown: { type: "boolean" },
@@ -88,8 +92,10 @@ export function parseBenchArgs(args: readonly string[]): BenchOptions {
   if (target !== undefined && (v.journal !== undefined || v.budget !== undefined)) {
     throw new UsageError("--journal and --budget configure the Renio started here; they do not apply to --target");
   }
-  const journal = v.journal ?? "fsync";
-  if (journal === "off" && v.budget !== undefined && v.budget !== "off") throw new UsageError("budgets need the journal: --journal off runs without a budget");
+  const journals = journalList(v.journal ?? "fsync");
+  const journal = journals[0]!;
+  const allOff = journals.every((setting) => setting === "off");
+  if (allOff && v.budget !== undefined && v.budget !== "off") throw new UsageError("budgets need the journal: --journal off runs without a budget");
   return {
     concurrency,
     requests: v.requests,
@@ -97,7 +103,8 @@ export function parseBenchArgs(args: readonly string[]): BenchOptions {
     rounds: Math.min(v.rounds, v.requests),
     modes: v.mode === "both" ? ["json", "stream"] : [v.mode],
     journal,
-    budget: journal === "off" ? "off" : (v.budget ?? "strict"),
+    journals,
+    budget: allOff ? "off" : (v.budget ?? "strict"),
     format: v.json ? "json" : v.markdown ? "markdown" : "text",
     out: v.out,
     target,
@@ -107,6 +114,17 @@ export function parseBenchArgs(args: readonly string[]): BenchOptions {
     mockPort: v["mock-port"],
     maxSeconds: v["max-seconds"],
   };
+}
+
+const JOURNAL_SETTINGS: readonly JournalSetting[] = ["fsync", "process", "off"];
+
+function journalList(text: string): JournalSetting[] {
+  const parts = text.split(",").map((part) => part.trim());
+  for (const part of parts) {
+    if (!(JOURNAL_SETTINGS as readonly string[]).includes(part)) throw new UsageError(`--journal must be one of ${JOURNAL_SETTINGS.join(", ")} (or a list of them), got "${part}"`);
+  }
+  if (new Set(parts).size !== parts.length) throw new UsageError("--journal has a repeated value");
+  return parts as JournalSetting[];
 }
 
 function headerPair(text: string): readonly [string, string] {

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Runtime } from "../runtime/runtime.ts";
@@ -10,6 +10,8 @@ import { machineInfo } from "./bench-machine.ts";
 import { createProgress } from "./bench-progress.ts";
 import { benchRelayConfig, benchSecret, relaySettings } from "./bench-relay-config.ts";
 import { renderReport, type BenchReport } from "./bench-report.ts";
+import { measureDiskFloor } from "./disk-floor.ts";
+import { durableWriteCosts, renioRelayId } from "./durable-write.ts";
 import { runMeasurements, type MeasuredRelay } from "./bench-run.ts";
 import { clockTicksPerSecond, createProcessProbe } from "./process-usage.ts";
 
@@ -53,15 +55,28 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
     const relays: MeasuredRelay[] = [];
     const ticks = clockTicksPerSecond();
     let directHeaders: ReadonlyArray<readonly [string, string]> = options.headers;
+    progress.update("measuring the disk's O_DSYNC write floor");
+    const diskFloor = measureDiskFloor(dir);
     if (options.target === undefined) {
       const secret = benchSecret();
-      const configPath = join(dir, "renio.json");
-      writeFileSync(configPath, JSON.stringify(benchRelayConfig({ mockUrl: mock.url, model: options.model, dir, journal: options.journal, budget: options.budget, secret }), null, 2));
-      progress.update("starting Renio");
-      const relay = await startChildServer("relay", [...self, "serve", "--config", configPath]);
-      children.push(relay);
       directHeaders = [["authorization", `Bearer ${secret}`]];
-      relays.push({ id: "renio", label: "Renio", url: relay.url + CHAT_PATH, headers: directHeaders, probe: createProcessProbe(relay.pid, ticks) });
+      const several = options.journals.length > 1;
+      for (const journal of options.journals) {
+        const relayDir = several ? join(dir, journal) : dir;
+        mkdirSync(relayDir, { recursive: true });
+        const configPath = join(relayDir, "renio.json");
+        writeFileSync(configPath, JSON.stringify(benchRelayConfig({ mockUrl: mock.url, model: options.model, dir: relayDir, journal, budget: options.budget, secret }), null, 2));
+        progress.update(`starting Renio${several ? ` (journal ${journal})` : ""}`);
+        const relay = await startChildServer("relay", [...self, "serve", "--config", configPath]);
+        children.push(relay);
+        relays.push({
+          id: several ? renioRelayId(journal) : "renio",
+          label: several ? `Renio ${journal}` : "Renio",
+          url: relay.url + CHAT_PATH,
+          headers: directHeaders,
+          probe: createProcessProbe(relay.pid, ticks),
+        });
+      }
     } else {
       relays.push({ id: "target", label: "target", url: options.target, headers: options.headers });
     }
@@ -81,9 +96,11 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
       machine: machineInfo(),
       runtime: `${runtime.name} ${runtime.version}`,
       ...(options.target === undefined
-        ? { relay: relaySettings(options.journal, options.budget) }
+        ? { relay: relaySettings(options.journals, options.budget) }
         : { target: { url: options.target, headerNames: options.headers.map(([name]) => name) } }),
       ...(options.baseline ? { baseline: options.baseline } : {}),
+      diskFloor,
+      durableWrite: durableWriteCosts(modes, diskFloor),
       modes,
     };
     const text = renderReport(report, options.format);

@@ -39,6 +39,8 @@ export interface BenchOptions {
   readonly mockPort: number;
   /** Overall deadline for the whole run, in seconds. */
   readonly maxSeconds: number;
+  /** Soak mode (--duration): a bounded-time run sampling the relay over time, instead of the points. */
+  readonly soak: { readonly durationSeconds: number; readonly sampleSeconds: number } | undefined;
 }
 
 /** `renio bench --help`. */
@@ -58,11 +60,14 @@ export const BENCH_HELP = `usage: renio bench [options]
   --model NAME                model in the request body (default mock-gpt)
   --rounds 10                 alternating direct / relay rounds per point
   --max-seconds 1800          overall deadline
+  --duration 10m              soak mode: one Renio at one concurrency (default 64), non-streaming,
+                                for this long (s, m or h), sampling RSS, CPU and overhead over time
+  --sample-seconds N          soak sampling interval (default: a tenth of the duration, 1-60 s)
   --json | --markdown         report format (default: text tables)
   --out FILE                  also write the report to FILE`;
 
 const BENCH_OPTIONS = {
-  concurrency: { type: "string", default: "1,16,64" },
+  concurrency: { type: "string" },
   requests: { type: "integer", min: 1, max: 10_000_000, default: 3000 },
   warmup: { type: "integer", min: 0, max: 10_000_000, default: 300 },
   rounds: { type: "integer", min: 1, max: 1000, default: 10 },
@@ -78,12 +83,16 @@ const BENCH_OPTIONS = {
   model: { type: "string", default: "mock-gpt" },
   "mock-port": { type: "integer", min: 0, max: 65_535, default: 0 },
   "max-seconds": { type: "integer", min: 1, max: 7 * 24 * 3600, default: 1800 },
+  duration: { type: "string", valueName: "a duration" },
+  "sample-seconds": { type: "integer", min: 1, max: 3600 },
 } as const;
 
 /** Parses and validates `renio bench` arguments; throws {@link UsageError}. */
 export function parseBenchArgs(args: readonly string[]): BenchOptions {
   const v = parseOptions(args, BENCH_OPTIONS).values;
-  const concurrency = v.concurrency.split(",").map((part) => parseInteger("--concurrency", part.trim(), 1, 10_000));
+  const soak = v.duration === undefined ? undefined : soakPlan(v.duration, v["sample-seconds"]);
+  if (soak === undefined && v["sample-seconds"] !== undefined) throw new UsageError("--sample-seconds applies to --duration only");
+  const concurrency = (v.concurrency ?? (soak ? "64" : "1,16,64")).split(",").map((part) => parseInteger("--concurrency", part.trim(), 1, 10_000));
   if (new Set(concurrency).size !== concurrency.length) throw new UsageError("--concurrency has a repeated value");
   if (v.json && v.markdown) throw new UsageError("--json and --markdown exclude each other");
   const target = v.target === undefined ? undefined : targetUrl(v.target);
@@ -94,6 +103,11 @@ export function parseBenchArgs(args: readonly string[]): BenchOptions {
   }
   const journals = journalList(v.journal ?? "fsync");
   const journal = journals[0]!;
+  if (soak !== undefined) {
+    if (concurrency.length > 1) throw new UsageError("--duration runs one concurrency: give --concurrency a single value");
+    if (journals.length > 1 || target !== undefined || v.baseline !== undefined) throw new UsageError("--duration soaks one Renio started here: no --journal list, --target or --baseline");
+    if (soak.durationSeconds > v["max-seconds"]) throw new UsageError("--duration is longer than --max-seconds");
+  }
   const allOff = journals.every((setting) => setting === "off");
   if (allOff && v.budget !== undefined && v.budget !== "off") throw new UsageError("budgets need the journal: --journal off runs without a budget");
   return {
@@ -113,7 +127,20 @@ export function parseBenchArgs(args: readonly string[]): BenchOptions {
     model: v.model,
     mockPort: v["mock-port"],
     maxSeconds: v["max-seconds"],
+    soak,
   };
+}
+
+const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600 };
+
+/** `--duration 90s|10m|2h` and the sampling interval (a tenth of it, 1 to 60 s, unless given). */
+function soakPlan(text: string, sampleSeconds: number | undefined): { durationSeconds: number; sampleSeconds: number } {
+  const match = /^([1-9]\d{0,5})(s|m|h)$/.exec(text.trim());
+  if (match === null) throw new UsageError(`--duration must be a number of seconds, minutes or hours (90s, 10m, 2h), got "${text}"`);
+  const durationSeconds = Number(match[1]) * DURATION_UNITS[match[2]!]!;
+  const interval = sampleSeconds ?? Math.min(60, Math.max(1, Math.round(durationSeconds / 10)));
+  if (interval > durationSeconds) throw new UsageError("--sample-seconds is longer than --duration");
+  return { durationSeconds, sampleSeconds: interval };
 }
 
 const JOURNAL_SETTINGS: readonly JournalSetting[] = ["fsync", "process", "off"];

@@ -12,6 +12,7 @@ import { benchRelayConfig, benchSecret, relaySettings } from "./bench-relay-conf
 import { renderReport, type BenchReport } from "./bench-report.ts";
 import { measureDiskFloor } from "./disk-floor.ts";
 import { durableWriteCosts, renioRelayId } from "./durable-write.ts";
+import { runSoak } from "./soak.ts";
 import { runMeasurements, type MeasuredRelay } from "./bench-run.ts";
 import { clockTicksPerSecond, createProcessProbe } from "./process-usage.ts";
 
@@ -86,7 +87,11 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
       children.push(passthrough);
       relays.push({ id: "passthrough", label: "passthrough", url: passthrough.url + CHAT_PATH, headers: directHeaders, probe: createProcessProbe(passthrough.pid, ticks) });
     }
-    const modes = await runMeasurements({ options, directUrl: mock.url + CHAT_PATH, directHeaders, relays, progress, signal: deadline.signal });
+    const directUrl = mock.url + CHAT_PATH;
+    const soak = options.soak === undefined
+      ? undefined
+      : await runSoak({ ...options.soak, concurrency: options.concurrency[0]!, warmup: options.warmup, model: options.model, directUrl, directHeaders, relay: relays[0]!, progress, signal: deadline.signal });
+    const modes = soak !== undefined ? [] : await runMeasurements({ options, directUrl, directHeaders, relays, progress, signal: deadline.signal });
     progress.done();
     const report: BenchReport = {
       renioVersion: versionOf(self),
@@ -101,12 +106,13 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
       ...(options.baseline ? { baseline: options.baseline } : {}),
       diskFloor,
       durableWrite: durableWriteCosts(modes, diskFloor),
+      ...(soak !== undefined ? { soak } : {}),
       modes,
     };
     const text = renderReport(report, options.format);
     await new Promise<void>((resolve) => process.stdout.write(`${text}\n`, () => resolve()));
     if (options.out !== undefined) writeFileSync(options.out, `${text}\n`);
-    const failed = modes.some((mode) => mode.points.some((point) => point.direct.errors > 0 || point.relays.some((relay) => relay.latency.errors > 0)));
+    const failed = (soak?.samples.some((sample) => sample.errors > 0) ?? false) || modes.some((mode) => mode.points.some((point) => point.direct.errors > 0 || point.relays.some((relay) => relay.latency.errors > 0)));
     return failed ? 1 : 0;
   } finally {
     clearTimeout(deadlineTimer);

@@ -2,6 +2,7 @@ import type { BenchMode } from "./bench-args.ts";
 import type { MachineInfo } from "./bench-machine.ts";
 import type { RelaySettings } from "./bench-relay-config.ts";
 import type { DiskFloor } from "./disk-floor.ts";
+import { SOAK_ROUND_PER_WORKER, type SoakResult } from "./soak.ts";
 import type { LatencySummary, Overhead } from "./bench-stats.ts";
 import { formatMegabytes, formatMicros, formatMs, renderTable, type TableFormat } from "./bench-table.ts";
 
@@ -83,6 +84,8 @@ export interface BenchReport {
   readonly diskFloor?: DiskFloor;
   /** Renio fsync − Renio process against the floor, when both ran (--journal fsync,process). */
   readonly durableWrite?: readonly DurableWriteCost[];
+  /** Soak mode (--duration): samples over time; `modes` is then empty. */
+  readonly soak?: SoakResult;
   readonly modes: readonly ModeResult[];
 }
 
@@ -105,6 +108,7 @@ export function renderReport(report: BenchReport, format: TableFormat | "json"):
     const errors = errorLines(mode);
     if (errors.length > 0) blocks.push(errors.join("\n"));
   }
+  if (report.soak !== undefined) blocks.push(heading(`Soak: ${report.soak.durationSeconds} s at concurrency ${report.soak.concurrency}, non-streaming`), soakTable(report.soak, format), soakGrowthLine(report.soak));
   const disk = diskLines(report);
   if (disk.length > 0) blocks.push(heading("Durable write"), disk.join("\n"));
   blocks.push(heading("Setup"), setupLines(report, format).join("\n"));
@@ -164,6 +168,25 @@ function threadLines(mode: ModeResult): string[] {
   return lines;
 }
 
+function soakTable(soak: SoakResult, format: TableFormat): string {
+  const header = ["Elapsed", "Requests", "Errors", "Median overhead", "P95 overhead", "CPU per request", "RSS"];
+  const rows = soak.samples.map((sample) => [
+    `${Math.round(sample.elapsedSeconds)} s`,
+    String(sample.requests),
+    String(sample.errors),
+    formatMs(sample.overhead.median),
+    formatMs(sample.overhead.p95),
+    formatMicros(sample.cpuPerRequestSeconds),
+    formatMegabytes(sample.rssBytes),
+  ]);
+  return renderTable(header, rows, format);
+}
+
+function soakGrowthLine(soak: SoakResult): string {
+  if (soak.rssGrowth === undefined) return "RSS growth: n/a (no /proc)";
+  return `RSS growth after warm-up: ${formatMegabytes(soak.rssAfterWarmupBytes)} → ${formatMegabytes(soak.samples.at(-1)?.rssBytes)} (${(soak.rssGrowth * 100).toFixed(1)} %; target < 10 %)`;
+}
+
 function diskLines(report: BenchReport): string[] {
   const floor = report.diskFloor;
   if (floor === undefined) return [];
@@ -198,7 +221,7 @@ function setupLines(report: BenchReport, format: TableFormat): string[] {
     `${bullet}runtime: ${report.runtime} (load client, mock${report.target ? "" : ", relay"}${report.baseline ? ", passthrough" : ""})`,
     `${bullet}${subject}`,
     ...(report.baseline ? [`${bullet}baseline: bare fetch passthrough to the mock (renio passthrough), measured in the same rounds`] : []),
-    `${bullet}method: ${method.requests} measured requests per point and target after ${method.warmup} warm-up; direct and relays in ${method.rounds} alternating rounds; ` +
+    `${bullet}method: ${report.soak ? `soak: after ${method.warmup} warm-up, direct and Renio rounds of ${report.soak.concurrency * SOAK_ROUND_PER_WORKER} requests in turn for ${report.soak.durationSeconds} s, sampled every ${report.soak.sampleSeconds} s` : `${method.requests} measured requests per point and target after ${method.warmup} warm-up; direct and relays in ${method.rounds} alternating rounds`}; ` +
       `closed loop, keep-alive; mock answers after ${method.mock.latencyMs} ms, ${method.mock.chunkIntervalMs} ms between ${method.mock.chunks} stream chunks; ` +
       `overhead = via − direct for the median and for the P95; CPU = user + sys of the relay process over its measured rounds / requests`,
     `${bullet}run: ${report.startedAt}, ${Math.round(report.durationSeconds)} s`,

@@ -163,11 +163,12 @@ export const configSchema = z.strictObject({
       /** A request body not fully received within this time gets 408 `request_timeout`. */
       bodyReadTimeoutMs: positiveInt.default(30_000),
       /**
-       * How the relay calls providers. `fetch`: the runtime's fetch (fast). `node-http`: node:http,
-       * which on Bun hands on every byte of a stream whose connection drops (Bun's fetch can lose
-       * the last ones); it costs CPU per call (README, Performance). On Deno both are its fetch.
+       * How the relay calls providers. `socket`: Renio's HTTP/1.1 client on the runtime's TCP/TLS
+       * sockets (leanest measured; hands on every byte of a stream whose connection drops).
+       * `fetch`: the runtime's fetch (Bun's can lose the last bytes of a cut stream). `node-http`:
+       * Node's http module on Bun (cut-safe, costs CPU), on Deno its fetch. See README, Performance.
        */
-      upstreamClient: z.enum(["fetch", "node-http"]).default("fetch"),
+      upstreamClient: z.enum(["socket", "fetch", "node-http"]).default("socket"),
       shutdownGraceMs: durationMs.default(10_000),
       /** Token for /admin/* routes (usually `${ENV_VAR}`); admin routes are off without it. */
       adminToken: z.string().min(16, "must be at least 16 characters").optional(),

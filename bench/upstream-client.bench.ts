@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   const runtime = "Deno" in globalThis ? `deno ${(globalThis as { Deno?: { version: { deno: string } } }).Deno!.version.deno}` : `bun ${process.versions.bun}`;
   console.log(`upstream clients on ${runtime}: ${calls} calls per round, ${rounds} rounds, interleaved`);
   for (const path of ["/json", "/sse"]) {
-    for (const concurrency of [1, 16]) {
+    for (const concurrency of [1, 16, 64]) {
       for (let round = 0; round <= rounds; round++) {
         for (const [name, client] of Object.entries(clients)) {
           const measured = await runRound(client, `${base}${path}`, body, round === 0 ? 200 : calls, concurrency);

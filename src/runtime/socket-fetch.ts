@@ -97,22 +97,28 @@ export function createSocketFetch(options: SocketFetchOptions = {}): UpstreamFet
       socket.once("error", done);
     });
 
+  /** Where a URL goes, parsed once per URL (the providers call a handful of them). */
+  const targets = new Map<string, { key: string; origin: Origin; path: string }>();
   const originOf = (url: string): { key: string; origin: Origin; path: string } => {
-    const target = new URL(url);
-    const key = target.origin;
+    let target = targets.get(url);
+    if (target) return target;
+    const parsed = new URL(url);
+    const key = parsed.origin;
     let origin = origins.get(key);
     if (!origin) {
-      const secure = target.protocol === "https:";
-      if (!secure && target.protocol !== "http:") throw new TypeError(`unsupported protocol ${target.protocol}`);
+      const secure = parsed.protocol === "https:";
+      if (!secure && parsed.protocol !== "http:") throw new TypeError(`unsupported protocol ${parsed.protocol}`);
       origin = {
         secure,
-        host: target.hostname.replace(/^\[(.*)\]$/, "$1"),
-        port: target.port === "" ? (secure ? 443 : 80) : Number(target.port),
-        authority: target.host,
+        host: parsed.hostname.replace(/^\[(.*)\]$/, "$1"),
+        port: parsed.port === "" ? (secure ? 443 : 80) : Number(parsed.port),
+        authority: parsed.host,
       };
       origins.set(key, origin);
     }
-    return { key, origin, path: target.pathname + target.search };
+    target = { key, origin, path: parsed.pathname + parsed.search };
+    if (targets.size < 1024) targets.set(url, target);
+    return target;
   };
 
   return async (url, init) => {
@@ -154,7 +160,7 @@ function exchange(
     const queue: Uint8Array[] = [];
     let received = false;
     let responded = false;
-    let keepAlive = false;
+    let parsedHead: ResponseHead | undefined;
     let ended = false;
     let failure: unknown;
     let wake: (() => void) | undefined;
@@ -179,6 +185,11 @@ function exchange(
     const onData = (chunk: Buffer) => {
       received = true;
       parser.feed(chunk);
+      if (parsedHead && !responded && failure === undefined) {
+        responded = true;
+        // A body that arrived whole with its head (the usual JSON answer) needs no stream.
+        resolve(responseOf(parsedHead, bodiless, ended ? whole(queue) : stream));
+      }
       if (queue.length > 0 && !ended) socket.pause();
     };
     const onClose = () => {
@@ -190,11 +201,7 @@ function exchange(
     const onAbort = () => fail(signal!.reason);
     parser = new Http1ResponseParser(
       {
-        head: (parsed) => {
-          responded = true;
-          keepAlive = parsed.keepAlive;
-          resolve(responseOf(parsed, bodiless, stream));
-        },
+        head: (parsed) => void (parsedHead = parsed),
         body: (piece) => {
           queue.push(piece);
           notify();
@@ -202,7 +209,7 @@ function exchange(
         end: () => {
           ended = true;
           detach();
-          finished(keepAlive && !parser.leftover);
+          finished(parsedHead!.keepAlive && !parser.leftover);
           notify();
         },
         malformed: (message) => fail(Object.assign(new Error(`malformed upstream response: ${message}`), { code: "EPROTO" })),
@@ -239,9 +246,21 @@ function exchange(
   });
 }
 
-function responseOf(head: ResponseHead, bodiless: boolean, stream: ReadableStream<Uint8Array>): Response {
+function responseOf(head: ResponseHead, bodiless: boolean, body: ReadableStream<Uint8Array> | Uint8Array<ArrayBuffer>): Response {
   const empty = bodiless || head.status === 204 || head.status === 304;
-  return new Response(empty ? null : stream, { status: head.status, statusText: head.statusText, headers: head.headers });
+  return new Response(empty ? null : body, { status: head.status, statusText: head.statusText, headers: head.headers });
+}
+
+/** The body pieces as one byte array. */
+function whole(pieces: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
+  if (pieces.length === 1 && pieces[0]!.byteOffset === 0 && pieces[0]!.buffer instanceof ArrayBuffer && pieces[0]!.byteLength === pieces[0]!.buffer.byteLength) return pieces[0] as Uint8Array<ArrayBuffer>;
+  const bytes = new Uint8Array(pieces.reduce((sum, piece) => sum + piece.byteLength, 0));
+  let at = 0;
+  for (const piece of pieces) {
+    bytes.set(piece, at);
+    at += piece.byteLength;
+  }
+  return bytes;
 }
 
 function requestHead(method: string, path: string, authority: string, headers: RequestInit["headers"], length: number | undefined): string {

@@ -9,7 +9,7 @@ import { openRelay, type RelayWithStore } from "./support/with-relay.ts";
 import { TEST_KEY } from "./support/relay-harness.ts";
 
 /**
- * The default upstream client (`server.upstreamClient: socket`) on a provider that drops the
+ * The socket upstream client (`server.upstreamClient: socket`, the default on Deno) on a provider that drops the
  * connection right after its last event, the usage: the client receives every byte, and the
  * relay's books see the usage those last bytes carried (Bun's fetch lost them: issue 10 item 9).
  */
@@ -26,7 +26,7 @@ before(async () => {
   // The client reads with the runtime's cut-safe fetch (Bun's global fetch would lose bytes on its side).
   clientFetch = (await currentRuntime()).cutSafeFetch;
   upstream = await startCuttingUpstream(CHUNKS);
-  opened = await openRelay(upstream.url, { budgets: [{ id: "all", scope: "total", period: "total", limit: 100 }] });
+  opened = await openRelay(upstream.url, { server: { host: "127.0.0.1", port: 0, shutdownGraceMs: 2000, upstreamClient: "socket" }, budgets: [{ id: "all", scope: "total", period: "total", limit: 100 }] });
 });
 
 after(async () => {

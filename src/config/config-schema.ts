@@ -164,11 +164,12 @@ export const configSchema = z.strictObject({
       bodyReadTimeoutMs: positiveInt.default(30_000),
       /**
        * How the relay calls providers. `socket`: Renio's HTTP/1.1 client on the runtime's TCP/TLS
-       * sockets (leanest measured; hands on every byte of a stream whose connection drops).
-       * `fetch`: the runtime's fetch (Bun's can lose the last bytes of a cut stream). `node-http`:
-       * Node's http module on Bun (cut-safe, costs CPU), on Deno its fetch. See README, Performance.
+       * sockets (hands on every byte of a stream whose connection drops). `fetch`: the runtime's
+       * fetch (Bun's can lose the last bytes of a cut stream). `node-http`: Node's http module on
+       * Bun (cut-safe, costs CPU), on Deno its fetch. `auto`: the leaner measured on the runtime
+       * (`socket` on Deno, `fetch` on Bun). See README, Performance.
        */
-      upstreamClient: z.enum(["socket", "fetch", "node-http"]).default("socket"),
+      upstreamClient: z.enum(["auto", "socket", "fetch", "node-http"]).default("auto"),
       shutdownGraceMs: durationMs.default(10_000),
       /** Token for /admin/* routes (usually `${ENV_VAR}`); admin routes are off without it. */
       adminToken: z.string().min(16, "must be at least 16 characters").optional(),

@@ -212,11 +212,13 @@ export const configSchema = z.strictObject({
       /** A request body that sends no byte for this long (idle, since its last byte) gets 408 `request_timeout`. */
       bodyReadTimeoutMs: positiveInt.default(10_000),
       /**
-       * How the relay calls providers. `fetch`: the runtime's fetch (fast). `node-http`: node:http,
-       * which on Bun hands on every byte of a stream whose connection drops (Bun's fetch can lose
-       * the last ones); it costs CPU per call (README, Performance). On Deno both are its fetch.
+       * How the relay calls providers. `socket`: Renio's HTTP/1.1 client on the runtime's TCP/TLS
+       * sockets (hands on every byte of a stream whose connection drops). `fetch`: the runtime's
+       * fetch (Bun's can lose the last bytes of a cut stream). `node-http`: Node's http module on
+       * Bun (cut-safe, costs CPU), on Deno its fetch. `auto`: the leaner measured on the runtime
+       * (`socket` on Deno, `fetch` on Bun). See README, Performance.
        */
-      upstreamClient: z.enum(["fetch", "node-http"]).default("fetch"),
+      upstreamClient: z.enum(["auto", "socket", "fetch", "node-http"]).default("auto"),
       shutdownGraceMs: durationMs.default(10_000),
       /** Token for /admin/* routes (usually `${ENV_VAR}`); admin routes are off without it. */
       adminToken: z.string().min(16, "must be at least 16 characters").optional(),

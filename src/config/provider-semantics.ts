@@ -7,7 +7,7 @@ export function checkProviders(providers: Config["providers"]): ConfigProblem[] 
   const problems: ConfigProblem[] = [];
   for (const [id, provider] of Object.entries(providers)) {
     const path = ["providers", id];
-    if (provider.baseUrl !== undefined) {
+    if (provider.baseUrl !== undefined && provider.region !== undefined) {
       const why = regionContradiction(provider.region, regionOfUrl(provider.baseUrl), `baseUrl ${new URL(provider.baseUrl).host}`);
       if (why !== undefined) problems.push({ path: [...path, "region"], message: why });
     }

@@ -37,6 +37,7 @@ const JOURNAL: CommandHelp = {
   synopsis: [
     "journal list [--config FILE] [--since ISO|2h|7d] [--until ISO|2h] [--key ID] [--request-id ID] [--outcome X] [--limit N] [--json]",
     "journal export [--config FILE] --format jsonl|csv [--since …] [--until …] [--key ID] [--request-id ID] [--outcome X]",
+    "journal show ID [--config FILE] [--json]          one entry with its upstream attempts",
   ],
   summary: "read the journal of the configured store (default config: ./.renio/renio.db)",
 };

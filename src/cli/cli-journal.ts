@@ -7,7 +7,8 @@ import { JOURNAL_USAGE, wantsHelp } from "./cli-help.ts";
 export type JournalCommand =
   | { readonly sub: "help" }
   | { readonly sub: "list"; readonly configPath: string | undefined; readonly query: Omit<JournalQuery, "limit">; readonly limit: number; readonly json: boolean }
-  | { readonly sub: "export"; readonly configPath: string | undefined; readonly query: Omit<JournalQuery, "limit">; readonly format: "jsonl" | "csv" };
+  | { readonly sub: "export"; readonly configPath: string | undefined; readonly query: Omit<JournalQuery, "limit">; readonly format: "jsonl" | "csv" }
+  | { readonly sub: "show"; readonly configPath: string | undefined; readonly id: string; readonly json: boolean };
 
 const FILTERS = {
   config: CONFIG_OPTION,
@@ -19,11 +20,17 @@ const FILTERS = {
 } as const;
 const LIST_OPTIONS = { ...FILTERS, limit: { type: "integer", min: 1, default: 50 }, json: { type: "boolean" } } as const;
 const EXPORT_OPTIONS = { ...FILTERS, format: { type: "string", oneOf: ["jsonl", "csv"], required: true } } as const;
+const SHOW_OPTIONS = { config: CONFIG_OPTION, json: { type: "boolean" } } as const;
 
 /** Validates `renio journal …` arguments; throws {@link UsageError}. Touches no store. */
 export function parseJournalArgs(args: readonly string[], now: number): JournalCommand {
   if (wantsHelp(args)) return { sub: "help" };
-  const line = parseSubcommand(args, { list: LIST_OPTIONS, export: EXPORT_OPTIONS });
+  const line = parseSubcommand(args, { list: LIST_OPTIONS, export: EXPORT_OPTIONS, show: SHOW_OPTIONS }, { show: 1 });
+  if (line.sub === "show") {
+    const id = line.positionals[0];
+    if (id === undefined) throw new UsageError("journal show needs the entry id (from journal list, or a response's x-request-id)");
+    return { sub: "show", configPath: line.values.config, id, json: line.values.json };
+  }
   if (line.sub === "list") {
     const { values } = line;
     return { sub: "list", configPath: values.config, query: toQuery(values, now), limit: values.limit, json: values.json };
@@ -32,17 +39,27 @@ export function parseJournalArgs(args: readonly string[], now: number): JournalC
   return { sub: "export", configPath: values.config, query: toQuery(values, now), format: values.format };
 }
 
-/** Runs a parsed `renio journal` command against an open store; writes lines through `out`. */
-export async function executeJournalCommand(command: JournalCommand, store: JournalReader, out: (line: string) => void): Promise<void> {
+/** Runs a parsed `renio journal` command against an open store; writes lines through `out` (a missing entry on `err`); returns the exit code. */
+export async function executeJournalCommand(command: JournalCommand, store: JournalReader, out: (line: string) => void, err: (line: string) => void = out): Promise<number> {
   if (command.sub === "help") {
     out(JOURNAL_USAGE);
-    return;
+    return 0;
+  }
+  if (command.sub === "show") {
+    const [entry] = (await store.listJournal({ id: command.id, limit: 1 })).entries;
+    if (entry === undefined) {
+      err(`renio journal: no journal entry has the id ${command.id}`);
+      return 1;
+    }
+    if (command.json) out(JSON.stringify(entry, null, 2));
+    else printEntry(entry, out);
+    return 0;
   }
   if (command.sub === "list") {
     const page = await store.listJournal({ ...command.query, limit: command.limit });
     if (command.json) out(JSON.stringify(page.entries, null, 2));
     else printTable(page.entries, out);
-    return;
+    return 0;
   }
   const { format, query } = command;
   if (format === "csv") out(columns.join(","));
@@ -52,6 +69,7 @@ export async function executeJournalCommand(command: JournalCommand, store: Jour
     for (const entry of page.entries) out(format === "jsonl" ? JSON.stringify(entry) : columns.map((c) => csvCell(entry[c])).join(","));
     cursor = page.nextCursor ?? undefined;
   } while (cursor);
+  return 0;
 }
 
 /**
@@ -67,8 +85,7 @@ export async function runJournalCommand(args: string[], store: JournalReader, ou
     err(usageLine("journal", error));
     return 2;
   }
-  await executeJournalCommand(command, store, out);
-  return 0;
+  return await executeJournalCommand(command, store, out, err);
 }
 
 /** An ISO time, or a duration back from `now` such as 30m, 2h, 7d. */
@@ -93,12 +110,12 @@ function toQuery(values: { readonly [K in keyof typeof FILTERS]?: string }, now:
 const columns: readonly (keyof JournalEntry)[] = [
   "id", "receivedAt", "finishedAt", "requestId", "keyId", "project", "route", "model", "provider", "upstreamModel", "region", "stream",
   "requestBytes", "clientAddress", "outcome", "status", "ttfbMs", "totalMs", "upstreamMs", "inputTokens",
-  "cachedInputTokens", "outputTokens", "reservedCost", "cost", "costEstimated", "errorCode", "reconcile", "requestBody", "responseBody",
+  "cachedInputTokens", "outputTokens", "reservedCost", "cost", "costEstimated", "errorCode", "reconcile", "requestBody", "responseBody", "attempts",
 ];
 
 function csvCell(value: unknown): string {
   if (value === null || value === undefined) return "";
-  const text = String(value);
+  const text = typeof value === "object" ? JSON.stringify(value) : String(value);
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
@@ -119,4 +136,27 @@ function printTable(entries: readonly JournalEntry[], out: (line: string) => voi
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
   for (const row of [header, ...rows]) out(row.map((cell, i) => cell.padEnd(widths[i] as number)).join("  ").trimEnd());
   if (rows.length === 0) out("(no entries)");
+}
+
+/** One entry, field by field, then its attempts one per line (`renio journal show`). */
+function printEntry(e: JournalEntry, out: (line: string) => void): void {
+  const dash = (value: unknown) => (value === null || value === undefined ? "-" : String(value));
+  const fields: Array<[string, string]> = [
+    ["id", e.id],
+    ["received", new Date(e.receivedAt).toISOString()],
+    ["key", `${dash(e.keyId)} (project ${dash(e.project)})`],
+    ["route", e.route],
+    ["model", dash(e.model)],
+    ["served by", e.provider === null ? "-" : `${e.provider} ${dash(e.upstreamModel)} (region ${dash(e.region)})`],
+    ["outcome", `${e.outcome} ${dash(e.status)}${e.errorCode === null ? "" : ` ${e.errorCode}`}`],
+    ["total ms", e.totalMs === null ? "-" : e.totalMs.toFixed(1)],
+    ["tokens in/out", e.inputTokens === null ? "-" : `${e.inputTokens + (e.cachedInputTokens ?? 0)}/${e.outputTokens ?? 0}`],
+    ["cost", `${dash(e.cost)}${e.costEstimated ? " (estimated)" : ""}, reserved ${dash(e.reservedCost)}`],
+  ];
+  for (const [name, value] of fields) out(`${name.padEnd(14)}${value}`);
+  const attempts = e.attempts ?? [];
+  out(`attempts      ${attempts.length}`);
+  attempts.forEach((a, i) => {
+    out(`  ${i + 1}. ${a.provider} ${a.upstreamModel}${a.model === e.model ? "" : ` (fallback ${a.model})`}  status ${dash(a.status)}  ${a.errorCode ?? "served"}  ${a.ms.toFixed(1)} ms  cost ${dash(a.cost)}`);
+  });
 }

@@ -46,8 +46,8 @@ export async function runStoreCommand(
   }
   const { config, store } = await openConfiguredStore(parsed.action.sub === "help" ? undefined : parsed.action.configPath, runtime);
   try {
-    if (parsed.command === "journal") await executeJournalCommand(parsed.action, store, out);
-    else if (parsed.command === "alerts") await executeAlertsCommand(parsed.action, store, out);
+    if (parsed.command === "journal") return await executeJournalCommand(parsed.action, store, out, err);
+    if (parsed.command === "alerts") await executeAlertsCommand(parsed.action, store, out);
     else await executeBudgetCommand(parsed.action, store, { budgets: config.budgets, defaultMode: config.budget.mode, currency: config.budget.currency }, out);
     return 0;
   } finally {

@@ -18,6 +18,8 @@ import { startAlertDispatcher } from "../alerts/alert-dispatcher.ts";
 import { alertRulesOf } from "../budget/alert-rules.ts";
 import { createRelay } from "../relay/relay.ts";
 import { createRelaySnapshot, type SnapshotCell } from "../relay/relay-snapshot.ts";
+import { createTargetHealthBook } from "../relay/target-health.ts";
+import { targetStatuses } from "../relay/target-status.ts";
 import type { RateClock } from "../relay/rate-limiter.ts";
 import { startTracing } from "../relay/tracing.ts";
 import type { ExportStats } from "../relay/span-exporter.ts";
@@ -48,8 +50,10 @@ export interface RelayService {
 export interface RelayServiceOptions {
   /** Reads and validates the config again (throws ConfigError); without it, reload is unavailable. */
   readonly loadConfig?: () => Promise<Config>;
-  /** Epoch ms now, for rate limits, key expiry and rotation grace periods (tests drive it). */
+  /** Epoch ms now, for rate limits, key expiry, rotation grace periods and target cooldowns (tests drive it). */
   readonly clock?: RateClock;
+  /** Draws in [0, 1) for weighted routing and retry jitter (default Math.random; tests seed it). */
+  readonly random?: () => number;
   /** How calls are logged on stdout (default: the config's `logging`, its format JSON unless stdout is a terminal); false: no call log. */
   readonly log?: LogOptions | false;
 }
@@ -75,7 +79,9 @@ export async function startRelayService(config: Config, runtime: Runtime, option
   }
   // The upstream client is chosen at startup (changing it needs a restart).
   const upstreamFetch = upstreamFetchOf(runtime, config.server.upstreamClient);
-  const snapshot: SnapshotCell = { current: createRelaySnapshot(config, upstreamFetch, { clock: options.clock, budgets: catalog, keyring: keys.keyring }) };
+  // Cooldowns are per relay process: a reload keeps what the targets went through.
+  const health = createTargetHealthBook();
+  const snapshot: SnapshotCell = { current: createRelaySnapshot(config, upstreamFetch, { clock: options.clock, budgets: catalog, keyring: keys.keyring, health }) };
   let adminTokens = adminTokensOf(config.server);
   // Every call's end feeds the metrics and the call log (one observer each).
   const calls = createCallMetrics({ perKeyLabels: config.metrics.perKeyLabels, currency: config.budget.currency });
@@ -84,7 +90,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
   const log = options.log ?? { format: config.logging.format ?? fallback.format, level: config.logging.level };
   if (log !== false) watchers.push(createLogger(log, (line) => process.stdout.write(line)));
   const tracing = startTracing(config.tracing, reportTracingError);
-  const relay = createRelay({ snapshot, ledger, observer: observers(watchers), tracer: tracing?.tracer });
+  const relay = createRelay({ snapshot, ledger, observer: observers(watchers), tracer: tracing?.tracer, clock: options.clock, random: options.random });
   // Alerts are delivered from the store's outbox, never on a call's path.
   const alerts = store && startAlertDispatcher({ store, settings: () => snapshot.current.config.alerts, onError: reportAlertError });
 
@@ -101,7 +107,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     const effective = withRestartOnly(next, config);
     const problems = checkSemantics(effective);
     if (problems.length > 0) return { reloaded: false, problems: problems.map(formatProblem) };
-    const built = createRelaySnapshot(effective, upstreamFetch, { clock: options.clock, budgets: catalog, keyring: keys.keyring });
+    const built = createRelaySnapshot(effective, upstreamFetch, { clock: options.clock, budgets: catalog, keyring: keys.keyring, health });
     catalog.reconfigure(effective.budgets, effective.budget.mode);
     keys.keyring.replaceConfigKeys(effective.keys);
     await store?.setAlertRules(alertRulesOf(effective));
@@ -123,6 +129,8 @@ export async function startRelayService(config: Config, runtime: Runtime, option
   });
 
   let accepting = true;
+  const clock = options.clock ?? Date.now;
+  const coolingDown = () => snapshot.current.router.coolingDown(clock());
   const budgetAdmin =
     store &&
     createBudgetAdmin({
@@ -142,6 +150,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     budgetAdmin,
     keys: keys.admin && { keys: keys.admin, actorOf: (c) => adminActor(c).id },
     audit: store,
+    targets: () => targetStatuses(snapshot.current.router.targets(), clock()),
   });
   const metrics = metricsRoute(config, {
     calls,
@@ -151,19 +160,20 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     budgets: () => [...snapshot.current.config.budgets, ...catalog.stored()],
     rateLimits: () => snapshot.current.rateLimiter.state(),
     traces: tracing && (() => tracing.exporter.stats()),
+    targets: () => targetStatuses(snapshot.current.router.targets(), clock()),
   });
   const dashboard = dashboardRoutes(() => adminTokens.length > 0);
   const apart = config.server.admin.port !== undefined;
   const server = await runtime.serve({
     hostname: config.server.host,
     port: config.server.port,
-    fetch: createHttpHandler({ relay, ledger, accepting: () => accepting, admin: apart ? undefined : admin, metrics: apart ? undefined : metrics, dashboard: apart ? undefined : dashboard }),
+    fetch: createHttpHandler({ relay, ledger, accepting: () => accepting, admin: apart ? undefined : admin, metrics: apart ? undefined : metrics, dashboard: apart ? undefined : dashboard, coolingDown }),
   });
   const adminServer = apart
     ? await runtime.serve({
         hostname: config.server.admin.host ?? config.server.host,
         port: config.server.admin.port!,
-        fetch: createHttpHandler({ ledger, accepting: () => accepting, admin, metrics, dashboard }),
+        fetch: createHttpHandler({ ledger, accepting: () => accepting, admin, metrics, dashboard, coolingDown }),
       }).catch(async (error: unknown) => {
         await server.stop();
         await alerts?.stop();

@@ -5,6 +5,8 @@ import { priceSchema } from "./price-schema.ts";
 import { amount, positiveInt } from "./schema-numbers.ts";
 import { tracingSchema } from "./tracing-schema.ts";
 import { checkGeminiRegion, vertexSchema } from "./vertex-schema.ts";
+import { routedModelSchema, routingSchema, targetRoutingFields } from "./routing-schema.ts";
+import { mockScriptSchema } from "./mock-script-schema.ts";
 
 /** Largest budget limit: its billionths must stay an exact integer in a double. */
 const MAX_LIMIT = 9_000_000;
@@ -86,6 +88,8 @@ const mockProvider = z.strictObject({
   latencyMs: durationMs.default(2),
   chunkIntervalMs: durationMs.default(1),
   chunks: positiveInt.default(8),
+  /** A fault script for tests of routing (fail the first N calls, X %, with a status or a reset). */
+  faults: mockScriptSchema.optional(),
   ...timeouts,
 });
 
@@ -104,9 +108,11 @@ const modelTarget = z.strictObject({
   translate: z.boolean().default(false),
   /** With `translate`: drop parameters the provider has no equivalent for instead of refusing the call. */
   dropUnsupported: z.boolean().default(false),
+  ...targetRoutingFields,
 });
 
-const modelEntry = z.union([modelTarget, z.array(modelTarget).min(1)]);
+/** One target, a list of them, or `{ targets, fallbacks, retry, … }` (routing-schema.ts). */
+const modelEntry = z.union([modelTarget, z.array(modelTarget).min(1), routedModelSchema(modelTarget)]);
 
 const keySchema = z.strictObject({
   id: z.string().min(1),
@@ -282,6 +288,8 @@ export const configSchema = z.strictObject({
     .prefault({}),
   providers: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, "use letters, digits, _ -"), providerSchema),
   models: z.record(z.string().min(1), modelEntry),
+  /** Retries, cooldowns and deadlines of every model (models may override; README "Routing"). */
+  routing: routingSchema,
   keys: z.array(keySchema).default([]),
   budgets: z.array(budgetSchema).default([]),
   rateLimits: z.array(rateLimitSchema).default([]),
@@ -306,6 +314,10 @@ export const configSchema = z.strictObject({
 export type Config = z.infer<typeof configSchema>;
 /** One provider's settings. */
 export type ProviderConfig = z.infer<typeof providerSchema>;
+/** One model entry as configured (a target, a list, or the object form). */
+export type ModelEntryConfig = Config["models"][string];
+/** One model target's settings. */
+export type ModelTargetConfig = z.infer<typeof modelTarget>;
 /** One Renio key's settings. */
 export type KeyConfig = Config["keys"][number];
 /** One admin token's settings. */

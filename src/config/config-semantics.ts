@@ -1,6 +1,7 @@
 import type { Config } from "./config-schema.ts";
 import type { ConfigProblem } from "./config-error.ts";
 import { checkProviders } from "./provider-semantics.ts";
+import { checkRouting } from "./routing-semantics.ts";
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/;
 
@@ -62,16 +63,7 @@ function checkAlerts(config: Config): ConfigProblem[] {
 
 /** Cross-field checks zod cannot express: references, uniqueness, safe exposure. */
 export function checkSemantics(config: Config): ConfigProblem[] {
-  const problems: ConfigProblem[] = [];
-  for (const [name, entry] of Object.entries(config.models)) {
-    const targets = Array.isArray(entry) ? entry : [entry];
-    targets.forEach((target, index) => {
-      if (!(target.provider in config.providers)) {
-        const path = Array.isArray(entry) ? ["models", name, index, "provider"] : ["models", name, "provider"];
-        problems.push({ path, message: `unknown provider "${target.provider}" (configured: ${Object.keys(config.providers).join(", ") || "none"})` });
-      }
-    });
-  }
+  const problems: ConfigProblem[] = checkRouting(config);
   const keyIds = new Set<string>();
   const projects = new Set<string>();
   config.keys.forEach((key, index) => {

@@ -13,6 +13,7 @@ import { createAdminBudgetRoutes } from "./admin-budgets.ts";
 import type { HttpEnv } from "./app.ts";
 import { createAdminKeyRoutes, type AdminKeysDeps } from "./admin-keys.ts";
 import { createAdminAuditRoutes } from "./admin-audit.ts";
+import type { TargetStatus } from "../relay/target-status.ts";
 
 /** What the admin API reads. */
 export interface AdminDeps {
@@ -32,6 +33,8 @@ export interface AdminDeps {
   readonly keys?: AdminKeysDeps;
   /** The admin audit (`GET /admin/audit`). */
   readonly audit?: Pick<AuditStore, "listAudit">;
+  /** Every target's circuit (`GET /admin/targets`). */
+  readonly targets?: () => readonly TargetStatus[];
 }
 
 const MAX_PAGE = 1000;
@@ -49,6 +52,8 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
   admin.use(adminAuth(deps.tokens));
 
   admin.post("/reload", requireRole("admin"), reloadHandler(deps.reload));
+  const targets = deps.targets;
+  if (targets) admin.get("/targets", requireRole("read"), (c) => c.json({ object: "list", data: targets().map(targetJson) }));
 
   const store = deps.store;
   if (store === undefined) return admin;
@@ -66,6 +71,13 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
       limit,
     });
     return c.json({ object: "list", data: page.entries, next_cursor: page.nextCursor });
+  });
+
+  admin.get("/journal/:id", requireRole("read"), async (c) => {
+    await deps.sync?.();
+    const [entry] = (await store.listJournal({ id: c.req.param("id"), limit: 1 })).entries;
+    if (entry === undefined) throw new RelayError(404, "entry_not_found", `No journal entry has the id \`${c.req.param("id")}\``);
+    return c.json({ object: "journal.entry", ...entry });
   });
 
   if (deps.budgetAdmin) admin.route("/budgets", createAdminBudgetRoutes(deps.budgetAdmin, () => deps.config().budget.mode));
@@ -90,6 +102,12 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
   admin.route("/dashboard", dashboardApi(store, deps.sync));
 
   return admin;
+}
+
+/** A target's status with its times as ISO strings. */
+function targetJson(target: TargetStatus): Record<string, unknown> {
+  const iso = (at: number | null) => (at === null ? null : new Date(at).toISOString());
+  return { ...target, cooldownUntil: iso(target.cooldownUntil), lastFailureAt: iso(target.lastFailureAt) };
 }
 
 /** A query value from a fixed set (absent: `fallback`); anything else is a 400 naming the choices. */

@@ -24,6 +24,8 @@ export interface AppDeps {
   readonly accepting: () => boolean;
   /** GET /metrics (Prometheus text format); absent: no such route. */
   readonly metrics?: MetricsRoute;
+  /** Models every target of which is cooling down (shown by /readyz). */
+  readonly coolingDown?: () => string[];
 }
 
 /** What GET /metrics serves. */
@@ -54,7 +56,10 @@ export function createHttpHandler(deps: AppDeps): FetchHandler {
   app.get("/readyz", (c) =>
     respond(c, async () => {
       const ready = deps.accepting() && (await deps.ledger.ready());
-      return c.json({ status: ready ? "ready" : "unready", storage: ready ? "ok" : "unavailable" }, ready ? 200 : 503);
+      // Upstreams down do not make the relay unready (every instance shares them): /readyz names the models that cannot be served now.
+      const cooling = deps.coolingDown?.() ?? [];
+      const routing = cooling.length === 0 ? {} : { cooling_down: cooling };
+      return c.json({ status: ready ? "ready" : "unready", storage: ready ? "ok" : "unavailable", ...routing }, ready ? 200 : 503);
     }),
   );
   const metrics = deps.metrics;

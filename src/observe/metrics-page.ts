@@ -2,6 +2,7 @@ import type { BudgetUsage } from "../budget/budget-usage.ts";
 import type { BudgetConfig } from "../config/config-schema.ts";
 import type { Ledger } from "../journal/ledger.ts";
 import type { RateLimitState } from "../relay/rate-limiter.ts";
+import type { TargetStatus } from "../relay/target-status.ts";
 import type { ExportStats } from "../relay/span-exporter.ts";
 import type { CallMetrics } from "./call-metrics.ts";
 import { family, histogramSamples, labelText, sample } from "./prom-text.ts";
@@ -19,6 +20,8 @@ export interface MetricsSources {
   readonly traces?: () => ExportStats;
   /** The rate limits in force, as they stand (absent: none shown). */
   readonly rateLimits?: () => readonly RateLimitState[];
+  /** Every target's circuit, as it stands (absent: none shown). */
+  readonly targets?: () => readonly TargetStatus[];
   /** How long a scrape waits for the store (readiness, budget rows) before reporting it down (ms, default 1000). */
   readonly storeWaitMs?: number;
 }
@@ -58,6 +61,8 @@ export async function metricsPage(sources: MetricsSources): Promise<string> {
   if (traces) writeTraceCounts(out, traces);
   const limits = sources.rateLimits?.() ?? [];
   if (limits.length > 0) writeRateLimits(out, limits);
+  const targets = sources.targets?.() ?? [];
+  if (targets.length > 0) writeTargets(out, targets);
   return out.join("\n") + "\n";
 }
 
@@ -91,6 +96,15 @@ function writeRateLimits(out: string[], states: readonly RateLimitState[]): void
   states.forEach((state, i) => sample(out, "renio_rate_limit", labels[i]!, state.limit));
   family(out, "renio_rate_limit_remaining", "gauge", "What fits now under the limit: requests or tokens, or free concurrency slots (this relay instance).");
   states.forEach((state, i) => sample(out, "renio_rate_limit_remaining", labels[i]!, state.remaining));
+}
+
+/** Each target's cool-down state and calls in flight (this relay instance). */
+function writeTargets(out: string[], targets: readonly TargetStatus[]): void {
+  const labels = targets.map((target) => labelText([["provider", target.provider], ["upstream_model", target.upstreamModel]]));
+  family(out, "renio_target_cooling_down", "gauge", "1 while the target is skipped after repeated failures (circuit open), 0 while in use or due its probe.");
+  targets.forEach((target, i) => sample(out, "renio_target_cooling_down", labels[i]!, target.state === "open" ? 1 : 0));
+  family(out, "renio_target_in_flight", "gauge", "Upstream attempts in flight on the target.");
+  targets.forEach((target, i) => sample(out, "renio_target_in_flight", labels[i]!, target.inFlight));
 }
 
 /** What the span exporter sent, dropped and holds. */

@@ -2,6 +2,7 @@ import type { BudgetConfig, Config } from "../config/config-schema.ts";
 import type { Ledger } from "../journal/ledger.ts";
 import type { RateLimitState } from "../relay/rate-limiter.ts";
 import type { ExportStats } from "../relay/span-exporter.ts";
+import type { TargetStatus } from "../relay/target-status.ts";
 import { matchAdminToken, type AdminToken } from "../http/admin-auth.ts";
 import type { MetricsRoute } from "../http/app.ts";
 import { requireBearer } from "../http/bearer-auth.ts";
@@ -23,6 +24,8 @@ export interface MetricsSources {
   readonly rateLimits?: () => readonly RateLimitState[];
   /** The span exporter's counts (absent: tracing off). */
   readonly traces?: () => ExportStats;
+  /** Every target's circuit, as it stands. */
+  readonly targets?: () => readonly TargetStatus[];
 }
 
 const UNAUTHORIZED = "GET /metrics needs `Authorization: Bearer <metrics token or admin token>`";
@@ -43,7 +46,7 @@ export function metricsRoute(config: Config, sources: MetricsSources): MetricsRo
       if (byMetricsToken === undefined) throw new RelayError(401, "unauthorized", UNAUTHORIZED);
       byMetricsToken(headers);
     },
-    page: () => metricsPage({ calls: sources.calls, inFlight: sources.inFlight, ledger: sources.ledger, budgets: sources.budgets(), defaultMode: config.budget.mode, rateLimits: sources.rateLimits, traces: sources.traces }),
+    page: () => metricsPage({ calls: sources.calls, inFlight: sources.inFlight, ledger: sources.ledger, budgets: sources.budgets(), defaultMode: config.budget.mode, rateLimits: sources.rateLimits, traces: sources.traces, targets: sources.targets }),
     contentType: PROM_CONTENT_TYPE,
   };
 }

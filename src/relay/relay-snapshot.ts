@@ -6,6 +6,7 @@ import { createCallPricing, type CallPricing } from "./call-pricing.ts";
 import { createKeyring, type Keyring } from "./keyring.ts";
 import { createModelRouter, type ModelRouter } from "./model-router.ts";
 import { createRateLimiter, type RateClock, type RateLimiter } from "./rate-limiter.ts";
+import type { TargetHealthBook } from "./target-health.ts";
 
 /**
  * Everything a call reads from the config, built together and never changed: a reload builds a
@@ -35,6 +36,8 @@ export interface SnapshotShared {
   readonly budgets?: BudgetCatalog;
   /** The keyring of config and stored keys (its config keys replaced on reload); default: the config's keys alone. */
   readonly keyring?: Keyring;
+  /** Targets' health (cooldowns), kept across reloads; default: a fresh book. */
+  readonly health?: TargetHealthBook;
 }
 
 /** Builds the providers, keyring, router, pricing and rate limits of a validated config. */
@@ -42,7 +45,7 @@ export function createRelaySnapshot(config: Config, fetch: Fetch, shared: Snapsh
   return {
     config,
     keyring: shared.keyring ?? createKeyring(config.keys),
-    router: createModelRouter(config, createProviders(config, fetch)),
+    router: createModelRouter(config, createProviders(config, fetch), shared.health),
     pricing: createCallPricing(config, shared.budgets),
     rateLimiter: createRateLimiter(config.rateLimits, shared.clock),
   };

@@ -18,6 +18,10 @@ import { exchange, type Exchange } from "./upstream-exchange.ts";
 import type { RateTicket } from "./rate-limiter.ts";
 import type { CallObserver } from "./call-observer.ts";
 import { endRefused, passThroughTracer, type CallTrace, type Tracer } from "./call-trace.ts";
+import { CallAttempts } from "./call-attempts.ts";
+import { callDeadlineMs } from "./call-deadline.ts";
+import { RouteCursor, type RoutePlan, type Target } from "./route-plan.ts";
+import { quoteRoute, type RouteQuote } from "./route-quote.ts";
 
 /** Everything the relay needs. */
 export interface RelayDeps {
@@ -30,6 +34,10 @@ export interface RelayDeps {
   readonly observer?: CallObserver;
   /** Traces calls (default: tracing off, a client's traceparent passed through). */
   readonly tracer?: Tracer;
+  /** Epoch ms now, for target cooldowns (default Date.now; tests drive it). */
+  readonly clock?: () => number;
+  /** Draws in [0, 1) for weighted routing and backoff jitter (default Math.random). */
+  readonly random?: () => number;
 }
 
 /** The request path: authenticate, route, price, journal + reserve, forward, settle. */
@@ -51,6 +59,8 @@ export function createRelay(deps: RelayDeps): Relay {
   const inFlight = createInFlightCalls();
   const connectCheck = deps.connectCheck ?? createConnectCheck();
   const tracer = deps.tracer ?? passThroughTracer;
+  const clock = deps.clock ?? Date.now;
+  const random = deps.random ?? Math.random;
   const storedBody = (journal: Config["journal"], bytes: Uint8Array): string | null =>
     journal.bodies === "none" ? null : decoder.decode(bytes.subarray(0, journal.bodyMaxBytes));
 
@@ -63,7 +73,8 @@ export function createRelay(deps: RelayDeps): Relay {
   };
 
   /** Completes the entry and settles its charges; never throws, always ends the in-flight count and the rate-limit hold. */
-  const settle = ({ config, pricing }: RelaySnapshot, start: JournalStart, quote: CallQuote, limits: RateTicket, input: CallInput, trace: CallTrace, end: CallEnd) => {
+  const settle = ({ config, pricing }: RelaySnapshot, start: JournalStart, quotes: RouteQuote, attempts: CallAttempts, limits: RateTicket, input: CallInput, trace: CallTrace, end: CallEnd) => {
+    const quote = quotes.call;
     // What was relayed of the answer, if anything was; a stream cut before the provider's final usage has only a lower bound.
     const relayed = end.kind === "failed" ? undefined : end;
     const usage = relayed?.usage ?? null;
@@ -73,8 +84,13 @@ export function createRelay(deps: RelayDeps): Relay {
       let cost: number;
       let completion: JournalCompletion;
       try {
+        // The last attempt is charged at its target's price; the ones before it as they may have been billed (call-attempts.ts).
+        const served = attempts.last!;
+        const servedQuote = quotes.of(served) ?? quote;
         // Without final usage settle() charges the reservation.
-        cost = pricing.settle(quote, finalUsage, end.mayHaveBeenBilled);
+        const last = pricing.settle(servedQuote, finalUsage, end.mayHaveBeenBilled);
+        attempts.finish(end, servedQuote.price === null ? null : last);
+        cost = last + attempts.charged;
         const responseBody = relayed?.responseBody ?? null;
         completion = {
           outcome,
@@ -84,16 +100,18 @@ export function createRelay(deps: RelayDeps): Relay {
           upstreamMs: end.upstreamMs,
           usage,
           cost: quote.price === null ? null : cost,
-          // settle() charged the reservation: no final usage, and the provider may have billed the call.
-          costEstimated: quote.price !== null && finalUsage === null && end.mayHaveBeenBilled,
+          // settle() charged a reservation: no final usage and the provider may have billed the call, or an earlier attempt was.
+          costEstimated: quote.price !== null && ((finalUsage === null && end.mayHaveBeenBilled) || attempts.estimated),
           errorCode,
           responseBody: config.journal.bodies === "full" && responseBody !== null ? storedBody(config.journal, responseBody) : null,
+          attempts: attempts.records,
         };
+        servedBy(start, completion, served);
       } catch (error) {
         // Renio's own failure while settling: never leave the entry open; charge the reservation.
         console.error(`renio: settling ${start.id} failed: ${error instanceof Error ? error.message : String(error)}`);
-        cost = end.mayHaveBeenBilled ? quote.reserved : 0;
-        completion = { ...RELAY_ERROR, status, totalMs: performance.now() - input.startedAt, usage, cost: quote.price === null ? null : cost, costEstimated: quote.price !== null && end.mayHaveBeenBilled };
+        cost = end.mayHaveBeenBilled || attempts.charged > 0 ? quote.reserved : 0;
+        completion = { ...RELAY_ERROR, status, totalMs: performance.now() - input.startedAt, usage, cost: quote.price === null ? null : cost, costEstimated: quote.price !== null && cost > 0, attempts: attempts.records };
       }
       ledger.complete(start.id, completion, quote.charges, cost);
       observer?.ended(start, completion);
@@ -108,17 +126,26 @@ export function createRelay(deps: RelayDeps): Relay {
   const forward = (
     snap: RelaySnapshot,
     start: JournalStart,
-    quote: CallQuote,
+    routed: RoutedCall,
     input: CallInput,
     admission: Extract<Admission, { admitted: true }>,
     limits: RateTicket,
-    call: Omit<Exchange, "input" | "onEnd" | "headers" | "connectCheck">,
+    call: Pick<Exchange, "dropUsageChunk" | "trace">,
   ): Promise<Response> => {
     // Anthropic's API names its request id `request-id` (the Anthropic SDK's `_request_id`).
     const ids: Record<string, string> = input.route.wire === "anthropic" ? { "x-request-id": input.requestId, "request-id": input.requestId } : { "x-request-id": input.requestId };
     const headers = { ...ids, ...budgetHeaders(admission), ...limits.headers };
+    const { quotes } = routed;
+    const quote = quotes.call;
+    const strict = quote.charges.some((charge) => charge.mode === "strict");
+    const attempts = new CallAttempts(
+      { boundOf: (target) => boundOf(quotes, target), ceiling: strict ? quote.reserved : undefined },
+      clock,
+      snap.config.routing.cooldown,
+    );
+    const route = { cursor: routed.cursor, attempts, bodyFor: routed.bodyFor, deadlineAt: routed.deadlineAt, clock, random };
     inFlight.begin();
-    return exchange({ ...call, input, headers, onEnd: (end) => settle(snap, start, quote, limits, input, call.trace, end), connectCheck });
+    return exchange({ ...call, input, route, first: routed.first, headers, onEnd: (end) => settle(snap, start, quotes, attempts, limits, input, call.trace, end), connectCheck });
   };
 
   return {
@@ -152,16 +179,17 @@ export function createRelay(deps: RelayDeps): Relay {
         start.model = fields.model;
         start.stream = route.streams && fields.stream;
         start.requestBody = storedBody(config.journal, body);
-        const target = router.resolve(key, fields.model, route.wire);
+        const plan = router.resolve(key, fields.model, route.wire);
+        const deadlineAt = input.startedAt + callDeadlineMs(request.headers, plan.timeoutMs, config.routing.maxRequestTimeoutMs);
+        const cursor = new RouteCursor(plan.stages, random, plan.targets.length > 1);
+        const target = cursor.next(clock()) ?? coolingDown(plan, clock());
         start.provider = target.provider.id;
         start.upstreamModel = target.upstreamModel;
         start.region = target.provider.region;
         trace.routed({ provider: target.provider, providerName: config.providers[target.provider.id]?.type ?? target.provider.id, maxTokens: fields.maxOutputTokens });
-        const quote = pricing.quote({
+        const quotes = quoteRoute(pricing, plan, target, {
           key,
           route,
-          model: fields.model,
-          upstreamModel: target.upstreamModel,
           requestBytes: body.byteLength,
           maxOutputTokens: fields.maxOutputTokens,
           choices: fields.choices,
@@ -170,14 +198,25 @@ export function createRelay(deps: RelayDeps): Relay {
           maxToolCalls: fields.maxToolCalls,
           now: new Date(input.receivedAt),
         });
+        const quote = quotes.call;
         const dropUsageChunk = start.stream && route.wire === "openai" && route.path !== "/v1/responses" && !fields.includeUsage;
-        // rewriteRequestBody returns `body` itself or a fresh array, both ArrayBuffer-backed.
-        const upstreamBody = rewriteRequestBody(body, {
-          model: target.upstreamModel === fields.model ? undefined : target.upstreamModel,
-          addIncludeUsage: dropUsageChunk,
-          outputLimit: quote.enforceOutputLimit === undefined ? undefined : { field: outputLimitField(route.path, target.upstreamModel), tokens: quote.enforceOutputLimit },
-          maxToolCalls: quote.enforceMaxToolCalls,
-        }) as Uint8Array<ArrayBuffer>;
+        // rewriteRequestBody returns `body` itself or a fresh array, both ArrayBuffer-backed; each target gets its model and output limit.
+        const rewrite = (to: Target, toQuote: CallQuote) =>
+          rewriteRequestBody(body, {
+            model: to.upstreamModel === fields.model ? undefined : to.upstreamModel,
+            addIncludeUsage: dropUsageChunk,
+            outputLimit: toQuote.enforceOutputLimit === undefined ? undefined : { field: outputLimitField(route.path, to.upstreamModel), tokens: toQuote.enforceOutputLimit },
+            maxToolCalls: toQuote.enforceMaxToolCalls,
+          }) as Uint8Array<ArrayBuffer>;
+        const upstreamBody = rewrite(target, quotes.of(target)!);
+        const bodies = new Map<Target, Uint8Array<ArrayBuffer> | undefined>([[target, upstreamBody]]);
+        const bodyFor = (to: Target): Uint8Array<ArrayBuffer> | undefined => {
+          if (!bodies.has(to)) {
+            const toQuote = quotes.of(to);
+            bodies.set(to, toQuote === undefined ? undefined : rewrite(to, toQuote));
+          }
+          return bodies.get(to);
+        };
 
         // Rate limits before the admission: a limited call is refused (journaled so) and writes no admitted entry.
         const limits = rateLimiter.admit({ keyId: key.id, project: key.project, model: fields.model, tokens: quote.reservedTokens, wire: route.wire });
@@ -194,7 +233,7 @@ export function createRelay(deps: RelayDeps): Relay {
           throw budgetExceeded(admission, config.budget.currency, quote.charges, Date.now());
         }
         forwarded = true;
-        return await forward(snap, start, quote, input, admission, limits, { provider: target.provider, body: upstreamBody, dropUsageChunk, trace });
+        return await forward(snap, start, { first: target, cursor, quotes, bodyFor, deadlineAt }, input, admission, limits, { dropUsageChunk, trace });
       } catch (error) {
         if (!recorded && error instanceof RelayError && !(error instanceof StoreUnavailableError)) {
           // A client gone while sending its body was never admitted: journaled as client_aborted.
@@ -208,6 +247,37 @@ export function createRelay(deps: RelayDeps): Relay {
       }
     },
   };
+}
+
+/** A call's route once priced: where it goes first, how it moves on, its bodies and its deadline. */
+interface RoutedCall {
+  readonly first: Target;
+  readonly cursor: RouteCursor;
+  readonly quotes: RouteQuote;
+  readonly bodyFor: (target: Target) => Uint8Array<ArrayBuffer> | undefined;
+  /** performance.now() by which an answer must have started. */
+  readonly deadlineAt: number;
+}
+
+/** What an attempt on `target` is charged when it may have been billed without usage: its reservation (null without a price). */
+function boundOf(quotes: RouteQuote, target: Target): number | null {
+  const quote = quotes.of(target);
+  return quote === undefined || quote.price === null ? null : quote.reserved;
+}
+
+/** Records where the call was served (or last tried) when a retry or fallback moved it from the start's target. */
+function servedBy(start: JournalStart, completion: JournalCompletion, served: Target): void {
+  if (served.provider.id === start.provider && served.upstreamModel === start.upstreamModel) return;
+  start.provider = completion.provider = served.provider.id;
+  start.upstreamModel = completion.upstreamModel = served.upstreamModel;
+  start.region = completion.region = served.provider.region;
+}
+
+/** The refusal when every target of the call's route is cooling down: nothing is sent. */
+function coolingDown(plan: RoutePlan, now: number): never {
+  const until = Math.min(...plan.targets.map((target) => target.health.openUntil));
+  const seconds = Math.max(1, Math.ceil((until - now) / 1000));
+  throw new RelayError(503, "targets_cooling_down", `Every target of \`${plan.model}\` is cooling down after repeated failures; retry in ${seconds} s`, { "retry-after": String(seconds) });
 }
 
 /** The fields of a completion for Renio's own unexpected failure. */

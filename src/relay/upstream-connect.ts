@@ -36,9 +36,10 @@ export interface ConnectCheck {
   /**
    * Undefined when `provider` answered within the keep-alive window (or has no endpoint):
    * nothing to wait for. Otherwise a promise that resolves once the upstream accepts a TCP
-   * connection, or rejects with RelayError 504 `upstream_timeout` / 502 `upstream_unreachable`.
+   * connection within `timeoutMs` (default: the provider's `connectTimeoutMs`), or rejects with
+   * RelayError 504 `upstream_timeout` / 502 `upstream_unreachable`.
    */
-  before(provider: Provider): Promise<void> | undefined;
+  before(provider: Provider, timeoutMs?: number): Promise<void> | undefined;
   /** Records an upstream response from `providerId`: its pooled connection is warm. */
   answered(providerId: string): void;
 }
@@ -58,14 +59,14 @@ export function createConnectCheck(options: ConnectCheckOptions = {}): ConnectCh
   const now = options.now ?? (() => performance.now());
   const lastAnswer = new Map<string, number>();
   return {
-    before(provider) {
+    before(provider, timeoutMs = provider.connectTimeoutMs) {
       const endpoint = provider.endpoint;
       if (endpoint === undefined) return undefined;
       const last = lastAnswer.get(provider.id);
       if (last !== undefined && now() - last < warmMs) return undefined;
-      return tcpConnect(endpoint, provider.connectTimeoutMs, options.open).then((result) => {
+      return tcpConnect(endpoint, timeoutMs, options.open).then((result) => {
         if (result === "timeout") {
-          throw new RelayError(504, "upstream_timeout", `Could not connect to provider \`${provider.id}\` within ${provider.connectTimeoutMs} ms`);
+          throw new RelayError(504, "upstream_timeout", `Could not connect to provider \`${provider.id}\` within ${timeoutMs} ms`);
         }
         if (result === "refused") throw new RelayError(502, "upstream_unreachable", `Provider \`${provider.id}\` is unreachable`);
       });

@@ -1,5 +1,4 @@
 import { clientResponseHeaders } from "../providers/upstream-headers.ts";
-import type { Provider } from "../providers/provider.ts";
 import { usageFromJson } from "../sse/usage-json.ts";
 import { createUsageTap, type TapEnd, type UsageTap } from "../sse/usage-tap.ts";
 import { RelayError } from "../shared/relay-error.ts";
@@ -7,8 +6,11 @@ import type { CallInput } from "./call-context.ts";
 import type { CallEnd } from "./call-end.ts";
 import type { CallTrace } from "./call-trace.ts";
 import type { ConnectCheck } from "./upstream-connect.ts";
-import { describeUpstreamFailure } from "./upstream-failure.ts";
-import { sendUpstream, type Answered, type Sent } from "./upstream-send.ts";
+import { sendRouted, type AttemptRoute, type Delivered } from "./attempt-loop.ts";
+import type { CallAttempts } from "./call-attempts.ts";
+import type { Target } from "./route-plan.ts";
+import { describeUpstreamFailure, type UpstreamFailure } from "./upstream-failure.ts";
+import type { Answered } from "./upstream-send.ts";
 
 /** What an unexpected failure inside the exchange is recorded as. */
 const INTERNAL_ERROR = new RelayError(500, "internal_error", "Renio hit an internal error");
@@ -16,8 +18,10 @@ const INTERNAL_ERROR = new RelayError(500, "internal_error", "Renio hit an inter
 /** What the forward step needs. */
 export interface Exchange {
   readonly input: CallInput;
-  readonly provider: Provider;
-  readonly body: Uint8Array<ArrayBuffer>;
+  /** The call's targets, attempts and deadline (see attempt-loop.ts). */
+  readonly route: AttemptRoute;
+  /** Where the first attempt goes. */
+  readonly first: Target;
   /** Renio asked for OpenAI stream usage the caller did not want: remove that chunk. */
   readonly dropUsageChunk: boolean;
   /** Extra headers for the client (request id, budget). */
@@ -37,42 +41,52 @@ export interface Exchange {
  * unexpected failures (outcome `relay_error`, then the error is rethrown).
  */
 export async function exchange(call: Exchange): Promise<Response> {
-  let sent: Sent;
+  let delivered: Delivered;
   try {
-    sent = await sendUpstream(call.provider, call.input, call.body, call.connectCheck, call.trace);
+    delivered = await sendRouted(call.route, call.first, call.input, call.connectCheck, call.trace);
   } catch (error) {
     call.onEnd(relayError(error, false, null));
     throw error;
   }
-  if ("failure" in sent) {
-    const { failure } = sent;
+  if ("failure" in delivered) {
+    const failure = afterAttempts(delivered.failure, call.route.attempts);
     call.onEnd({ kind: "failed", ...failure, firstByteAt: null, upstreamMs: null });
     throw failure.error;
   }
-  const answered = sent.answered;
+  const { answered, target } = delivered;
   let headers: Headers;
   let isStream: boolean;
   try {
     const upstream = answered.response;
     headers = clientResponseHeaders(upstream.headers);
     for (const [name, value] of Object.entries(call.headers)) headers.set(name, value);
+    const attempts = call.route.attempts.count;
+    if (attempts > 1) headers.set("x-renio-attempts", String(attempts));
     isStream = upstream.body !== null && (upstream.headers.get("content-type") ?? "").startsWith("text/event-stream");
   } catch (error) {
     endInError(call, answered, error, null);
     throw error;
   }
-  return isStream ? relayStream(call, answered, headers) : await relayWhole(call, answered, headers);
+  return isStream ? relayStream(call, answered, headers) : await relayWhole(call, answered, headers, target, delivered.bytes);
+}
+
+/** The last failure, its message saying how many attempts were made when there were several. */
+function afterAttempts(failure: UpstreamFailure, attempts: CallAttempts): UpstreamFailure {
+  if (attempts.records.length === 0) return failure;
+  const { error } = failure;
+  const message = `${error.message}; ${attempts.count} attempts were made (${attempts.summary()}, then this one)`;
+  return { ...failure, error: new RelayError(error.status, error.code, message, error.headers) };
 }
 
 /** A JSON (or any non-stream) answer: read whole, then relayed. */
-async function relayWhole(call: Exchange, answered: Answered, headers: Headers): Promise<Response> {
+async function relayWhole(call: Exchange, answered: Answered, headers: Headers, target: Target, read: Uint8Array<ArrayBuffer> | undefined): Promise<Response> {
   const upstream = answered.response;
   let bytes: Uint8Array<ArrayBuffer>;
   try {
-    bytes = new Uint8Array(await upstream.arrayBuffer());
+    bytes = read ?? new Uint8Array(await upstream.arrayBuffer());
   } catch (error) {
     answered.release();
-    const failure = describeUpstreamFailure(error, answered.cause(), call.provider.id);
+    const failure = describeUpstreamFailure(error, answered.cause(), target.provider.id);
     call.onEnd({ kind: "failed", ...failure, mayHaveBeenBilled: true, firstByteAt: null, upstreamMs: performance.now() - answered.sentAt });
     throw failure.error;
   }

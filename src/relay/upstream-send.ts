@@ -19,6 +19,12 @@ export interface Answered {
   release(): void;
 }
 
+/** How long one attempt may take to connect and to get its first byte (ms). */
+export interface AttemptTimeouts {
+  readonly connectMs: number;
+  readonly firstByteMs: number;
+}
+
 /** The result of sending: answered, or a failure to get an answer (already released). */
 export type Sent = { readonly answered: Answered } | { readonly failure: UpstreamFailure };
 
@@ -28,7 +34,14 @@ export type Sent = { readonly answered: Answered } | { readonly failure: Upstrea
  * of not getting an answer to an UpstreamFailure. The request carries the trace's context. Throws only on Renio's own failures, before
  * anything was sent.
  */
-export async function sendUpstream(provider: Provider, input: CallInput, body: Uint8Array<ArrayBuffer>, connectCheck: ConnectCheck, trace: CallTrace): Promise<Sent> {
+export async function sendUpstream(
+  provider: Provider,
+  input: CallInput,
+  body: Uint8Array<ArrayBuffer>,
+  connectCheck: ConnectCheck,
+  trace: CallTrace,
+  timeouts: AttemptTimeouts = { connectMs: provider.connectTimeoutMs, firstByteMs: provider.firstByteTimeoutMs },
+): Promise<Sent> {
   const controller = new AbortController();
   let cause: AbortCause | undefined;
   const abortFor = (why: AbortCause) => {
@@ -48,7 +61,7 @@ export async function sendUpstream(provider: Provider, input: CallInput, body: U
   try {
     // The attempt (its CLIENT span) begins before the connection check: a refused connection is a failed attempt.
     const traceHeaders = trace.attempt();
-    const connecting = connectCheck.before(provider);
+    const connecting = connectCheck.before(provider, timeouts.connectMs);
     if (connecting !== undefined) {
       try {
         await connecting;
@@ -63,7 +76,7 @@ export async function sendUpstream(provider: Provider, input: CallInput, body: U
     release();
     throw error;
   }
-  timer = setTimeout(abortFor, provider.firstByteTimeoutMs, "timeout");
+  timer = setTimeout(abortFor, timeouts.firstByteMs, "timeout");
   const sentAt = performance.now();
   let response: Response;
   try {

@@ -37,6 +37,22 @@ export interface JournalStart {
   requestBody: string | null;
 }
 
+/** One upstream attempt of a call (README "Routing": attempt records). */
+export interface JournalAttempt {
+  provider: string;
+  upstreamModel: string;
+  /** The public model whose target it was (a fallback's name when the call fell back). */
+  model: string;
+  /** The provider's status; null when no answer came (connection refused or reset, timeout, client gone). */
+  status: number | null;
+  /** Why it did not serve the call (`upstream_503`, `upstream_reset`, …); null for an attempt that served it. */
+  errorCode: string | null;
+  /** ms from sending it to its end. */
+  ms: number;
+  /** What it was charged: from the provider's usage, its reservation when it may have been billed without usage, else 0; null without a price. */
+  cost: number | null;
+}
+
 /** Written after the call (may be batched). */
 export interface JournalCompletion {
   outcome: Outcome;
@@ -57,6 +73,12 @@ export interface JournalCompletion {
   costEstimated?: boolean;
   errorCode: string | null;
   responseBody: string | null;
+  /** Every upstream attempt, in order (absent in records of older versions). */
+  attempts?: JournalAttempt[];
+  /** Where the call was served (or last tried), when that is not the start's target (a retry or fallback moved it). */
+  provider?: string;
+  upstreamModel?: string;
+  region?: string;
 }
 
 /** A refused call: recorded, never forwarded. */
@@ -88,4 +110,6 @@ export interface JournalEntry extends JournalStart {
   errorCode: string | null;
   responseBody: string | null;
   reconcile: "pending" | "settled" | null;
+  /** The call's upstream attempts, in order; null for calls never sent and entries from before schema 6. */
+  attempts: JournalAttempt[] | null;
 }

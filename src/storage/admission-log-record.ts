@@ -81,6 +81,13 @@ const completion = z.object({
   costEstimated: z.boolean().optional(),
   errorCode: nullableString,
   responseBody: nullableString,
+  // Absent in records written before the journal recorded attempts (and where the call was served).
+  attempts: z
+    .array(z.object({ provider: z.string(), upstreamModel: z.string(), model: z.string(), status: z.number().nullable(), errorCode: nullableString, ms: z.number(), cost: z.number().nullable() }))
+    .optional(),
+  provider: z.string().optional(),
+  upstreamModel: z.string().optional(),
+  region: z.string().optional(),
 });
 const admitRecord: z.ZodType<{ admit: DecidedAdmission }> = z.object({
   admit: z.object({ start, charges, admitted: z.boolean(), decidedAt: z.number(), instanceId: nullableString, paused: z.literal(true).optional() }),

@@ -7,7 +7,7 @@ const ENTRY_COLUMNS = [
   "id", "received_at", "request_id", "instance_id", "key_id", "project", "route", "model", "provider", "upstream_model", "region", "stream",
   "request_bytes", "client_address", "request_body", "outcome", "status", "error_code", "finished_at",
   "reserved_cost", "reserved_charges", "ttfb_ms", "total_ms", "upstream_ms", "input_tokens", "cached_input_tokens",
-  "output_tokens", "cost", "cost_estimated", "response_body",
+  "output_tokens", "cost", "cost_estimated", "response_body", "attempts",
 ] as const satisfies ReadonlyArray<keyof JournalEntryTable>;
 
 type EntryColumn = (typeof ENTRY_COLUMNS)[number];
@@ -45,11 +45,14 @@ export interface HotStatements {
 /** The columns a completion sets (see finishedValues). */
 const FINISHED_COLUMNS = [
   "finished_at", "outcome", "status", "ttfb_ms", "total_ms", "upstream_ms", "input_tokens", "cached_input_tokens",
-  "output_tokens", "cost", "cost_estimated", "error_code", "response_body",
+  "output_tokens", "cost", "cost_estimated", "error_code", "response_body", "attempts",
 ] as const satisfies ReadonlyArray<keyof JournalEntryTable>;
 
+/** Where a call was served, set by a completion only when a retry or fallback moved it (null keeps the start's). */
+const SERVED_COLUMNS = ["provider", "upstream_model", "region"] as const satisfies ReadonlyArray<keyof JournalEntryTable>;
+
 type FinishedColumn = (typeof FINISHED_COLUMNS)[number];
-type CompleteParam = "id" | FinishedColumn;
+type CompleteParam = "id" | FinishedColumn | (typeof SERVED_COLUMNS)[number];
 
 /** Compiles the hot statements for `db`'s dialect; `lockRows` adds FOR UPDATE to the budget read. */
 export function createHotStatements(db: Kysely<Database>, lockRows: boolean): HotStatements {
@@ -126,7 +129,11 @@ export function createHotStatements(db: Kysely<Database>, lockRows: boolean): Ho
     completeEntry: precompile((param) =>
       db
         .updateTable("journal_entry")
-        .set({ ...(Object.fromEntries(FINISHED_COLUMNS.map((column) => [column, param(column)])) as Record<FinishedColumn, never>), reconcile: null })
+        .set({
+          ...(Object.fromEntries(FINISHED_COLUMNS.map((column) => [column, param(column)])) as Record<FinishedColumn, never>),
+          ...(Object.fromEntries(SERVED_COLUMNS.map((column) => [column, sql`coalesce(${param(column)}, ${sql.ref(column)})`])) as Record<(typeof SERVED_COLUMNS)[number], never>),
+          reconcile: null,
+        })
         .where("id", "=", param("id"))
         .where((eb) => eb.or([eb("finished_at", "is", null), eb("reconcile", "=", "pending")]))
         .returning("id"),

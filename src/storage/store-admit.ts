@@ -204,5 +204,12 @@ export function finishedValues(item: Extract<FinishItem, { kind: "complete" }>) 
     cost_estimated: c.costEstimated === undefined ? null : c.costEstimated ? 1 : 0,
     error_code: c.errorCode,
     response_body: c.responseBody,
+    attempts: c.attempts === undefined ? null : JSON.stringify(c.attempts),
   };
+}
+
+/** Where a completion says the call was served, when a retry or fallback moved it (else nulls: the start's stay). */
+export function servedValues(item: Extract<FinishItem, { kind: "complete" }>) {
+  const c = item.completion;
+  return { provider: c.provider ?? null, upstream_model: c.upstreamModel ?? null, region: c.region ?? null };
 }

@@ -4,7 +4,7 @@ import type { FinishItem } from "./store.ts";
 import { decodeCheckedLogRecord, type DecidedAdmission } from "./admission-log-record.ts";
 import { applyDeltas } from "./store-budget-rows.ts";
 import { reservationDeltas, settlementDeltas, type BudgetDeltas } from "../budget/budget-deltas.ts";
-import { createMissingRows, entryValues, finishedValues } from "./store-admit.ts";
+import { createMissingRows, entryValues, finishedValues, servedValues } from "./store-admit.ts";
 import { finishInTransaction } from "./store-finish.ts";
 import type { Database } from "./store-schema.ts";
 import { budgetKey } from "../budget/budget-key.ts";
@@ -55,7 +55,8 @@ export async function applyLogInTransaction(
     const completion = admission.admitted ? completions.get(admission.start.id) : undefined;
     if (!completion) return row;
     merged.set(admission.start.id, completion);
-    return { ...row, ...finishedValues(completion) };
+    const served = servedValues(completion);
+    return { ...row, ...finishedValues(completion), provider: served.provider ?? row.provider, upstream_model: served.upstream_model ?? row.upstream_model, region: served.region ?? row.region };
   });
   if (rows.length > 0) {
     await createMissingRows(trx, admissions.flatMap((a) => a.charges), knownRows, admissions[admissions.length - 1]!.decidedAt);

@@ -4,7 +4,7 @@ import { addDelta, settlementDeltas, type BudgetDeltas } from "../budget/budget-
 import { applyDeltas } from "./store-budget-rows.ts";
 import { fromNanos } from "../budget/budget-amounts.ts";
 import type { Database } from "./store-schema.ts";
-import { finishedValues, startValues } from "./store-admit.ts";
+import { finishedValues, servedValues, startValues } from "./store-admit.ts";
 import type { HotStatements } from "./hot-statements.ts";
 import type { StoreDialect } from "./store-dialect.ts";
 import type { RunQuery } from "./store-transaction.ts";
@@ -26,7 +26,7 @@ export async function finishInTransaction(
   const deltas: BudgetDeltas = new Map();
   const completes = items.filter((i) => i.kind === "complete").sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   for (const item of completes) {
-    const updated = await run(hot.completeEntry({ id: item.id, ...finishedValues(item) }));
+    const updated = await run(hot.completeEntry({ id: item.id, ...finishedValues(item), ...servedValues(item) }));
     if (updated.rows.length === 0) continue;
     settlementDeltas(deltas, item.charges, item.actualCost);
   }

@@ -158,6 +158,10 @@ export const migrations: Readonly<Record<number, Migration>> = {
     await db.schema.alterTable("journal_entry").addColumn("region", "text").execute();
     await db.schema.alterTable("journal_entry").addColumn("cost_estimated", "integer").execute();
   },
+  // Every upstream attempt of a call (JSON: provider, upstream model, status, error code, ms, cost each).
+  6: async (db) => {
+    await db.schema.alterTable("journal_entry").addColumn("attempts", "text").execute();
+  },
 };
 
 /** The renio_meta key counting changes to budget definitions (every change adds one). */

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable } from "kysely";
 import type { BudgetUsage } from "../budget/budget-usage.ts";
 import type { JournalSpend } from "../budget/spend-report.ts";
-import type { JournalEntry } from "../shared/journal-records.ts";
+import type { JournalAttempt, JournalEntry } from "../shared/journal-records.ts";
 import type { JournalPage, JournalQuery, SpendRange } from "./store.ts";
 import { budgetUsageOf } from "./store-admit.ts";
 import type { Database, JournalEntryTable } from "./store-schema.ts";
@@ -15,6 +15,7 @@ export async function listJournal(db: Kysely<Database>, query: JournalQuery): Pr
   if (query.until !== undefined) q = q.where("received_at", "<", query.until);
   if (query.keyId !== undefined) q = q.where("key_id", "=", query.keyId);
   if (query.requestId !== undefined) q = q.where("request_id", "=", query.requestId);
+  if (query.id !== undefined) q = q.where("id", "=", query.id);
   if (query.outcome !== undefined) q = q.where("outcome", "=", query.outcome);
   const cursor = query.cursor === undefined ? null : decodePageCursor(query.cursor);
   if (cursor) {
@@ -146,5 +147,6 @@ function toEntry(r: Selectable<JournalEntryTable>): JournalEntry {
     errorCode: r.error_code,
     responseBody: r.response_body,
     reconcile: r.reconcile as JournalEntry["reconcile"],
+    attempts: r.attempts === null ? null : (JSON.parse(r.attempts) as JournalAttempt[]),
   };
 }

@@ -44,6 +44,8 @@ export interface JournalEntryTable {
   response_body: string | null;
   /** "pending" after a crash left the reservation charged, "settled" once reconciled. */
   reconcile: string | null;
+  /** JSON array of the call's upstream attempts (JournalAttempt), written with its completion (schema 6). */
+  attempts: string | null;
 }
 
 /** Spend of one budget in one period. Amounts in nano-units of the currency (exact integers). */

@@ -30,6 +30,8 @@ export interface JournalQuery {
   keyId?: string;
   /** The caller's x-request-id (exact match). */
   requestId?: string;
+  /** One entry by its id. */
+  id?: string;
   outcome?: string;
   limit: number;
   /** `nextCursor` of the previous page; anything else rejects with RelayError 400 `invalid_request`. */

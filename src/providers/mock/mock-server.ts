@@ -6,11 +6,13 @@ import { FAULT_HEADER, mergeFaults, MockFaultSyntaxError, parseFaultHeader, type
 import { chatCompletion, embeddings, modelList, textCompletion } from "./mock-openai.ts";
 import { openaiResponse } from "./mock-responses.ts";
 import { MockStatsRecorder, type MockStats } from "./mock-stats.ts";
+import { promptTooLongResponse, scriptFails, scriptFaults, scriptHeaders, type MockScript } from "./mock-script.ts";
 import { mockFrameStream } from "./mock-stream.ts";
 import { estimateInputTokens, outputTokensFor } from "./mock-text.ts";
 
 export type { MockFaults } from "./mock-faults.ts";
 export type { MockStats } from "./mock-stats.ts";
+export type { MockScript } from "./mock-script.ts";
 
 /** Timing, shape and faults of a mock provider. */
 export interface MockOptions {
@@ -22,6 +24,8 @@ export interface MockOptions {
   chunks: number;
   /** Faults applied to every call (the `x-mock-fault` header overrides them per call). */
   faults?: MockFaults;
+  /** Which calls fail and how (mock-script.ts); `POST /_mock/script` replaces it. */
+  script?: MockScript;
 }
 
 /** A mock OpenAI + Anthropic provider as a web-standard handler. */
@@ -52,11 +56,14 @@ const JSON_HEADERS = { "content-type": "application/json" } as const;
 const SSE_HEADERS = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" } as const;
 const decoder = new TextDecoder();
 
-/** Creates a mock provider. Paths are `/v1/...`; `/_mock/stats` and `/_mock/reset` observe it. */
+/** Creates a mock provider. Paths are `/v1/...`; `/_mock/stats` and `/_mock/reset` observe it, `POST /_mock/script` sets its fault script. */
 export function createMock(options: MockOptions): Mock {
   const stats = new MockStatsRecorder();
   const idPrefix = Math.floor(Math.random() * 36 ** 4).toString(36).padStart(4, "0");
   let sequence = 0;
+  let script = options.script;
+  /** Model calls the script has seen (its call numbers). */
+  let scripted = 0;
 
   async function handle(request: Request): Promise<Response> {
     const path = pathOf(request.url);
@@ -71,9 +78,12 @@ export function createMock(options: MockOptions): Mock {
       return done(response);
     }
     let faults: MockFaults;
+    // The script decides this call's fate (failing calls get its faults and headers).
+    const failing = script !== undefined && route.method === "POST" && scriptFails(script, scripted++) ? script : undefined;
+    const serverFaults = failing === undefined ? options.faults : mergeFaults(options.faults, scriptFaults(failing));
     try {
       const header = request.headers.get(FAULT_HEADER);
-      faults = header === null ? (options.faults ?? {}) : mergeFaults(options.faults, parseFaultHeader(header));
+      faults = header === null ? (serverFaults ?? {}) : mergeFaults(serverFaults, parseFaultHeader(header));
     } catch (error) {
       if (error instanceof MockFaultSyntaxError) return done(mockErrorResponse(wire, 400, `mock: ${error.message}`));
       throw error;
@@ -93,8 +103,10 @@ export function createMock(options: MockOptions): Mock {
     if (delayMs > 0) await guard(request, abortableDelay(delayMs, request.signal));
     if (request.signal.aborted) return aborted(request);
     if (faults.reset) throw new MockResetError();
-    if (faults.status !== undefined) {
-      return done(mockErrorResponse(wire, faults.status, `mock: injected fault (status ${faults.status})`));
+    if (faults.status !== undefined || failing?.promptTooLong) {
+      const response = faults.status !== undefined ? mockErrorResponse(wire, faults.status, `mock: injected fault (status ${faults.status})`) : promptTooLongResponse(wire);
+      for (const [name, value] of Object.entries(failing === undefined ? {} : scriptHeaders(failing))) response.headers.set(name, value);
+      return done(response);
     }
 
     const model = body["model"];
@@ -146,7 +158,7 @@ export function createMock(options: MockOptions): Mock {
     return value;
   }
 
-  function control(request: Request, path: string): Response {
+  async function control(request: Request, path: string): Promise<Response> {
     if (path === "/_mock/stats") {
       if (request.method !== "GET") return mockErrorResponse("openai", 405, "mock: use GET /_mock/stats");
       return Response.json(stats.snapshot());
@@ -154,6 +166,14 @@ export function createMock(options: MockOptions): Mock {
     if (path === "/_mock/reset") {
       if (request.method !== "POST") return mockErrorResponse("openai", 405, "mock: use POST /_mock/reset");
       stats.reset();
+      return Response.json({ ok: true });
+    }
+    if (path === "/_mock/script") {
+      if (request.method !== "POST") return mockErrorResponse("openai", 405, "mock: use POST /_mock/script");
+      const next = parseObject(await request.arrayBuffer());
+      if (next === undefined) return mockErrorResponse("openai", 400, "mock: the script must be a JSON object ({} clears it)");
+      script = Object.keys(next).length === 0 ? undefined : (next as MockScript);
+      scripted = 0;
       return Response.json({ ok: true });
     }
     return mockErrorResponse("openai", 404, `mock: no route for ${request.method} ${path}`);

@@ -1,14 +1,28 @@
-/** Micro-benchmark of routing: caller key lookup and model resolution. `node_modules/.bin/bun bench/routing.bench.ts` */
+/**
+ * Micro-benchmark of routing: caller key lookup, model resolution, and picking a call's target
+ * (weighted, least busy, with cooldowns to skip) and pricing its route.
+ * `node_modules/.bin/bun bench/routing.bench.ts`
+ */
 import { Bench } from "tinybench";
 import { validateConfig } from "../src/config/config-load.ts";
 import { createProviders } from "../src/providers/provider-registry.ts";
 import { createKeyring, presentedSecret } from "../src/relay/keyring.ts";
 import { createModelRouter } from "../src/relay/model-router.ts";
+import { createCallPricing } from "../src/relay/call-pricing.ts";
+import { RouteCursor } from "../src/relay/route-plan.ts";
+import { quoteRoute } from "../src/relay/route-quote.ts";
+import { seededRandom } from "../src/relay/routing-test-support.ts";
+import { attemptEnded, attemptStarted } from "../src/relay/target-health.ts";
+import { ROUTES } from "../src/shared/route-spec.ts";
 
 /** A mid-sized deployment: 40 models over 3 providers, 200 keys (some restricted by model and region). */
 const models: Record<string, unknown> = {};
 for (let i = 0; i < 40; i++) models[`model-${i}`] = i % 4 === 0 ? [{ provider: "eu", model: `m-${i}` }, { provider: "us" }] : { provider: i % 2 === 0 ? "us" : "mock" };
 models["mock-gpt"] = { provider: "mock" };
+// Three deployments in one group (weights 5:3:2), a backup group, and the same behind least-busy routing.
+const deployments = [{ provider: "us", model: "gpt-x", weight: 5 }, { provider: "eu", model: "gpt-x", weight: 3 }, { provider: "mock", model: "gpt-x", weight: 2 }, { provider: "mock", model: "gpt-y", priority: -1 }];
+models["pool"] = { targets: deployments, fallbacks: ["mock-gpt"] };
+models["pool-busy"] = { targets: deployments, strategy: "least-busy" };
 const keys = Array.from({ length: 200 }, (_, i) => ({
   id: `key-${i}`,
   secret: `renio-secret-${i.toString().padStart(8, "0")}`,
@@ -23,6 +37,8 @@ const config = validateConfig({
   },
   models,
   keys,
+  prices: { "gpt-x": { input: 1, output: 2 }, "gpt-y": { input: 1, output: 2 }, "mock-gpt": { input: 1, output: 2 } },
+  budgets: [{ id: "bench-total", scope: "total", period: "total", limit: 1e6, mode: "strict" }],
 });
 const providers = createProviders(config, () => Promise.reject(new Error("no network in benchmarks")));
 const keyring = createKeyring(config.keys);
@@ -34,6 +50,22 @@ const headers = new Headers({ authorization: `Bearer ${SECRET}`, "content-type":
 const key = keyring.find(SECRET)!;
 const restricted = keyring.find(RESTRICTED_SECRET)!;
 if (key === undefined || restricted === undefined || restricted.regions === null) throw new Error("benchmark setup: keys not found");
+
+const random = seededRandom(1);
+/** A key without model or region restrictions. */
+const open = keyring.find("renio-secret-00000001")!;
+const now = Date.now();
+const mockPlan = router.resolve(open, "mock-gpt", "openai");
+const poolPlan = router.resolve(open, "pool", "openai");
+const busyPlan = router.resolve(open, "pool-busy", "openai");
+// One deployment of the pool cools down: the pick must skip it.
+const cooling = router.resolve(open, "model-0", "openai");
+const settings = { failures: 1, windowMs: 60_000, cooldownMs: 3_600_000 };
+attemptEnded(cooling.targets[0]!.health, attemptStarted(cooling.targets[0]!.health, now), "failed", now, settings, "upstream_503");
+if (new RouteCursor(cooling.stages, random).next(now)?.provider.id !== "us") throw new Error("benchmark setup: the cooling target was picked");
+const pricing = createCallPricing(config);
+const route = ROUTES.get("/v1/chat/completions")!;
+const quoteInput = { key: open, route, requestBytes: 260, maxOutputTokens: 16, now: new Date() };
 
 const bench = new Bench({ name: "routing (200 keys, 40 models)", time: 250, warmupTime: 50 });
 bench
@@ -55,6 +87,25 @@ bench
   .add("auth + route: presentedSecret + find + resolve", () => {
     const found = keyring.find(presentedSecret(headers)!);
     router.resolve(found!, "mock-gpt", "openai");
+  })
+  .add("first target, 1 target (resolve + cursor + pick)", () => {
+    const plan = router.resolve(key, "mock-gpt", "openai");
+    if (new RouteCursor(plan.stages, random, plan.targets.length > 1).next(now) === undefined) throw new Error("no target");
+  })
+  .add("pick, 3 weighted targets + backup group", () => {
+    if (new RouteCursor(poolPlan.stages, random).next(now) === undefined) throw new Error("no target");
+  })
+  .add("pick, 3 targets least busy", () => {
+    if (new RouteCursor(busyPlan.stages, random).next(now) === undefined) throw new Error("no target");
+  })
+  .add("pick, 2 targets, one cooling down", () => {
+    if (new RouteCursor(cooling.stages, random).next(now) === undefined) throw new Error("no target");
+  })
+  .add("quoteRoute, 1 target (= one pricing.quote)", () => {
+    quoteRoute(pricing, mockPlan, mockPlan.targets[0]!, quoteInput);
+  })
+  .add("quoteRoute, 4 targets and a fallback (3 prices)", () => {
+    quoteRoute(pricing, poolPlan, poolPlan.targets[0]!, quoteInput);
   })
   .add("router.modelsFor (GET /v1/models)", () => {
     if (router.modelsFor(restricted).length !== 3) throw new Error("models");

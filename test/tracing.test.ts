@@ -48,7 +48,12 @@ function relayConfig(upstream: ScriptedUpstream, tracing: Record<string, unknown
       openai: { type: "openai", baseUrl: `${upstream.url}/v1`, apiKey: UPSTREAM_SECRET, firstByteTimeoutMs: 5000 },
       dead: { type: "openai", baseUrl: `http://127.0.0.1:${deadPort}/v1`, connectTimeoutMs: 2000 },
     },
-    models: { "gpt-test": { provider: "openai", model: "gpt-upstream" }, "gpt-dead": { provider: "dead" } },
+    models: {
+      "gpt-test": { provider: "openai", model: "gpt-upstream" },
+      "gpt-dead": { provider: "dead" },
+      // Tries the dead provider first, then the live one.
+      "gpt-retry": { targets: [{ provider: "dead", model: "gpt-dead-upstream", priority: 1 }, { provider: "openai", model: "gpt-upstream" }] },
+    },
     prices: { "gpt-test": { input: 1, output: 2 } },
     tracing,
   };
@@ -257,6 +262,15 @@ describe("tracing on: W3C context in and out, GenAI spans to the collector", () 
     assert.equal(clients[0]!.status.code, 2);
     assert.equal(clients[0]!.attributes["error.type"], "upstream_unreachable");
     assert.equal(clients[0]!.attributes["gen_ai.usage.input_tokens"], undefined, "no usage for a call never answered");
+  });
+
+  test("a retry on another provider: one CLIENT span per attempt, each naming where it went", async () => {
+    const { response } = await clientOf(relay).chat.completions.create({ model: "gpt-retry", messages: [{ role: "user", content: PROMPT }], max_tokens: 50 }).withResponse();
+    const { server, clients } = await spansOf(collector, response.headers.get("x-request-id")!);
+    assert.equal(server.attributes["renio.provider"], "openai", "the SERVER span names the provider that served");
+    assert.deepEqual(clients.map((span) => span.attributes["gen_ai.request.model"]), ["gpt-dead-upstream", "gpt-upstream"]);
+    assert.notEqual(clients[0]!.attributes["server.port"], clients[1]!.attributes["server.port"]);
+    assert.equal(clients[1]!.attributes["http.response.status_code"], 200);
   });
 
   test("no exported span holds a secret or a body", () => {

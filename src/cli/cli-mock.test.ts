@@ -48,13 +48,34 @@ describe("renio mock command", () => {
     });
   });
 
+  test("--script fails the calls it names", async () => {
+    const runtime = await currentRuntime();
+    await capture(process.stdout, async (written) => {
+      const exit = runMockCommand(["--port", "0", "--latency-ms", "0", "--script", '{"failFirst":1,"status":503,"retryAfter":2}'], runtime);
+      const line = await until(() => written.find((w) => w.startsWith("renio mock listening on ")));
+      const base = /(http:\/\/127\.0\.0\.1:\d+)/.exec(line)?.[1] ?? "";
+      const call = () => fetch(`${base}/v1/chat/completions`, { method: "POST", body: JSON.stringify({ model: "m", messages: [] }) });
+      const first = await call();
+      assert.deepEqual([first.status, first.headers.get("retry-after")], [503, "2"]);
+      await first.body?.cancel();
+      const second = await call();
+      assert.equal(second.status, 200);
+      await second.body?.cancel();
+      process.emit("SIGTERM");
+      assert.equal(await exit, 0);
+    });
+  });
+
   test("unknown flags and bad numbers: message on stderr, exit 2", async () => {
     const runtime = await currentRuntime();
     await capture(process.stderr, async (written) => {
       assert.equal(await runMockCommand(["--bogus"], runtime), 2);
       assert.equal(await runMockCommand(["--latency-ms", "-1"], runtime), 2);
       assert.equal(await runMockCommand(["--port", "99999"], runtime), 2);
-      assert.equal(written.length, 3);
+      assert.equal(await runMockCommand(["--script", "{nope"], runtime), 2);
+      assert.equal(await runMockCommand(["--script", '{"failPercent":150}'], runtime), 2);
+      assert.equal(written.length, 5);
+      assert.match(written[4] ?? "", /--script: failPercent: /);
       assert.ok(written.every((w) => w.startsWith("renio mock: ")));
     });
   });

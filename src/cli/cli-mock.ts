@@ -1,5 +1,6 @@
 import { mockServerFetch } from "../providers/mock/mock-serve.ts";
-import { createMock, type MockFaults, type MockOptions } from "../providers/mock/mock-server.ts";
+import { createMock, type MockFaults, type MockOptions, type MockScript } from "../providers/mock/mock-server.ts";
+import { mockScriptSchema } from "../config/mock-script-schema.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { parseOptions, usageLine, UsageError } from "./cli-args.ts";
 import { MOCK_USAGE, wantsHelp } from "./cli-help.ts";
@@ -16,11 +17,12 @@ const OPTIONS = {
   "fault-cut": { type: "integer", min: 0 },
   "fault-slow-ms": MS,
   "fault-reset": { type: "boolean" },
+  script: { type: "string" },
 } as const;
 
 /**
  * `renio mock [--port N] [--host H] [--latency-ms N] [--chunk-interval-ms N] [--chunks N]
- * [--fault-status N] [--fault-delay-ms N] [--fault-cut N] [--fault-slow-ms N] [--fault-reset]`:
+ * [--fault-status N] [--fault-delay-ms N] [--fault-cut N] [--fault-slow-ms N] [--fault-reset] [--script JSON]`:
  * serves the mock provider until SIGINT/SIGTERM. `--help` prints the usage (exit 0); returns 2 on a bad command line.
  */
 export async function runMockCommand(args: string[], runtime: Runtime): Promise<number> {
@@ -29,8 +31,10 @@ export async function runMockCommand(args: string[], runtime: Runtime): Promise<
     return 0;
   }
   let values;
+  let script: MockScript | undefined;
   try {
     values = parseOptions(args, OPTIONS).values;
+    script = values.script === undefined ? undefined : parseScript(values.script);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     process.stderr.write(`${usageLine("mock", error)}\n`);
@@ -43,7 +47,7 @@ export async function runMockCommand(args: string[], runtime: Runtime): Promise<
     ...(values["fault-slow-ms"] !== undefined && { chunkIntervalMs: values["fault-slow-ms"] }),
     ...(values["fault-reset"] && { reset: true }),
   };
-  const options: MockOptions = { latencyMs: values["latency-ms"], chunkIntervalMs: values["chunk-interval-ms"], chunks: values.chunks, faults };
+  const options: MockOptions = { latencyMs: values["latency-ms"], chunkIntervalMs: values["chunk-interval-ms"], chunks: values.chunks, faults, ...(script && { script }) };
   const { host, port } = values;
   const mock = createMock(options);
   const server = await runtime.serve({ fetch: mockServerFetch(mock), hostname: host, port });
@@ -51,6 +55,22 @@ export async function runMockCommand(args: string[], runtime: Runtime): Promise<
   await nextStopSignal();
   await server.stop();
   return 0;
+}
+
+/** A `--script` value: a fault script as JSON (`{"failFirst":2,"status":503}`); throws UsageError naming the problem. */
+function parseScript(text: string): MockScript {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new UsageError(`--script must be JSON, e.g. '{"failFirst":2,"status":503}'`);
+  }
+  const parsed = mockScriptSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new UsageError(`--script: ${issue?.path.join(".") || "(the script)"}: ${issue?.message ?? "invalid"}`);
+  }
+  return parsed.data;
 }
 
 /** Resolves on the first SIGINT or SIGTERM (kept local so the mock command needs nothing of the relay). */

@@ -5,7 +5,8 @@ import type { Config, ModelEntryConfig, ModelTargetConfig } from "./config-schem
  * form), with `routing` defaults filled in. Read by the config checks and the model router.
  */
 export interface ModelRouteConfig {
-  readonly targets: readonly ModelTargetConfig[];
+  /** The targets, each with its priority group decided. */
+  readonly targets: ReadonlyArray<ModelTargetConfig & { readonly priority: number }>;
   readonly fallbacks: readonly string[];
   readonly contextFallback: string | undefined;
   readonly strategy: "weighted" | "least-busy";
@@ -26,6 +27,8 @@ export interface RetrySettings {
   readonly backoffMs: number;
   readonly maxBackoffMs: number;
   readonly maxRetryAfterMs: number;
+  /** Attempts after possibly billed ones the reservation makes room for. */
+  readonly billedRetries: number;
 }
 
 /** The entry of model `name` in one shape; undefined when no such model is configured. */
@@ -37,7 +40,8 @@ export function modelRouteOf(config: Config, name: string): ModelRouteConfig | u
 function normalize(config: Config, name: string, entry: ModelEntryConfig): ModelRouteConfig {
   const defaults = config.routing;
   if (Array.isArray(entry) || !("targets" in entry)) {
-    const targets = Array.isArray(entry) ? entry : [entry];
+    // A plain list is an ordered failover: without priorities of their own, earlier targets rank higher.
+    const targets = Array.isArray(entry) ? entry.map((target, index) => ({ ...target, priority: target.priority ?? -index })) : [{ ...entry, priority: entry.priority ?? 0 }];
     return {
       targets,
       fallbacks: [],
@@ -52,7 +56,7 @@ function normalize(config: Config, name: string, entry: ModelEntryConfig): Model
   }
   const own = entry.retry ?? {};
   return {
-    targets: entry.targets,
+    targets: entry.targets.map((target) => ({ ...target, priority: target.priority ?? 0 })),
     fallbacks: entry.fallbacks,
     contextFallback: entry.contextFallback,
     strategy: entry.strategy,
@@ -61,6 +65,7 @@ function normalize(config: Config, name: string, entry: ModelEntryConfig): Model
       backoffMs: own.backoffMs ?? defaults.retry.backoffMs,
       maxBackoffMs: own.maxBackoffMs ?? defaults.retry.maxBackoffMs,
       maxRetryAfterMs: own.maxRetryAfterMs ?? defaults.retry.maxRetryAfterMs,
+      billedRetries: own.billedRetries ?? defaults.retry.billedRetries,
     },
     timeoutMs: entry.timeoutMs ?? defaults.timeoutMs,
     connectTimeoutMs: entry.connectTimeoutMs,

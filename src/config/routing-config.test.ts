@@ -32,7 +32,7 @@ describe("routing config", () => {
       },
     }, {});
     const chat = modelRouteOf(config, "chat")!;
-    assert.deepEqual(chat.retry, { maxAttempts: 4, backoffMs: 50, maxBackoffMs: 2000, maxRetryAfterMs: 5000 });
+    assert.deepEqual(chat.retry, { maxAttempts: 4, backoffMs: 50, maxBackoffMs: 2000, maxRetryAfterMs: 5000, billedRetries: 0 });
     assert.equal(chat.timeoutMs, 30_000);
     assert.deepEqual(chat.targets.map((t) => [t.weight, t.priority, t.firstByteTimeoutMs]), [[3, 1, undefined], [1, 0, 500]]);
     // Without a retry setting, each target is tried once.

@@ -11,8 +11,12 @@ import { positiveInt } from "./schema-numbers.ts";
 export const targetRoutingFields = {
   /** Share of calls inside its priority group (relative to the other targets' weights). */
   weight: z.number().finite().positive("must be greater than 0").default(1),
-  /** Group: the highest group with a usable target is used first; lower groups only when it has none. */
-  priority: z.number().int().default(0),
+  /**
+   * Group: the highest group with a usable target is used first; lower groups only when it has
+   * none. Default: 0 in the object form's `targets` (one group); in a plain list, by position
+   * (the first highest: an ordered failover).
+   */
+  priority: z.number().int().optional(),
   /** This target's connect timeout (ms); default: the model's, else the provider's. */
   connectTimeoutMs: positiveInt.optional(),
   /** This target's first-byte timeout (ms); default: the model's, else the provider's. */
@@ -29,6 +33,12 @@ const retryFields = {
   maxBackoffMs: positiveInt.optional(),
   /** A provider's `retry-after` / `retry-after-ms` up to this is waited for; a longer one ends retries on that target (ms). */
   maxRetryAfterMs: z.number().int().nonnegative().optional(),
+  /**
+   * Attempts after ones that may have been billed (timeout, reset after sending) the
+   * reservation makes room for: it is 1 + this many times one attempt's. Under a strict budget
+   * such an attempt is retried only while the reservation covers it.
+   */
+  billedRetries: z.number().int().nonnegative().max(10).optional(),
 };
 
 /** The object form of a model entry: several targets plus how calls move between them. */
@@ -61,6 +71,7 @@ export const routingSchema = z
         backoffMs: positiveInt.default(100),
         maxBackoffMs: positiveInt.default(2000),
         maxRetryAfterMs: z.number().int().nonnegative().default(5000),
+        billedRetries: z.number().int().nonnegative().max(10).default(0),
       })
       .prefault({}),
     /** A target failing `failures` times within `windowMs` is skipped for `cooldownMs`, then probed by one call. */

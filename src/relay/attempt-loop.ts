@@ -3,9 +3,9 @@ import type { CallAttempts } from "./call-attempts.ts";
 import type { CallInput } from "./call-context.ts";
 import type { CallTrace } from "./call-trace.ts";
 import type { RouteCursor, Target } from "./route-plan.ts";
-import { backoffDelayMs, CONTEXT_CHECK_BYTES, retryableFailure, retryableStatus, retryAfterMs, saysPromptTooLong } from "./retry-policy.ts";
+import { backoffDelayMs, retryableFailure, retryableStatus, retryAfterMs, saysPromptTooLong } from "./retry-policy.ts";
 import type { ConnectCheck } from "./upstream-connect.ts";
-import type { UpstreamFailure } from "./upstream-failure.ts";
+import { describeUpstreamFailure, type UpstreamFailure } from "./upstream-failure.ts";
 import { sendUpstream, type Answered, type Sent } from "./upstream-send.ts";
 
 /** What the attempt loop needs of a call's route. */
@@ -19,9 +19,11 @@ export interface AttemptRoute {
   /** Epoch ms (target health). */
   readonly clock: () => number;
   readonly random: () => number;
+  /** Told before each attempt where it goes (the trace's CLIENT span). */
+  readonly onAttempt: (target: Target) => void;
 }
 
-/** The answer to relay (its error body already read when the context check needed it), or why there is none. */
+/** The answer to relay (`bytes`: a body other than a stream, already read whole; absent for a stream), or why there is none. */
 export type Delivered =
   | { readonly answered: Answered; readonly target: Target; readonly bytes?: Uint8Array<ArrayBuffer> }
   | { readonly failure: UpstreamFailure; readonly target: Target };
@@ -48,37 +50,82 @@ export async function sendRouted(route: AttemptRoute, first: Target, input: Call
   for (;;) {
     route.cursor.started(target);
     route.attempts.begin(target);
+    route.onAttempt(target);
     const remaining = Math.max(1, route.deadlineAt - performance.now());
     const sent: Sent = await sendUpstream(target.provider, input, route.bodyFor(target)!, connectCheck, trace, {
       connectMs: Math.min(target.connectTimeoutMs, remaining),
       firstByteMs: Math.min(target.firstByteTimeoutMs, remaining),
     });
-    let miss: Miss;
-    let bytes: Uint8Array<ArrayBuffer> | undefined;
-    if ("failure" in sent) {
-      const { failure } = sent;
-      if (!retryableFailure(failure.error.code)) return { failure, target };
-      miss = { status: null, code: failure.error.code, mayHaveBeenBilled: failure.mayHaveBeenBilled, promptTooLong: false };
-    } else {
-      const response = sent.answered.response;
-      const contextFallback = route.cursor.current?.contextFallback;
-      if (contextFallback !== undefined && (response.status === 400 || response.status === 413)) {
-        bytes = await readErrorBody(sent.answered);
-        if (bytes === undefined) return { failure: unreadable(target), target };
-      }
-      const promptTooLong = bytes !== undefined && saysPromptTooLong(response.status, bytes);
-      if (!promptTooLong && !retryableStatus(response.status)) return { answered: sent.answered, target, bytes };
-      miss = { status: response.status, code: `upstream_${response.status}`, mayHaveBeenBilled: false, retryAfterMs: retryAfterMs(response.headers), promptTooLong };
-    }
+    const { delivered, miss } = "failure" in sent ? failed(sent.failure, target) : await readAnswer(sent.answered, target, route);
+    if (miss === undefined) return delivered;
     const next = chooseNext(route, target, miss);
-    if (next === undefined) return "failure" in sent ? { failure: sent.failure, target } : { answered: sent.answered, target, bytes };
-    if ("answered" in sent) await discard(sent.answered, bytes !== undefined);
+    if (next === undefined) return delivered;
+    if ("answered" in delivered) await discard(delivered.answered, delivered.bytes !== undefined);
     route.attempts.failed(miss.status, miss.code, miss.mayHaveBeenBilled, miss.promptTooLong ? "answered" : "failed");
     if (next.delayMs > 0 && !(await waitUnlessGone(next.delayMs, input.request.signal))) {
       return { failure: { error: new RelayError(499, "client_aborted", "The client closed the request while Renio waited to retry it"), outcome: "client_aborted", mayHaveBeenBilled: false }, target };
     }
     target = next.target;
   }
+}
+
+/** An attempt's result, and why it may be retried (undefined: it is the call's answer or final failure). */
+interface AttemptResult {
+  readonly delivered: Delivered;
+  readonly miss?: Miss;
+}
+
+/** Renio's own failure after a provider answered (the call may have been billed); `cause` is what was thrown. */
+export class FailureAfterAnswer extends Error {
+  constructor(override readonly cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause));
+    this.name = "FailureAfterAnswer";
+  }
+}
+
+/** {@link answered}, stopping the upstream call when Renio fails on the answer. */
+async function readAnswer(answer: Answered, target: Target, route: AttemptRoute): Promise<AttemptResult> {
+  try {
+    return await answered(answer, target, route);
+  } catch (error) {
+    answer.abort();
+    answer.release();
+    throw new FailureAfterAnswer(error);
+  }
+}
+
+/** No answer: retried when the failure is one another try may not meet. */
+function failed(failure: UpstreamFailure, target: Target): AttemptResult {
+  const delivered = { failure, target };
+  if (!retryableFailure(failure.error.code)) return { delivered };
+  return { delivered, miss: { status: null, code: failure.error.code, mayHaveBeenBilled: failure.mayHaveBeenBilled, promptTooLong: false } };
+}
+
+/**
+ * An answer: a stream is relayed as it comes (never retried); any other body is read whole here,
+ * before a byte reaches the client, so a connection lost while reading it is a failure like any
+ * other, and a retryable status or a "prompt too long" answer can move the call on.
+ */
+async function answered(answer: Answered, target: Target, route: AttemptRoute): Promise<AttemptResult> {
+  const response = answer.response;
+  if (isEventStream(response)) return { delivered: { answered: answer, target } };
+  let bytes: Uint8Array<ArrayBuffer>;
+  try {
+    bytes = new Uint8Array(await response.arrayBuffer());
+  } catch (error) {
+    answer.release();
+    // The provider answered: it may have processed (and billed) the call.
+    return failed({ ...describeUpstreamFailure(error, answer.cause(), target.provider.id), mayHaveBeenBilled: true }, target);
+  }
+  const delivered = { answered: answer, target, bytes };
+  const promptTooLong = route.cursor.current?.contextFallback !== undefined && saysPromptTooLong(response.status, bytes);
+  if (!promptTooLong && !retryableStatus(response.status)) return { delivered };
+  return { delivered, miss: { status: response.status, code: `upstream_${response.status}`, mayHaveBeenBilled: false, retryAfterMs: retryAfterMs(response.headers), promptTooLong } };
+}
+
+/** Whether an answer is a server-sent event stream (relayed chunk by chunk). */
+function isEventStream(response: Response): boolean {
+  return response.body !== null && (response.headers.get("content-type") ?? "").startsWith("text/event-stream");
 }
 
 /** The next attempt after `miss` on `target`, and how long to wait before it; undefined: stop here. */
@@ -102,7 +149,7 @@ function chooseNext(route: AttemptRoute, target: Target, miss: Miss): { target: 
       continue;
     }
     // A strict budget's reservation must still cover what was charged plus this attempt.
-    if (miss.mayHaveBeenBilled && !route.attempts.roomFor(next)) return undefined;
+    if (!route.attempts.roomFor(next, miss.mayHaveBeenBilled)) return undefined;
     const again = cursor.triedBefore(next);
     const retry = cursor.current!.retry;
     let delayMs = again ? backoffDelayMs(retry, route.attempts.count, route.random) : 0;
@@ -110,21 +157,6 @@ function chooseNext(route: AttemptRoute, target: Target, miss: Miss): { target: 
     if (performance.now() + delayMs >= route.deadlineAt) return undefined;
     return { target: next, delayMs };
   }
-}
-
-/** Reads the first bytes of an error answer (it is small); undefined when the connection fails meanwhile. */
-async function readErrorBody(answered: Answered): Promise<Uint8Array<ArrayBuffer> | undefined> {
-  try {
-    const bytes = new Uint8Array(await answered.response.arrayBuffer());
-    return bytes.byteLength > CONTEXT_CHECK_BYTES * 16 ? bytes.subarray(0, CONTEXT_CHECK_BYTES * 16) : bytes;
-  } catch {
-    answered.release();
-    return undefined;
-  }
-}
-
-function unreadable(target: Target): UpstreamFailure {
-  return { error: new RelayError(502, "upstream_reset", `Provider \`${target.provider.id}\` closed the connection before answering`), outcome: "upstream_error", mayHaveBeenBilled: false };
 }
 
 /** Drops an answer that is not relayed (its body unread, or already read) and stops watching the client for it. */

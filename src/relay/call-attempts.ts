@@ -65,10 +65,12 @@ export class CallAttempts {
     this.close(status, errorCode, verdict, cost);
   }
 
-  /** Whether an attempt on `next` still fits under the ceiling after what was charged. */
-  roomFor(next: Target): boolean {
+  /** Whether an attempt on `next` still fits under the ceiling after what was charged (and the open attempt's bound when it may have been billed). */
+  roomFor(next: Target, openMayHaveBeenBilled: boolean): boolean {
     const ceiling = this.costs.ceiling;
-    return ceiling === undefined || this.charged + (this.costs.boundOf(next) ?? 0) <= ceiling + 1e-9;
+    if (ceiling === undefined) return true;
+    const open = openMayHaveBeenBilled && this.open ? (this.costs.boundOf(this.target!) ?? 0) : 0;
+    return this.charged + open + (this.costs.boundOf(next) ?? 0) <= ceiling + 1e-9;
   }
 
   /** Closes the last attempt, if open, at settlement: how the call ended, and what that attempt was charged. */

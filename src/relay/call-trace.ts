@@ -15,6 +15,8 @@ export interface RoutedFacts {
   /** `gen_ai.provider.name`: the provider's wire type (`openai`, `anthropic`, `mock`). */
   readonly providerName: string;
   readonly maxTokens: number | undefined;
+  /** The model asked of that provider (default: the entry's). */
+  readonly upstreamModel?: string;
 }
 
 /** How the call ended, as settled (the journal's figures). */
@@ -32,6 +34,7 @@ export interface EndFacts {
 
 /** One call's trace: the W3C context it carries upstream and, when sampled, its spans. */
 export interface CallTrace {
+  /** Where the next attempt goes (each attempt's CLIENT span carries the facts in force when it started). */
   routed(facts: RoutedFacts): void;
   /** Starts one upstream attempt (a CLIENT span) and returns the headers that carry it. */
   attempt(): TraceHeaders;
@@ -100,6 +103,8 @@ interface Attempt {
   readonly spanId: string;
   /** performance.now() when sent. */
   readonly sentAt: number;
+  /** Where it went. */
+  readonly facts: RoutedFacts | undefined;
 }
 
 class RecordingTrace implements CallTrace {
@@ -125,7 +130,7 @@ class RecordingTrace implements CallTrace {
 
   attempt(): TraceHeaders {
     const spanId = randomHex(8);
-    this.attempts.push({ spanId, sentAt: performance.now() });
+    this.attempts.push({ spanId, sentAt: performance.now(), facts: this.facts });
     const traceparent = formatTraceparent(this.traceId, spanId, this.sampled ? SAMPLED : 0);
     return this.traceState === undefined ? [["traceparent", traceparent]] : [["traceparent", traceparent], ["tracestate", this.traceState]];
   }
@@ -175,7 +180,7 @@ class RecordingTrace implements CallTrace {
     const attempts = this.attempts.map((attempt, index): FinishedSpan => {
       const last = index === this.attempts.length - 1;
       const client: Record<string, AttributeValue> = { "gen_ai.operation.name": operation, ...(last ? outcome : {}) };
-      const routed = this.facts;
+      const routed = attempt.facts;
       if (routed !== undefined) {
         client["gen_ai.provider.name"] = routed.providerName;
         client["gen_ai.system"] = routed.providerName;
@@ -186,12 +191,13 @@ class RecordingTrace implements CallTrace {
           client["server.port"] = endpoint.port;
         }
       }
-      if (start.upstreamModel !== null) client["gen_ai.request.model"] = start.upstreamModel;
-      const upstreamEnd = last && facts.upstreamMs !== null ? attempt.sentAt + facts.upstreamMs : endedAt;
+      const model = routed?.upstreamModel ?? start.upstreamModel;
+      if (model !== null) client["gen_ai.request.model"] = model;
+      const upstreamEnd = last && facts.upstreamMs !== null ? attempt.sentAt + facts.upstreamMs : index + 1 < this.attempts.length ? this.attempts[index + 1]!.sentAt : endedAt;
       return {
         spanId: attempt.spanId,
         parentSpanId: this.spanId,
-        name: start.upstreamModel === null ? operation : `${operation} ${start.upstreamModel}`,
+        name: model === null ? operation : `${operation} ${model}`,
         kind: SPAN_KIND.client,
         startMs: epoch(attempt.sentAt),
         endMs: epoch(upstreamEnd),

@@ -143,7 +143,7 @@ export function createRelay(deps: RelayDeps): Relay {
       clock,
       snap.config.routing.cooldown,
     );
-    const route = { cursor: routed.cursor, attempts, bodyFor: routed.bodyFor, deadlineAt: routed.deadlineAt, clock, random };
+    const route = { cursor: routed.cursor, attempts, bodyFor: routed.bodyFor, deadlineAt: routed.deadlineAt, clock, random, onAttempt: routed.onAttempt };
     inFlight.begin();
     return exchange({ ...call, input, route, first: routed.first, headers, onEnd: (end) => settle(snap, start, quotes, attempts, limits, input, call.trace, end), connectCheck });
   };
@@ -186,7 +186,6 @@ export function createRelay(deps: RelayDeps): Relay {
         start.provider = target.provider.id;
         start.upstreamModel = target.upstreamModel;
         start.region = target.provider.region;
-        trace.routed({ provider: target.provider, providerName: config.providers[target.provider.id]?.type ?? target.provider.id, maxTokens: fields.maxOutputTokens });
         const quotes = quoteRoute(pricing, plan, target, {
           key,
           route,
@@ -209,8 +208,11 @@ export function createRelay(deps: RelayDeps): Relay {
             maxToolCalls: toQuote.enforceMaxToolCalls,
           }) as Uint8Array<ArrayBuffer>;
         const upstreamBody = rewrite(target, quotes.of(target)!);
-        const bodies = new Map<Target, Uint8Array<ArrayBuffer> | undefined>([[target, upstreamBody]]);
+        // Other targets' bodies are written when a retry first needs them.
+        let bodies: Map<Target, Uint8Array<ArrayBuffer> | undefined> | undefined;
         const bodyFor = (to: Target): Uint8Array<ArrayBuffer> | undefined => {
+          if (to === target) return upstreamBody;
+          bodies ??= new Map();
           if (!bodies.has(to)) {
             const toQuote = quotes.of(to);
             bodies.set(to, toQuote === undefined ? undefined : rewrite(to, toQuote));
@@ -233,7 +235,8 @@ export function createRelay(deps: RelayDeps): Relay {
           throw budgetExceeded(admission, config.budget.currency, quote.charges, Date.now());
         }
         forwarded = true;
-        return await forward(snap, start, { first: target, cursor, quotes, bodyFor, deadlineAt }, input, admission, limits, { dropUsageChunk, trace });
+        const onAttempt = (to: Target) => trace.routed({ provider: to.provider, providerName: config.providers[to.provider.id]?.type ?? to.provider.id, maxTokens: fields.maxOutputTokens, upstreamModel: to.upstreamModel });
+        return await forward(snap, start, { first: target, cursor, quotes, bodyFor, deadlineAt, onAttempt }, input, admission, limits, { dropUsageChunk, trace });
       } catch (error) {
         if (!recorded && error instanceof RelayError && !(error instanceof StoreUnavailableError)) {
           // A client gone while sending its body was never admitted: journaled as client_aborted.
@@ -257,6 +260,8 @@ interface RoutedCall {
   readonly bodyFor: (target: Target) => Uint8Array<ArrayBuffer> | undefined;
   /** performance.now() by which an answer must have started. */
   readonly deadlineAt: number;
+  /** Told where each attempt goes (the trace). */
+  readonly onAttempt: (target: Target) => void;
 }
 
 /** What an attempt on `target` is charged when it may have been billed without usage: its reservation (null without a price). */

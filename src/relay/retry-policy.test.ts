@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { backoffDelayMs, retryableFailure, retryableStatus, retryAfterMs, saysPromptTooLong } from "./retry-policy.ts";
 
-const RETRY = { maxAttempts: 5, backoffMs: 100, maxBackoffMs: 1000, maxRetryAfterMs: 5000 };
+const RETRY = { maxAttempts: 5, backoffMs: 100, maxBackoffMs: 1000, maxRetryAfterMs: 5000, billedRetries: 0 };
 
 describe("what is retried", () => {
   test("statuses that may change on another try, and none of those that will not", () => {

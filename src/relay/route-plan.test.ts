@@ -36,6 +36,11 @@ describe("target selection", () => {
     assert.equal(a + (counts.get("b") ?? 0), 10_000);
   });
 
+  test("a plain list is an ordered failover: its first target serves while usable; `targets` of the object form are one group", () => {
+    assert.deepEqual([...spread(planOf({ m: [{ provider: "a" }, { provider: "b" }] }), 100, seededRandom(8)).keys()], ["a"]);
+    assert.deepEqual([...spread(planOf({ m: { targets: [{ provider: "a" }, { provider: "b" }] } }), 100, seededRandom(8)).keys()].sort(), ["a", "b"]);
+  });
+
   test("the highest priority group is used while it has a usable target; lower groups only after", () => {
     const plan = planOf({ m: { targets: [{ provider: "a", priority: 0 }, { provider: "b", priority: 5 }, { provider: "c", priority: 5 }] } });
     assert.deepEqual([...spread(plan, 200, seededRandom(1)).keys()].sort(), ["b", "c"]);

@@ -18,7 +18,8 @@ export interface RouteQuote {
  */
 export function quoteRoute(pricing: CallPricing, plan: RoutePlan, first: Target, input: Omit<QuoteInput, "model" | "upstreamModel">): RouteQuote {
   const firstQuote = pricing.quote({ ...input, model: first.model, upstreamModel: first.upstreamModel });
-  if (plan.targets.length === 1) return { call: firstQuote, of: (target) => (target === first ? firstQuote : undefined) };
+  const billedRetries = plan.stages[0]?.retry.billedRetries ?? 0;
+  if (plan.targets.length === 1) return { call: withRoomFor(firstQuote, billedRetries), of: (target) => (target === first ? firstQuote : undefined) };
   const quotes = new Map<string, CallQuote | undefined>([[priceKey(first), firstQuote]]);
   let call = firstQuote;
   for (const target of plan.targets) {
@@ -36,7 +37,20 @@ export function quoteRoute(pricing: CallPricing, plan: RoutePlan, first: Target,
   // Rate limits hold the most tokens any target may use.
   const tokens = Math.max(...[...quotes.values()].map((q) => q?.reservedTokens ?? 0));
   if (tokens !== call.reservedTokens) call = { ...call, reservedTokens: tokens };
-  return { call, of: (target) => quotes.get(priceKey(target)) };
+  return { call: withRoomFor(call, billedRetries), of: (target) => quotes.get(priceKey(target)) };
+}
+
+/**
+ * The call's quote with room for `retries` more attempts after ones that may have been billed
+ * (`retry.billedRetries`): the reservation (and each charge) is 1 + retries times the one
+ * attempt's. Without it a strict budget's reservation covers one attempt that may have been
+ * billed, and a timeout or reset is retried only when it still covers the next.
+ */
+function withRoomFor(quote: CallQuote, retries: number): CallQuote {
+  if (retries === 0 || quote.reserved === 0) return quote;
+  const reserved = quote.reserved * (1 + retries);
+  for (const charge of quote.charges) charge.amount = reserved;
+  return { ...quote, reserved, reservedTokens: quote.reservedTokens * (1 + retries) };
 }
 
 function priceKey(target: Target): string {

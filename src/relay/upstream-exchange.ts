@@ -6,10 +6,10 @@ import type { CallInput } from "./call-context.ts";
 import type { CallEnd } from "./call-end.ts";
 import type { CallTrace } from "./call-trace.ts";
 import type { ConnectCheck } from "./upstream-connect.ts";
-import { sendRouted, type AttemptRoute, type Delivered } from "./attempt-loop.ts";
+import { FailureAfterAnswer, sendRouted, type AttemptRoute, type Delivered } from "./attempt-loop.ts";
 import type { CallAttempts } from "./call-attempts.ts";
 import type { Target } from "./route-plan.ts";
-import { describeUpstreamFailure, type UpstreamFailure } from "./upstream-failure.ts";
+import type { UpstreamFailure } from "./upstream-failure.ts";
 import type { Answered } from "./upstream-send.ts";
 
 /** What an unexpected failure inside the exchange is recorded as. */
@@ -45,29 +45,30 @@ export async function exchange(call: Exchange): Promise<Response> {
   try {
     delivered = await sendRouted(call.route, call.first, call.input, call.connectCheck, call.trace);
   } catch (error) {
-    call.onEnd(relayError(error, false, null));
-    throw error;
+    // Before anything was sent nothing can have been billed; after an answer it may have been.
+    const answered = error instanceof FailureAfterAnswer;
+    const cause = answered ? error.cause : error;
+    call.onEnd(relayError(cause, answered, null));
+    throw cause;
   }
   if ("failure" in delivered) {
     const failure = afterAttempts(delivered.failure, call.route.attempts);
     call.onEnd({ kind: "failed", ...failure, firstByteAt: null, upstreamMs: null });
     throw failure.error;
   }
-  const { answered, target } = delivered;
+  const { answered, bytes } = delivered;
   let headers: Headers;
-  let isStream: boolean;
   try {
     const upstream = answered.response;
     headers = clientResponseHeaders(upstream.headers);
     for (const [name, value] of Object.entries(call.headers)) headers.set(name, value);
     const attempts = call.route.attempts.count;
     if (attempts > 1) headers.set("x-renio-attempts", String(attempts));
-    isStream = upstream.body !== null && (upstream.headers.get("content-type") ?? "").startsWith("text/event-stream");
   } catch (error) {
     endInError(call, answered, error, null);
     throw error;
   }
-  return isStream ? relayStream(call, answered, headers) : await relayWhole(call, answered, headers, target, delivered.bytes);
+  return bytes === undefined ? relayStream(call, answered, headers) : relayWhole(call, answered, headers, bytes);
 }
 
 /** The last failure, its message saying how many attempts were made when there were several. */
@@ -78,18 +79,9 @@ function afterAttempts(failure: UpstreamFailure, attempts: CallAttempts): Upstre
   return { ...failure, error: new RelayError(error.status, error.code, message, error.headers) };
 }
 
-/** A JSON (or any non-stream) answer: read whole, then relayed. */
-async function relayWhole(call: Exchange, answered: Answered, headers: Headers, target: Target, read: Uint8Array<ArrayBuffer> | undefined): Promise<Response> {
+/** A JSON (or any non-stream) answer, read whole by the attempt loop: relayed. */
+function relayWhole(call: Exchange, answered: Answered, headers: Headers, bytes: Uint8Array<ArrayBuffer>): Response {
   const upstream = answered.response;
-  let bytes: Uint8Array<ArrayBuffer>;
-  try {
-    bytes = read ?? new Uint8Array(await upstream.arrayBuffer());
-  } catch (error) {
-    answered.release();
-    const failure = describeUpstreamFailure(error, answered.cause(), target.provider.id);
-    call.onEnd({ kind: "failed", ...failure, mayHaveBeenBilled: true, firstByteAt: null, upstreamMs: performance.now() - answered.sentAt });
-    throw failure.error;
-  }
   let response: Response;
   let end: CallEnd;
   try {

@@ -71,4 +71,28 @@ describe("log ledger (SQLite owned by one relay)", () => {
     await next.ledger.close();
     await crashed.ledger.close().catch(() => undefined);
   });
+
+  test("fsync: a lone call's admission is on disk when admit returns, written on its own; overlapping calls share one write, and a lone call after them is written alone again", async () => {
+    const { dir, ledger } = await openLedger(join(tempDir(), "renio.db"), "relay-1", 60_000);
+    const sizes = ledger.stats().admissionGroupSizes!;
+    const ids = (): string[] => readJournalLog(dir).lines.map((line) => (JSON.parse(line) as { admit?: { start: { id: string } } }).admit?.start.id ?? "");
+    const lone = start();
+    const admitted = ledger.admit(lone, [charge(0.1)]);
+    assert.deepEqual(ids(), [lone.id], "written on the calling thread, before admit even yields");
+    assert.ok((await admitted).admitted);
+    assert.deepEqual([sizes.count, sizes.sum], [1, 1]);
+    const overlapping = [start(), start(), start()];
+    const shared = overlapping.map((s) => ledger.admit(s, [charge(0.1)]));
+    assert.deepEqual(ids(), [lone.id], "a call is open: they wait for a group-commit write");
+    await Promise.all(shared);
+    assert.deepEqual(ids(), [lone.id, ...overlapping.map((s) => s.id)]);
+    assert.deepEqual([sizes.count, sizes.sum], [2, 4], "the three overlapping admissions went into one write");
+    for (const s of [lone, ...overlapping]) ledger.complete(s.id, done, [charge(0.1)], 0.05);
+    const after = start();
+    const again = ledger.admit(after, [charge(0.1)]);
+    assert.equal(ids().at(-1), after.id);
+    assert.ok((await again).admitted);
+    assert.deepEqual([sizes.count, sizes.sum], [3, 5], "alone again: one record (its riders with it)");
+    await ledger.close();
+  });
 });

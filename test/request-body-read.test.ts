@@ -86,7 +86,7 @@ describe("a client that hangs up while sending its body", () => {
   });
 });
 
-describe(`a body not received within server.bodyReadTimeoutMs (${TIMEOUT_MS} ms)`, () => {
+describe(`a body idle for server.bodyReadTimeoutMs (${TIMEOUT_MS} ms)`, () => {
   const partial = JSON.stringify(chatBody()).slice(0, 20);
   const cases = [
     ["shorter than its content-length, OpenAI route", "/v1/chat/completions", `content-length: 500`, partial],
@@ -99,7 +99,7 @@ describe(`a body not received within server.bodyReadTimeoutMs (${TIMEOUT_MS} ms)
       const { status, body } = await client.response;
       client.socket.destroy();
       assert.equal(status, 408);
-      const message = `The request body was not received within ${TIMEOUT_MS} ms`;
+      const message = `The request body stalled: no byte of it arrived for ${TIMEOUT_MS} ms`;
       // Anthropic's envelope is `{ type: "error", error }`, OpenAI's `{ error }`.
       if (path === "/v1/messages") assert.equal(body["type"], "error");
       const error = body["error"] as Record<string, unknown>;
@@ -108,4 +108,30 @@ describe(`a body not received within server.bodyReadTimeoutMs (${TIMEOUT_MS} ms)
       assert.deepEqual([entry.outcome, entry.errorCode, entry.status, entry.reservedCost], ["refused", "request_timeout", 408, null]);
     });
   }
+});
+
+describe("a slow but steady upload", () => {
+  test("taking longer than server.bodyReadTimeoutMs in total is read whole and answered (the limit is an idle time)", async () => {
+    const before = await existingIds();
+    const body = JSON.stringify(chatBody());
+    const client = rawClient(head("/v1/chat/completions", `content-length: ${body.length}`));
+    await client.sent;
+    // Pieces a tenth of the idle limit apart, spanning well over twice the limit in total.
+    const pieces = 25;
+    const size = Math.ceil(body.length / pieces);
+    const gapMs = TIMEOUT_MS / 10;
+    const started = performance.now();
+    for (let offset = 0; offset < body.length; offset += size) {
+      await new Promise<void>((resolve) => client.socket.write(body.slice(offset, offset + size), () => resolve()));
+      if (offset + size < body.length) await new Promise((resolve) => setTimeout(resolve, gapMs));
+    }
+    const uploadMs = performance.now() - started;
+    const { status, body: answer } = await client.response;
+    client.socket.destroy();
+    assert.ok(uploadMs > TIMEOUT_MS, `the upload took ${uploadMs} ms, longer than the idle limit`);
+    assert.equal(status, 200, JSON.stringify(answer));
+    assert.equal(answer["object"], "chat.completion");
+    const journaledOk = async () => (await allEntries(store)).some((e) => !before.has(e.id) && e.route === "/v1/chat/completions" && e.outcome === "ok");
+    assert.ok(await eventually(journaledOk), "the call was journaled ok");
+  });
 });

@@ -20,9 +20,12 @@ const CLIENT_SPAN = "00f067aa0ba902b7";
 const USAGE = { prompt_tokens: 13, completion_tokens: 7, total_tokens: 20 };
 
 /** A chat-completions upstream answering ANSWER as JSON or as an SSE stream with a final usage chunk. */
+const SNAPSHOT = "-2025-01-01";
+
 function startChatUpstream(): Promise<ScriptedUpstream> {
   return startAnsweringUpstream(({ body }) => {
-    const base = { id: "chatcmpl-t", created: 0, model: body["model"] };
+    // Providers answer with the dated snapshot that served the call (`gen_ai.response.model`).
+    const base = { id: "chatcmpl-t", created: 0, model: `${String(body["model"])}${SNAPSHOT}` };
     if (body["stream"] !== true) {
       return { json: { ...base, object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: ANSWER }, finish_reason: "stop" }], usage: USAGE } };
     }
@@ -140,13 +143,14 @@ describe("tracing on: W3C context in and out, GenAI spans to the collector", () 
       {
         operation: server.attributes["gen_ai.operation.name"],
         model: server.attributes["gen_ai.request.model"],
+        responseModel: server.attributes["gen_ai.response.model"],
         status: server.attributes["http.response.status_code"],
         key: server.attributes["renio.key_id"],
         project: server.attributes["renio.project"],
         outcome: server.attributes["renio.outcome"],
         cost: server.attributes["renio.cost_usd"],
       },
-      { operation: "chat", model: "gpt-test", status: 200, key: entry.keyId, project: entry.project, outcome: entry.outcome, cost: entry.cost },
+      { operation: "chat", model: "gpt-test", responseModel: `gpt-upstream${SNAPSHOT}`, status: 200, key: entry.keyId, project: entry.project, outcome: entry.outcome, cost: entry.cost },
     );
     assertTokensMatch(server, entry);
     assert.equal(entry.inputTokens, USAGE.prompt_tokens);
@@ -157,12 +161,13 @@ describe("tracing on: W3C context in and out, GenAI spans to the collector", () 
         provider: client.attributes["gen_ai.provider.name"],
         system: client.attributes["gen_ai.system"],
         model: client.attributes["gen_ai.request.model"],
+        responseModel: client.attributes["gen_ai.response.model"],
         maxTokens: client.attributes["gen_ai.request.max_tokens"],
         address: client.attributes["server.address"],
         port: client.attributes["server.port"],
         status: client.attributes["http.response.status_code"],
       },
-      { operation: "chat", provider: "openai", system: "openai", model: "gpt-upstream", maxTokens: 50, address: "127.0.0.1", port: Number(upstreamPort), status: 200 },
+      { operation: "chat", provider: "openai", system: "openai", model: "gpt-upstream", responseModel: `gpt-upstream${SNAPSHOT}`, maxTokens: 50, address: "127.0.0.1", port: Number(upstreamPort), status: 200 },
     );
     assertTokensMatch(client, entry);
     assert.ok(BigInt(client.startTimeUnixNano) >= BigInt(server.startTimeUnixNano) && BigInt(client.endTimeUnixNano) <= BigInt(server.endTimeUnixNano), "the CLIENT span lies within the SERVER span");

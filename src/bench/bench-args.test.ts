@@ -30,6 +30,38 @@ describe("parseBenchArgs", () => {
     assert.deepEqual([options.journal, options.budget, options.format, options.out, options.baseline], ["process", "observe", "markdown", "r.md", "passthrough"]);
   });
 
+  it("takes a list of journal settings, one Renio each", () => {
+    const options = parseBenchArgs(["--journal", "fsync, process"]);
+    assert.deepEqual(options.journals, ["fsync", "process"]);
+    assert.equal(options.journal, "fsync");
+    assert.equal(options.budget, "strict");
+    assert.deepEqual(parseBenchArgs([]).journals, ["fsync"]);
+    assert.equal(parseBenchArgs(["--journal", "process,off", "--budget", "observe"]).budget, "observe");
+    assert.throws(() => parseBenchArgs(["--journal", "fsync,fsync"]), /repeated/);
+    assert.throws(() => parseBenchArgs(["--journal", "fsync,batch"]), /--journal must be one of fsync, process, off \(or a list of them\), got "batch"/);
+  });
+
+  it("reads a soak duration in seconds, minutes or hours, at concurrency 64 unless given", () => {
+    const soak = parseBenchArgs(["--duration", "10m"]);
+    assert.deepEqual(soak.soak, { durationSeconds: 600, sampleSeconds: 60 });
+    assert.deepEqual(soak.concurrency, [64]);
+    assert.deepEqual(parseBenchArgs(["--duration", "30s", "--sample-seconds", "5", "--concurrency", "8"]).soak, { durationSeconds: 30, sampleSeconds: 5 });
+    assert.deepEqual(parseBenchArgs(["--duration", "20s"]).soak, { durationSeconds: 20, sampleSeconds: 2 });
+    assert.equal(parseBenchArgs(["--duration", "2h", "--max-seconds", "7300"]).soak?.durationSeconds, 7200);
+    assert.equal(parseBenchArgs([]).soak, undefined);
+  });
+
+  it("refuses soak settings that do not fit", () => {
+    assert.throws(() => parseBenchArgs(["--duration", "10"]), /--duration must be a number of seconds, minutes or hours \(90s, 10m, 2h\), got "10"/);
+    assert.throws(() => parseBenchArgs(["--duration", "0m"]), /--duration must be/);
+    assert.throws(() => parseBenchArgs(["--duration", "2h"]), /longer than --max-seconds/);
+    assert.throws(() => parseBenchArgs(["--duration", "5s", "--sample-seconds", "6"]), /--sample-seconds is longer than --duration/);
+    assert.throws(() => parseBenchArgs(["--sample-seconds", "6"]), /applies to --duration only/);
+    assert.throws(() => parseBenchArgs(["--duration", "1m", "--concurrency", "1,64"]), /single value/);
+    assert.throws(() => parseBenchArgs(["--duration", "1m", "--journal", "fsync,process"]), /one Renio started here/);
+    assert.throws(() => parseBenchArgs(["--duration", "1m", "--baseline", "passthrough"]), /one Renio started here/);
+  });
+
   it("caps rounds at the request count", () => {
     assert.equal(parseBenchArgs(["--requests", "3"]).rounds, 3);
   });

@@ -20,7 +20,10 @@ export interface BenchOptions {
   /** Alternating rounds per point and target (each round runs requests / rounds). */
   readonly rounds: number;
   readonly modes: readonly BenchMode[];
+  /** The first of {@link journals}. */
   readonly journal: JournalSetting;
+  /** One Renio per setting, measured in the same rounds (e.g. fsync and process side by side). */
+  readonly journals: readonly JournalSetting[];
   readonly budget: BudgetSetting;
   readonly format: ReportFormat;
   readonly out: string | undefined;
@@ -36,6 +39,8 @@ export interface BenchOptions {
   readonly mockPort: number;
   /** Overall deadline for the whole run, in seconds. */
   readonly maxSeconds: number;
+  /** Soak mode (--duration): a bounded-time run sampling the relay over time, instead of the points. */
+  readonly soak: { readonly durationSeconds: number; readonly sampleSeconds: number } | undefined;
 }
 
 /** `renio bench --help`. */
@@ -45,7 +50,8 @@ export const BENCH_HELP = `usage: renio bench [options]
   --requests 3000             measured requests per point and target
   --warmup 300                warm-up requests per point and target (not measured)
   --mode json|stream|both     non-streaming, streaming (time to first data: chunk), or both
-  --journal fsync|process|off relay journal durability, or no journal (and so no budget)
+  --journal fsync|process|off relay journal durability, or no journal (and so no budget); a list
+                              (fsync,process) starts one Renio per setting, measured in the same rounds
   --budget strict|observe|off mode of a large total budget, or no budget
   --baseline passthrough      also measure a bare fetch passthrough (the floor)
   --target URL                measure another relay or gateway instead (it must forward to the mock;
@@ -54,16 +60,19 @@ export const BENCH_HELP = `usage: renio bench [options]
   --model NAME                model in the request body (default mock-gpt)
   --rounds 10                 alternating direct / relay rounds per point
   --max-seconds 1800          overall deadline
+  --duration 10m              soak mode: one Renio at one concurrency (default 64), non-streaming,
+                                for this long (s, m or h), sampling RSS, CPU and overhead over time
+  --sample-seconds N          soak sampling interval (default: a tenth of the duration, 1-60 s)
   --json | --markdown         report format (default: text tables)
   --out FILE                  also write the report to FILE`;
 
 const BENCH_OPTIONS = {
-  concurrency: { type: "string", default: "1,16,64" },
+  concurrency: { type: "string" },
   requests: { type: "integer", min: 1, max: 10_000_000, default: 3000 },
   warmup: { type: "integer", min: 0, max: 10_000_000, default: 300 },
   rounds: { type: "integer", min: 1, max: 1000, default: 10 },
   mode: { type: "string", oneOf: ["json", "stream", "both"], default: "both" },
-  journal: { type: "string", oneOf: ["fsync", "process", "off"] },
+  journal: { type: "string" },
   budget: { type: "string", oneOf: ["strict", "observe", "off"] },
   json: { type: "boolean" },
   markdown: { type: "boolean" },
@@ -74,12 +83,16 @@ const BENCH_OPTIONS = {
   model: { type: "string", default: "mock-gpt" },
   "mock-port": { type: "integer", min: 0, max: 65_535, default: 0 },
   "max-seconds": { type: "integer", min: 1, max: 7 * 24 * 3600, default: 1800 },
+  duration: { type: "string", valueName: "a duration" },
+  "sample-seconds": { type: "integer", min: 1, max: 3600 },
 } as const;
 
 /** Parses and validates `renio bench` arguments; throws {@link UsageError}. */
 export function parseBenchArgs(args: readonly string[]): BenchOptions {
   const v = parseOptions(args, BENCH_OPTIONS).values;
-  const concurrency = v.concurrency.split(",").map((part) => parseInteger("--concurrency", part.trim(), 1, 10_000));
+  const soak = v.duration === undefined ? undefined : soakPlan(v.duration, v["sample-seconds"]);
+  if (soak === undefined && v["sample-seconds"] !== undefined) throw new UsageError("--sample-seconds applies to --duration only");
+  const concurrency = (v.concurrency ?? (soak ? "64" : "1,16,64")).split(",").map((part) => parseInteger("--concurrency", part.trim(), 1, 10_000));
   if (new Set(concurrency).size !== concurrency.length) throw new UsageError("--concurrency has a repeated value");
   if (v.json && v.markdown) throw new UsageError("--json and --markdown exclude each other");
   const target = v.target === undefined ? undefined : targetUrl(v.target);
@@ -88,8 +101,15 @@ export function parseBenchArgs(args: readonly string[]): BenchOptions {
   if (target !== undefined && (v.journal !== undefined || v.budget !== undefined)) {
     throw new UsageError("--journal and --budget configure the Renio started here; they do not apply to --target");
   }
-  const journal = v.journal ?? "fsync";
-  if (journal === "off" && v.budget !== undefined && v.budget !== "off") throw new UsageError("budgets need the journal: --journal off runs without a budget");
+  const journals = journalList(v.journal ?? "fsync");
+  const journal = journals[0]!;
+  if (soak !== undefined) {
+    if (concurrency.length > 1) throw new UsageError("--duration runs one concurrency: give --concurrency a single value");
+    if (journals.length > 1 || target !== undefined || v.baseline !== undefined) throw new UsageError("--duration soaks one Renio started here: no --journal list, --target or --baseline");
+    if (soak.durationSeconds > v["max-seconds"]) throw new UsageError("--duration is longer than --max-seconds");
+  }
+  const allOff = journals.every((setting) => setting === "off");
+  if (allOff && v.budget !== undefined && v.budget !== "off") throw new UsageError("budgets need the journal: --journal off runs without a budget");
   return {
     concurrency,
     requests: v.requests,
@@ -97,7 +117,8 @@ export function parseBenchArgs(args: readonly string[]): BenchOptions {
     rounds: Math.min(v.rounds, v.requests),
     modes: v.mode === "both" ? ["json", "stream"] : [v.mode],
     journal,
-    budget: journal === "off" ? "off" : (v.budget ?? "strict"),
+    journals,
+    budget: allOff ? "off" : (v.budget ?? "strict"),
     format: v.json ? "json" : v.markdown ? "markdown" : "text",
     out: v.out,
     target,
@@ -106,7 +127,31 @@ export function parseBenchArgs(args: readonly string[]): BenchOptions {
     model: v.model,
     mockPort: v["mock-port"],
     maxSeconds: v["max-seconds"],
+    soak,
   };
+}
+
+const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600 };
+
+/** `--duration 90s|10m|2h` and the sampling interval (a tenth of it, 1 to 60 s, unless given). */
+function soakPlan(text: string, sampleSeconds: number | undefined): { durationSeconds: number; sampleSeconds: number } {
+  const match = /^([1-9]\d{0,5})(s|m|h)$/.exec(text.trim());
+  if (match === null) throw new UsageError(`--duration must be a number of seconds, minutes or hours (90s, 10m, 2h), got "${text}"`);
+  const durationSeconds = Number(match[1]) * DURATION_UNITS[match[2]!]!;
+  const interval = sampleSeconds ?? Math.min(60, Math.max(1, Math.round(durationSeconds / 10)));
+  if (interval > durationSeconds) throw new UsageError("--sample-seconds is longer than --duration");
+  return { durationSeconds, sampleSeconds: interval };
+}
+
+const JOURNAL_SETTINGS: readonly JournalSetting[] = ["fsync", "process", "off"];
+
+function journalList(text: string): JournalSetting[] {
+  const parts = text.split(",").map((part) => part.trim());
+  for (const part of parts) {
+    if (!(JOURNAL_SETTINGS as readonly string[]).includes(part)) throw new UsageError(`--journal must be one of ${JOURNAL_SETTINGS.join(", ")} (or a list of them), got "${part}"`);
+  }
+  if (new Set(parts).size !== parts.length) throw new UsageError("--journal has a repeated value");
+  return parts as JournalSetting[];
 }
 
 function headerPair(text: string): readonly [string, string] {

@@ -46,6 +46,41 @@ describe("renio bench (end to end, real processes on loopback)", () => {
     }
   });
 
+  it("measures the disk floor and runs Renio fsync and process side by side with their difference against it", { timeout: 90_000 }, async () => {
+    const { code, stdout, stderr } = await renio(["bench", "--requests", "20", "--warmup", "2", "--rounds", "1", "--concurrency", "1", "--mode", "json", "--journal", "fsync,process", "--json"], 80_000);
+    assert.equal(code, 0, stderr);
+    const report = JSON.parse(stdout) as BenchReport;
+    assert.equal(report.diskFloor?.recordBytes, 256);
+    assert.ok(report.diskFloor!.latency.samples > 0 && report.diskFloor!.latency.median >= 0);
+    assert.deepEqual(report.relay?.journals, ["fsync", "process"]);
+    const [point] = report.modes[0]!.points;
+    assert.deepEqual(point!.relays.map((relay) => [relay.id, relay.latency.samples, relay.latency.errors]), [["renio-fsync", 20, 0], ["renio-process", 20, 0]]);
+    const [cost] = report.durableWrite!;
+    assert.equal(cost!.fsyncMinusProcessMs, point!.relays[0]!.overhead.median - point!.relays[1]!.overhead.median);
+    assert.equal(cost!.ratio, cost!.fsyncMinusProcessMs / report.diskFloor!.latency.median);
+  });
+
+  it("soaks for a bounded time, sampling the relay's RSS, CPU and overhead in each interval", { timeout: 60_000 }, async () => {
+    const { code, stdout, stderr } = await renio(["bench", "--duration", "3s", "--sample-seconds", "1", "--concurrency", "2", "--warmup", "5", "--json"], 50_000);
+    assert.equal(code, 0, stderr);
+    const report = JSON.parse(stdout) as BenchReport;
+    assert.deepEqual(report.modes, []);
+    const soak = report.soak!;
+    assert.deepEqual([soak.durationSeconds, soak.sampleSeconds, soak.concurrency], [3, 1, 2]);
+    assert.ok(soak.samples.length >= 1);
+    for (const sample of soak.samples) {
+      assert.ok(sample.requests > 0);
+      assert.equal(sample.errors, 0);
+      assert.ok(Number.isFinite(sample.overhead.median));
+    }
+    if (process.platform === "linux") {
+      const last = soak.samples.at(-1)!;
+      assert.ok(soak.rssAfterWarmupBytes! > 0 && last.rssBytes! > 0);
+      assert.equal(soak.rssGrowth, (last.rssBytes! - soak.rssAfterWarmupBytes!) / soak.rssAfterWarmupBytes!);
+      assert.ok(last.cpuPerRequestSeconds! > 0);
+    }
+  });
+
   it("refuses bad arguments with exit code 2 and one line", { timeout: 30_000 }, async () => {
     const { code, stdout, stderr } = await renio(["bench", "--mode", "sse"], 20_000);
     assert.equal(code, 2);

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Runtime } from "../runtime/runtime.ts";
@@ -10,6 +10,9 @@ import { machineInfo } from "./bench-machine.ts";
 import { createProgress } from "./bench-progress.ts";
 import { benchRelayConfig, benchSecret, relaySettings } from "./bench-relay-config.ts";
 import { renderReport, type BenchReport } from "./bench-report.ts";
+import { measureDiskFloor } from "./disk-floor.ts";
+import { durableWriteCosts, renioRelayId } from "./durable-write.ts";
+import { runSoak } from "./soak.ts";
 import { runMeasurements, type MeasuredRelay } from "./bench-run.ts";
 import { clockTicksPerSecond, createProcessProbe } from "./process-usage.ts";
 
@@ -53,15 +56,28 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
     const relays: MeasuredRelay[] = [];
     const ticks = clockTicksPerSecond();
     let directHeaders: ReadonlyArray<readonly [string, string]> = options.headers;
+    progress.update("measuring the disk's O_DSYNC write floor");
+    const diskFloor = measureDiskFloor(dir);
     if (options.target === undefined) {
       const secret = benchSecret();
-      const configPath = join(dir, "renio.json");
-      writeFileSync(configPath, JSON.stringify(benchRelayConfig({ mockUrl: mock.url, model: options.model, dir, journal: options.journal, budget: options.budget, secret }), null, 2));
-      progress.update("starting Renio");
-      const relay = await startChildServer("relay", [...self, "serve", "--config", configPath]);
-      children.push(relay);
       directHeaders = [["authorization", `Bearer ${secret}`]];
-      relays.push({ id: "renio", label: "Renio", url: relay.url + CHAT_PATH, headers: directHeaders, probe: createProcessProbe(relay.pid, ticks) });
+      const several = options.journals.length > 1;
+      for (const journal of options.journals) {
+        const relayDir = several ? join(dir, journal) : dir;
+        mkdirSync(relayDir, { recursive: true });
+        const configPath = join(relayDir, "renio.json");
+        writeFileSync(configPath, JSON.stringify(benchRelayConfig({ mockUrl: mock.url, model: options.model, dir: relayDir, journal, budget: options.budget, secret }), null, 2));
+        progress.update(`starting Renio${several ? ` (journal ${journal})` : ""}`);
+        const relay = await startChildServer("relay", [...self, "serve", "--config", configPath]);
+        children.push(relay);
+        relays.push({
+          id: several ? renioRelayId(journal) : "renio",
+          label: several ? `Renio ${journal}` : "Renio",
+          url: relay.url + CHAT_PATH,
+          headers: directHeaders,
+          probe: createProcessProbe(relay.pid, ticks),
+        });
+      }
     } else {
       relays.push({ id: "target", label: "target", url: options.target, headers: options.headers });
     }
@@ -71,7 +87,11 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
       children.push(passthrough);
       relays.push({ id: "passthrough", label: "passthrough", url: passthrough.url + CHAT_PATH, headers: directHeaders, probe: createProcessProbe(passthrough.pid, ticks) });
     }
-    const modes = await runMeasurements({ options, directUrl: mock.url + CHAT_PATH, directHeaders, relays, progress, signal: deadline.signal });
+    const directUrl = mock.url + CHAT_PATH;
+    const soak = options.soak === undefined
+      ? undefined
+      : await runSoak({ ...options.soak, concurrency: options.concurrency[0]!, warmup: options.warmup, model: options.model, directUrl, directHeaders, relay: relays[0]!, progress, signal: deadline.signal });
+    const modes = soak !== undefined ? [] : await runMeasurements({ options, directUrl, directHeaders, relays, progress, signal: deadline.signal });
     progress.done();
     const report: BenchReport = {
       renioVersion: versionOf(self),
@@ -81,15 +101,18 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
       machine: machineInfo(),
       runtime: `${runtime.name} ${runtime.version}`,
       ...(options.target === undefined
-        ? { relay: relaySettings(options.journal, options.budget) }
+        ? { relay: relaySettings(options.journals, options.budget) }
         : { target: { url: options.target, headerNames: options.headers.map(([name]) => name) } }),
       ...(options.baseline ? { baseline: options.baseline } : {}),
+      diskFloor,
+      durableWrite: durableWriteCosts(modes, diskFloor),
+      ...(soak !== undefined ? { soak } : {}),
       modes,
     };
     const text = renderReport(report, options.format);
     await new Promise<void>((resolve) => process.stdout.write(`${text}\n`, () => resolve()));
     if (options.out !== undefined) writeFileSync(options.out, `${text}\n`);
-    const failed = modes.some((mode) => mode.points.some((point) => point.direct.errors > 0 || point.relays.some((relay) => relay.latency.errors > 0)));
+    const failed = (soak?.samples.some((sample) => sample.errors > 0) ?? false) || modes.some((mode) => mode.points.some((point) => point.direct.errors > 0 || point.relays.some((relay) => relay.latency.errors > 0)));
     return failed ? 1 : 0;
   } finally {
     clearTimeout(deadlineTimer);

@@ -5,6 +5,8 @@ import type { BudgetSetting, JournalSetting } from "./bench-args.ts";
 /** The relay settings a benchmark ran with, as reported. */
 export interface RelaySettings {
   readonly journal: JournalSetting;
+  /** When one Renio ran per journal setting (the first is `journal`). */
+  readonly journals?: readonly JournalSetting[];
   readonly budget: BudgetSetting;
   readonly storage: string;
 }
@@ -46,6 +48,7 @@ export function benchRelayConfig(input: BenchRelayConfigInput): Record<string, u
 }
 
 /** How the report describes the relay's settings. */
-export function relaySettings(journal: JournalSetting, budget: BudgetSetting): RelaySettings {
-  return { journal, budget: journal === "off" ? "off" : budget, storage: "sqlite (temporary directory)" };
+export function relaySettings(journals: readonly JournalSetting[], budget: BudgetSetting): RelaySettings {
+  const journal = journals[0]!;
+  return { journal, ...(journals.length > 1 ? { journals } : {}), budget: journals.every((setting) => setting === "off") ? "off" : budget, storage: "sqlite (temporary directory)" };
 }

@@ -1,6 +1,8 @@
 import type { BenchMode } from "./bench-args.ts";
 import type { MachineInfo } from "./bench-machine.ts";
 import type { RelaySettings } from "./bench-relay-config.ts";
+import type { DiskFloor } from "./disk-floor.ts";
+import { SOAK_ROUND_PER_WORKER, type SoakResult } from "./soak.ts";
 import type { LatencySummary, Overhead } from "./bench-stats.ts";
 import { formatMegabytes, formatMicros, formatMs, renderTable, type TableFormat } from "./bench-table.ts";
 
@@ -39,6 +41,18 @@ export interface ModeResult {
   readonly points: readonly PointResult[];
 }
 
+/** What the durable write costs Renio at one point, against the disk's own floor. */
+export interface DurableWriteCost {
+  readonly mode: BenchMode;
+  readonly concurrency: number;
+  /** Median overhead of Renio `fsync` minus that of Renio `process` (ms). */
+  readonly fsyncMinusProcessMs: number;
+  /** Median O_DSYNC write of the disk, same run (ms). */
+  readonly floorMedianMs: number;
+  /** fsyncMinusProcessMs / floorMedianMs (target ≤ 1.1). */
+  readonly ratio: number;
+}
+
 /** What was measured instead of Renio, when `--target` was given. */
 export interface TargetInfo {
   readonly url: string;
@@ -66,6 +80,12 @@ export interface BenchReport {
   readonly relay?: RelaySettings;
   readonly target?: TargetInfo;
   readonly baseline?: "passthrough";
+  /** The disk's O_DSYNC write latency, measured in the run's directory before the load. */
+  readonly diskFloor?: DiskFloor;
+  /** Renio fsync − Renio process against the floor, when both ran (--journal fsync,process). */
+  readonly durableWrite?: readonly DurableWriteCost[];
+  /** Soak mode (--duration): samples over time; `modes` is then empty. */
+  readonly soak?: SoakResult;
   readonly modes: readonly ModeResult[];
 }
 
@@ -88,6 +108,9 @@ export function renderReport(report: BenchReport, format: TableFormat | "json"):
     const errors = errorLines(mode);
     if (errors.length > 0) blocks.push(errors.join("\n"));
   }
+  if (report.soak !== undefined) blocks.push(heading(`Soak: ${report.soak.durationSeconds} s at concurrency ${report.soak.concurrency}, non-streaming`), soakTable(report.soak, format), soakGrowthLine(report.soak));
+  const disk = diskLines(report);
+  if (disk.length > 0) blocks.push(heading("Durable write"), disk.join("\n"));
   blocks.push(heading("Setup"), setupLines(report, format).join("\n"));
   return blocks.join("\n\n");
 }
@@ -145,6 +168,36 @@ function threadLines(mode: ModeResult): string[] {
   return lines;
 }
 
+function soakTable(soak: SoakResult, format: TableFormat): string {
+  const header = ["Elapsed", "Requests", "Errors", "Median overhead", "P95 overhead", "CPU per request", "RSS"];
+  const rows = soak.samples.map((sample) => [
+    `${Math.round(sample.elapsedSeconds)} s`,
+    String(sample.requests),
+    String(sample.errors),
+    formatMs(sample.overhead.median),
+    formatMs(sample.overhead.p95),
+    formatMicros(sample.cpuPerRequestSeconds),
+    formatMegabytes(sample.rssBytes),
+  ]);
+  return renderTable(header, rows, format);
+}
+
+function soakGrowthLine(soak: SoakResult): string {
+  if (soak.rssGrowth === undefined) return "RSS growth: n/a (no /proc)";
+  return `RSS growth after warm-up: ${formatMegabytes(soak.rssAfterWarmupBytes)} → ${formatMegabytes(soak.samples.at(-1)?.rssBytes)} (${(soak.rssGrowth * 100).toFixed(1)} %; target < 10 %)`;
+}
+
+function diskLines(report: BenchReport): string[] {
+  const floor = report.diskFloor;
+  if (floor === undefined) return [];
+  const lines = [`Disk floor: one O_DSYNC write of ${floor.recordBytes} B, ${floor.latency.samples} back to back: median ${formatMs(floor.latency.median)}, P95 ${formatMs(floor.latency.p95)}`];
+  for (const cost of report.durableWrite ?? []) {
+    const mode = cost.mode === "json" ? "non-streaming" : "streaming";
+    lines.push(`Renio fsync − Renio process at ${cost.concurrency}, ${mode}: ${formatMs(cost.fsyncMinusProcessMs)} = ${cost.ratio.toFixed(2)}× the floor (target ≤ 1.1×)`);
+  }
+  return lines;
+}
+
 function errorLines(mode: ModeResult): string[] {
   const lines: string[] = [];
   for (const point of mode.points) {
@@ -161,18 +214,23 @@ function setupLines(report: BenchReport, format: TableFormat): string[] {
   const bullet = format === "markdown" ? "- " : "";
   const subject = report.target
     ? `target: ${report.target.url}${report.target.headerNames.length > 0 ? ` (headers: ${report.target.headerNames.join(", ")})` : ""}`
-    : `relay: Renio ${report.renioVersion}, journal ${report.relay?.journal === "off" ? "off" : `on (durability ${report.relay?.journal})`}, ` +
+    : `relay: Renio ${report.renioVersion}, ${journalText(report.relay)}, ` +
       `budget ${report.relay?.budget === "off" ? "off" : `${report.relay?.budget} (one total budget, large limit)`}, storage ${report.relay?.storage}`;
   return [
     `${bullet}machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.os}`,
     `${bullet}runtime: ${report.runtime} (load client, mock${report.target ? "" : ", relay"}${report.baseline ? ", passthrough" : ""})`,
     `${bullet}${subject}`,
     ...(report.baseline ? [`${bullet}baseline: bare fetch passthrough to the mock (renio passthrough), measured in the same rounds`] : []),
-    `${bullet}method: ${method.requests} measured requests per point and target after ${method.warmup} warm-up; direct and relays in ${method.rounds} alternating rounds; ` +
+    `${bullet}method: ${report.soak ? `soak: after ${method.warmup} warm-up, direct and Renio rounds of ${report.soak.concurrency * SOAK_ROUND_PER_WORKER} requests in turn for ${report.soak.durationSeconds} s, sampled every ${report.soak.sampleSeconds} s` : `${method.requests} measured requests per point and target after ${method.warmup} warm-up; direct and relays in ${method.rounds} alternating rounds`}; ` +
       `closed loop, keep-alive; mock answers after ${method.mock.latencyMs} ms, ${method.mock.chunkIntervalMs} ms between ${method.mock.chunks} stream chunks; ` +
       `overhead = via − direct for the median and for the P95; CPU = user + sys of the relay process over its measured rounds / requests`,
     `${bullet}run: ${report.startedAt}, ${Math.round(report.durationSeconds)} s`,
   ];
+}
+
+function journalText(relay: RelaySettings | undefined): string {
+  if (relay?.journals !== undefined) return `one Renio per journal setting (${relay.journals.join(", ")}), measured in the same rounds`;
+  return `journal ${relay?.journal === "off" ? "off" : `on (durability ${relay?.journal})`}`;
 }
 
 function capitalize(text: string): string {

@@ -1,4 +1,5 @@
 import type { ServerToolKind } from "../shared/usage.ts";
+import { withBedrockIds } from "./prices-bedrock.ts";
 
 /** Per-million-token rates of one tier of a model. */
 export interface TokenRates {
@@ -219,9 +220,9 @@ const PRICE_DETAILS: Readonly<Record<string, Partial<Price>>> = {
 /**
  * Built-in list prices with their context windows and PRICE_DETAILS (see LISTED_PRICES for the
  * terms). Models without a listed window (embeddings) cannot be sent input by reference under a
- * strict budget.
+ * strict budget. Bedrock model ids are added by withBedrockIds (prices-bedrock.ts).
  */
-export const BUILTIN_PRICES: Readonly<Record<string, Price>> = Object.fromEntries(
+export const BUILTIN_PRICES: Readonly<Record<string, Price>> = withBedrockIds(Object.fromEntries(
   Object.entries(LISTED_PRICES).map(([model, price]) => {
     const window = CONTEXT_WINDOWS[model];
     const full: Price = window === undefined ? { ...price } : { ...price, contextWindow: window };
@@ -230,4 +231,4 @@ export const BUILTIN_PRICES: Readonly<Record<string, Price>> = Object.fromEntrie
     Object.assign(full, PRICE_DETAILS[model]);
     return [model, full];
   }),
-);
+));

@@ -28,6 +28,7 @@ import { observers, type CallObserver } from "../relay/call-observer.ts";
 import { createCallMetrics } from "../observe/call-metrics.ts";
 import { createLogger, defaultLogOptions, type LogOptions } from "../observe/call-log.ts";
 import { metricsRoute } from "../observe/metrics-route.ts";
+import { upstreamFetchOf } from "../runtime/upstream-client.ts";
 
 /** A running relay. */
 export interface RelayService {
@@ -77,7 +78,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     throw error;
   }
   // The upstream client is chosen at startup (changing it needs a restart).
-  const upstreamFetch = config.server.upstreamClient === "node-http" ? runtime.cutSafeFetch : runtime.upstreamFetch;
+  const upstreamFetch = upstreamFetchOf(runtime, config.server.upstreamClient);
   // Cooldowns are per relay process: a reload keeps what the targets went through.
   const health = createTargetHealthBook();
   const snapshot: SnapshotCell = { current: createRelaySnapshot(config, upstreamFetch, { clock: options.clock, budgets: catalog, keyring: keys.keyring, health }) };

@@ -1,8 +1,10 @@
 import { z } from "zod";
+import { bedrockFields, checkBedrockRegion } from "./bedrock-schema.ts";
 import { loggingSchema } from "./logging-schema.ts";
 import { priceSchema } from "./price-schema.ts";
 import { amount, positiveInt } from "./schema-numbers.ts";
 import { tracingSchema } from "./tracing-schema.ts";
+import { checkGeminiRegion, vertexSchema } from "./vertex-schema.ts";
 import { routedModelSchema, routingSchema, targetRoutingFields } from "./routing-schema.ts";
 import { mockScriptSchema } from "./mock-script-schema.ts";
 
@@ -38,6 +40,46 @@ const anthropicProvider = z.strictObject({
   ...timeouts,
 });
 
+/** Azure OpenAI: OpenAI wire format, deployment or v1 URLs, `api-key` or Microsoft Entra ID auth. */
+const azureProvider = z.strictObject({
+  type: z.literal("azure"),
+  /** The resource's endpoint, e.g. https://my-resource.openai.azure.com */
+  baseUrl: z.url(),
+  /** `deployments`: /openai/deployments/{upstream model}/…?api-version=; `v1`: /openai/v1/… with the model in the body. */
+  api: z.enum(["deployments", "v1"]).default("deployments"),
+  apiVersion: z.string().min(1).default("2024-10-21"),
+  apiKey: z.string().optional(),
+  /** Microsoft Entra ID client credentials (instead of apiKey). */
+  entra: z.strictObject({
+    tenantId: z.string().min(1),
+    clientId: z.string().min(1),
+    clientSecret: z.string().min(1),
+    /** Token endpoint; default https://login.microsoftonline.com/{tenantId}/oauth2/v2.0/token */
+    tokenUrl: z.url().optional(),
+    scope: z.string().min(1).default("https://cognitiveservices.azure.com/.default"),
+  }).optional(),
+  /** The resource's Azure location (e.g. swedencentral), checked against `region`. */
+  location: z.string().min(1).optional(),
+  region: z.string().min(1).default("global"),
+  headers: z.record(z.string(), z.string()).default({}),
+  ...timeouts,
+});
+
+/** Google Gemini (Generative Language API with `apiKey`, or Vertex AI), offered as OpenAI chat/completions. */
+const geminiProvider = z
+  .strictObject({
+    type: z.literal("gemini"),
+    /** Default: the Generative Language API, or the Vertex location's endpoint. */
+    baseUrl: z.url().optional(),
+    apiKey: z.string().optional(),
+    vertex: vertexSchema.optional(),
+    /** Default: `global`, or the Vertex location's region (`eu` for europe-*); a contradicting value is an error. */
+    region: z.string().min(1).optional(),
+    headers: z.record(z.string(), z.string()).default({}),
+    ...timeouts,
+  })
+  .superRefine(checkGeminiRegion);
+
 /** The built-in mock, run in-process (or at `baseUrl` when given). */
 const mockProvider = z.strictObject({
   type: z.literal("mock"),
@@ -51,14 +93,21 @@ const mockProvider = z.strictObject({
   ...timeouts,
 });
 
+/** AWS Bedrock; fields and region rule in bedrock-schema.ts. */
+const bedrockProvider = z.strictObject({ ...bedrockFields, ...timeouts }).superRefine(checkBedrockRegion);
+
 /** Any configured provider, by `type`. */
-export const providerSchema = z.discriminatedUnion("type", [openAiProvider, anthropicProvider, mockProvider]);
+export const providerSchema = z.discriminatedUnion("type", [openAiProvider, anthropicProvider, azureProvider, geminiProvider, mockProvider, bedrockProvider]);
 
 /** One place a public model name is served. */
 const modelTarget = z.strictObject({
   provider: z.string().min(1),
   /** Upstream model name; defaults to the public name. */
   model: z.string().min(1).optional(),
+  /** Translate the caller's wire format into the provider's when it speaks only the other one (README "Translation"). */
+  translate: z.boolean().default(false),
+  /** With `translate`: drop parameters the provider has no equivalent for instead of refusing the call. */
+  dropUnsupported: z.boolean().default(false),
   ...targetRoutingFields,
 });
 
@@ -166,14 +215,16 @@ export const configSchema = z.strictObject({
       host: z.string().min(1).default("127.0.0.1"),
       port: z.number().int().min(0).max(65_535).default(8080),
       maxBodyBytes: positiveInt.default(10 * 1024 * 1024),
-      /** A request body not fully received within this time gets 408 `request_timeout`. */
-      bodyReadTimeoutMs: positiveInt.default(30_000),
+      /** A request body that sends no byte for this long (idle, since its last byte) gets 408 `request_timeout`. */
+      bodyReadTimeoutMs: positiveInt.default(10_000),
       /**
-       * How the relay calls providers. `fetch`: the runtime's fetch (fast). `node-http`: node:http,
-       * which on Bun hands on every byte of a stream whose connection drops (Bun's fetch can lose
-       * the last ones); it costs CPU per call (README, Performance). On Deno both are its fetch.
+       * How the relay calls providers. `socket`: Renio's HTTP/1.1 client on the runtime's TCP/TLS
+       * sockets (hands on every byte of a stream whose connection drops). `fetch`: the runtime's
+       * fetch (Bun's can lose the last bytes of a cut stream). `node-http`: Node's http module on
+       * Bun (cut-safe, costs CPU), on Deno its fetch. `auto`: the leaner measured on the runtime
+       * (`socket` on Deno, `fetch` on Bun). See README, Performance.
        */
-      upstreamClient: z.enum(["fetch", "node-http"]).default("fetch"),
+      upstreamClient: z.enum(["auto", "socket", "fetch", "node-http"]).default("auto"),
       shutdownGraceMs: durationMs.default(10_000),
       /** Token for /admin/* routes (usually `${ENV_VAR}`); admin routes are off without it. */
       adminToken: z.string().min(16, "must be at least 16 characters").optional(),

@@ -1,5 +1,6 @@
 import type { Config } from "./config-schema.ts";
 import type { ConfigProblem } from "./config-error.ts";
+import { checkProviders } from "./provider-semantics.ts";
 import { checkRouting } from "./routing-semantics.ts";
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/;
@@ -89,6 +90,7 @@ export function checkSemantics(config: Config): ConfigProblem[] {
       problems.push({ path: ["budgets", index, "scope", "project"], message: `no key belongs to project "${budget.scope.project}"` });
     }
   });
+  problems.push(...checkProviders(config.providers));
   problems.push(...checkAdmin(config.server));
   problems.push(...checkAlerts(config));
   const rateScopes = new Set<string>();

@@ -7,6 +7,9 @@ import { modelRouteOf, type ModelRouteConfig } from "./model-routes.ts";
 export const PROVIDER_WIRES: Readonly<Record<ProviderConfig["type"], readonly WireFormat[]>> = {
   openai: ["openai"],
   anthropic: ["anthropic"],
+  azure: ["openai"],
+  gemini: ["openai"],
+  bedrock: ["openai"],
   mock: ["openai", "anthropic"],
 };
 
@@ -59,9 +62,9 @@ export function checkRouting(config: Config): ConfigProblem[] {
   return problems;
 }
 
-/** The wire formats one target speaks. */
+/** The wire formats one target speaks (both, when it translates). */
 function wiresOf(config: Config, target: ModelTargetConfig): readonly WireFormat[] {
-  return PROVIDER_WIRES[config.providers[target.provider]!.type];
+  return target.translate ? ["openai", "anthropic"] : PROVIDER_WIRES[config.providers[target.provider]!.type];
 }
 
 /** The wire formats every one of `targets` speaks. */

@@ -1,15 +1,6 @@
+import { OPENAI_ERROR_TYPES } from "../shared/openai-error-types.ts";
 import type { RelayError } from "../shared/relay-error.ts";
 import type { WireFormat } from "../shared/usage.ts";
-
-const OPENAI_TYPES: Record<number, string> = {
-  400: "invalid_request_error",
-  401: "authentication_error",
-  403: "permission_error",
-  404: "not_found_error",
-  405: "invalid_request_error",
-  413: "invalid_request_error",
-  429: "rate_limit_error",
-};
 
 const ANTHROPIC_TYPES: Record<number, string> = {
   400: "invalid_request_error",
@@ -38,7 +29,7 @@ export function errorResponse(error: RelayError, wire: WireFormat, requestId: st
   const body =
     wire === "anthropic"
       ? { type: "error", error: { type: ANTHROPIC_TYPES[error.status] ?? "api_error", message: error.message, code: error.code }, request_id: requestId }
-      : { error: { message: error.message, type: OPENAI_TYPES[error.status] ?? "api_error", param: null, code: error.code } };
+      : { error: { message: error.message, type: OPENAI_ERROR_TYPES[error.status] ?? "api_error", param: null, code: error.code } };
   const headers: Record<string, string> = { "content-type": "application/json", "x-request-id": requestId, ...retryHeaders(error), ...error.headers };
   if (wire === "anthropic") headers["request-id"] = requestId;
   if (error.status === 405) headers["allow"] = "POST";

@@ -27,6 +27,8 @@ export interface GroupCommit<T> {
   readonly groupSizes: Histogram;
   /** Whether the last write failed. */
   readonly failing: boolean;
+  /** Nothing waits, nothing is scheduled, no write is in flight. */
+  readonly quiet: boolean;
 }
 
 /**
@@ -95,6 +97,9 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): Grou
     groupSizes,
     get failing() {
       return failing;
+    },
+    get quiet() {
+      return !writing && !scheduled && queue.length === 0;
     },
   };
 }

@@ -22,6 +22,13 @@ export interface JournalLog {
    * and returns the segment holding them; throws when the write fails. Not mixed with `write`.
    */
   readonly appendNow: ((bytes: Uint8Array) => number) | undefined;
+  /**
+   * Appends `bytes` now on the calling thread and returns the segment holding them once they
+   * are as durable as the log's durability (with "fsync", one O_DSYNC write: the thread blocks
+   * for it); throws when the write fails. Only while no `write` is in flight or waiting (a later
+   * record must never be acknowledged ahead of an earlier one that may still fail).
+   */
+  appendSync(bytes: Uint8Array): number;
   /** The segment the next write goes to (or a later one). */
   readonly segment: number;
   /** Deletes the segments numbered below `segment` (every record in them is applied). */
@@ -139,6 +146,22 @@ export function openJournalLog(dir: string, durability: Durability): JournalLog 
     });
   };
 
+  const appendSync = (bytes: Uint8Array): number => {
+    if (current.offset + bytes.byteLength > current.size) moveTo(next?.segment, bytes.byteLength);
+    const segment = current;
+    const at = segment.offset;
+    segment.offset += bytes.byteLength;
+    try {
+      const written = writeSync(segment.fd, bytes, 0, bytes.byteLength, at);
+      if (written !== bytes.byteLength) throw new Error(`short write to the admission log (${written} of ${bytes.byteLength} bytes)`);
+    } catch (error) {
+      segment.offset = segment.size;
+      throw error;
+    }
+    prepareNextAfter(segment);
+    return segment.n;
+  };
+
   return {
     get segment() {
       return current.n;
@@ -157,22 +180,8 @@ export function openJournalLog(dir: string, durability: Durability): JournalLog 
       prepareNextAfter(segment);
       return segment.n;
     },
-    appendNow: fsync
-      ? undefined
-      : (bytes) => {
-          if (current.offset + bytes.byteLength > current.size) moveTo(next?.segment, bytes.byteLength);
-          const segment = current;
-          const at = segment.offset;
-          segment.offset += bytes.byteLength;
-          try {
-            writeSync(segment.fd, bytes, 0, bytes.byteLength, at);
-          } catch (error) {
-            segment.offset = segment.size;
-            throw error;
-          }
-          prepareNextAfter(segment);
-          return segment.n;
-        },
+    appendNow: fsync ? undefined : appendSync,
+    appendSync,
     release(below) {
       while (live.length > 1 && (live[0] as Segment).n < below) {
         const done = live.shift() as Segment;

@@ -67,7 +67,11 @@ const ignore = (): void => undefined;
  * Completions and refusals are not write-ahead: they ride along with the next admission's
  * write (for replay), or are written on their own at most finishWriteMs (10 ms) after they are
  * queued when no admission comes, and are applied like the rest. With "process" durability
- * (nothing to wait for) each admission is written at once instead.
+ * (nothing to wait for) each admission is written at once instead. With "fsync", an admission
+ * arriving while no other admitted call is open and no write is in flight or waiting (a lone
+ * call, e.g. concurrency 1) is written synchronously on the calling thread: the same O_DSYNC
+ * write, durable before `admit` returns, without the hops to a pool thread and back; as soon
+ * as calls overlap they share group-commit writes again.
  */
 export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: JournalLog, budgets: readonly BudgetUsage[], options: LogLedgerOptions): Ledger {
   const applyBatch = options.applyBatch ?? 1024;
@@ -82,6 +86,8 @@ export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: Jour
   let ridersTimer: ReturnType<typeof setTimeout> | undefined;
   /** The database failed a readiness check: calls are refused until it takes writes again. */
   let storeDown = false;
+  /** Admitted calls not yet completed (with "fsync", a lone call is written synchronously). */
+  let open = 0;
   let closing: Promise<void> | undefined;
 
   const applier = createLogApplier<ToApply>({
@@ -186,14 +192,29 @@ export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: Jour
       const record: { admit: DecidedAdmission } = { admit: { start, charges: decided, admitted: admission.admitted, decidedAt: now(), instanceId: options.instanceId } };
       if (!admission.admitted && admission.paused) record.admit.paused = true;
       const line = encodeLogRecord(record);
-      if (log.appendNow) {
-        if (writeNow(log.appendNow, line, record)) return admission;
-        if (admission.admitted) book.unreserve(decided);
-        throw new StoreUnavailableError();
+      const append = log.appendNow ?? (open === 0 && writes.quiet ? log.appendSync : undefined);
+      if (append) {
+        if (!writeNow(append, line, record)) {
+          if (admission.admitted) book.unreserve(decided);
+          throw new StoreUnavailableError();
+        }
+        if (admission.admitted) open++;
+        return admission;
       }
-      return new Promise<Admission>((resolve, reject) => writes.add({ line, record, resolve: () => resolve(admission), reject }));
+      return new Promise<Admission>((resolve, reject) =>
+        writes.add({
+          line,
+          record,
+          resolve: () => {
+            if (admission.admitted) open++;
+            resolve(admission);
+          },
+          reject,
+        }),
+      );
     },
     complete(id: string, completion: JournalCompletion, charges: readonly BudgetCharge[], actualCost: number): void {
+      if (open > 0) open--;
       book.settle(charges, actualCost);
       finish({ finish: { kind: "complete", id, completion, charges, actualCost, finishedAt: now() } });
     },

@@ -1,4 +1,3 @@
-import type { ProviderConfig } from "../config/config-schema.ts";
 import type { WireFormat } from "../shared/usage.ts";
 import type { Fetch, Provider, UpstreamCall, UpstreamEndpoint } from "./provider.ts";
 
@@ -6,7 +5,7 @@ import type { Fetch, Provider, UpstreamCall, UpstreamEndpoint } from "./provider
 export interface HttpProviderSpec {
   readonly id: string;
   /** Region and timeouts, as every provider's config has them. */
-  readonly settings: Pick<ProviderConfig, "region" | "connectTimeoutMs" | "firstByteTimeoutMs">;
+  readonly settings: { readonly region: string; readonly connectTimeoutMs: number; readonly firstByteTimeoutMs: number };
   readonly wires: ReadonlySet<WireFormat>;
   /** Upstream URL for a public route path such as "/v1/chat/completions". */
   urlFor(path: string): string;
@@ -15,6 +14,11 @@ export interface HttpProviderSpec {
   /** Headers set only when the client did not send them (e.g. anthropic-version). */
   readonly defaultHeaders?: Readonly<Record<string, string>>;
   readonly fetch: Fetch;
+  /**
+   * Per-call step before sending (a URL naming the body's model, a fresh auth token): gets the
+   * route's URL and the headers to send, returns the URL to send to, or a Response to answer with instead.
+   */
+  readonly prepare?: (call: UpstreamCall, url: string, headers: Headers) => Promise<string | Response>;
   /** Served in this process (no socket): no endpoint, so no connection check. */
   readonly inProcess?: boolean;
 }
@@ -36,13 +40,15 @@ export function createHttpProvider(spec: HttpProviderSpec): Provider {
     connectTimeoutMs: spec.settings.connectTimeoutMs,
     firstByteTimeoutMs: spec.settings.firstByteTimeoutMs,
     ...(spec.inProcess ? {} : { endpoint: endpointOf(spec.urlFor("/")) }),
-    send(call: UpstreamCall): Promise<Response> {
+    async send(call: UpstreamCall): Promise<Response> {
       const headers = call.headers;
       for (const [name, value] of defaults) if (!headers.has(name)) headers.set(name, value);
       for (const [name, value] of fixed) headers.set(name, value);
       headers.set("content-type", "application/json");
       headers.set("x-request-id", call.requestId);
-      return spec.fetch(urlFor(call.route.path), { method: "POST", headers, body: call.body, signal: call.signal });
+      const url = spec.prepare ? await spec.prepare(call, urlFor(call.route.path), headers) : urlFor(call.route.path);
+      if (url instanceof Response) return url;
+      return spec.fetch(url, { method: "POST", headers, body: call.body, signal: call.signal });
     },
   };
 }

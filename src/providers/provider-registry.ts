@@ -1,5 +1,8 @@
 import type { Config, ProviderConfig } from "../config/config-schema.ts";
 import { createAnthropicProvider } from "./anthropic/anthropic-provider.ts";
+import { createAzureProvider } from "./azure/azure-provider.ts";
+import { createBedrockProvider } from "./bedrock/bedrock-provider.ts";
+import { createGeminiProvider } from "./gemini/gemini-provider.ts";
 import { createHttpProvider, joinUrl } from "./http-provider.ts";
 import { createMock } from "./mock/mock-server.ts";
 import { createOpenAiProvider } from "./openai/openai-provider.ts";
@@ -22,8 +25,14 @@ function createProvider(id: string, config: ProviderConfig, fetch: Fetch): Provi
       return createOpenAiProvider(id, config, fetch);
     case "anthropic":
       return createAnthropicProvider(id, config, fetch);
+    case "azure":
+      return createAzureProvider(id, config, fetch);
+    case "gemini":
+      return createGeminiProvider(id, config, fetch);
     case "mock":
       return createMockProvider(id, config, fetch);
+    case "bedrock":
+      return createBedrockProvider(id, config, fetch);
   }
 }
 

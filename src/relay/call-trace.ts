@@ -158,6 +158,9 @@ class RecordingTrace implements CallTrace {
       outcome["gen_ai.usage.input_tokens"] = usage.inputTokens + usage.cachedInputTokens;
       outcome["gen_ai.usage.output_tokens"] = usage.outputTokens;
       if (usage.cachedInputTokens > 0) outcome["gen_ai.usage.cache_read.input_tokens"] = usage.cachedInputTokens;
+      const cacheWrites = (usage.cacheWrite5mTokens ?? 0) + (usage.cacheWrite1hTokens ?? 0);
+      if (cacheWrites > 0) outcome["gen_ai.usage.cache_creation.input_tokens"] = cacheWrites;
+      if (usage.responseModel !== undefined) outcome["gen_ai.response.model"] = usage.responseModel;
     }
     const server: Record<string, AttributeValue> = {
       "http.request.method": "POST",

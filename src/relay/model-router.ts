@@ -1,6 +1,8 @@
 import type { Config } from "../config/config-schema.ts";
 import { modelRouteOf, type ModelRouteConfig } from "../config/model-routes.ts";
 import type { Provider } from "../providers/provider.ts";
+import { createTranslatingProvider } from "../providers/translate/translating-provider.ts";
+import { ANTHROPIC_TO_OPENAI, OPENAI_TO_ANTHROPIC } from "../providers/translate/wire-translations.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { WireFormat } from "../shared/usage.ts";
 import type { CallerKey } from "./keyring.ts";
@@ -35,10 +37,10 @@ export function createModelRouter(config: Config, providers: ReadonlyMap<string,
   const models = new Map<string, ModelTargets>();
   for (const name of Object.keys(config.models)) {
     const route = modelRouteOf(config, name)!;
-    const targets = route.targets.map((target, slot): Target => {
+    const targets = route.targets.flatMap((target, slot): Target[] => {
       const provider = providers.get(target.provider)!;
       const upstreamModel = target.model ?? name;
-      return {
+      const direct: Target = {
         provider,
         upstreamModel,
         model: name,
@@ -49,6 +51,12 @@ export function createModelRouter(config: Config, providers: ReadonlyMap<string,
         health: health.of(provider.id, upstreamModel),
         slot,
       };
+      // A provider of one wire format, opted into translation, also serves callers of the other
+      // (the same target for health and cooldown: only one of the two speaks a call's wire).
+      if (!target.translate || provider.wires.size !== 1) return [direct];
+      const translation = provider.wires.has("anthropic") ? OPENAI_TO_ANTHROPIC : ANTHROPIC_TO_OPENAI;
+      const outputLimit = (config.prices[upstreamModel] ?? config.prices[name])?.maxOutputTokens;
+      return [direct, { ...direct, provider: createTranslatingProvider(provider, translation, { dropUnsupported: target.dropUnsupported, outputLimit }) }];
     });
     models.set(name, { route, targets });
   }

@@ -5,54 +5,45 @@ import { RelayError } from "../shared/relay-error.ts";
 export interface BodyLimits {
   /** Larger bodies are refused (413). */
   readonly maxBytes: number;
-  /** A body not fully received within this time is refused (408). */
+  /** A body that sends no byte for this long (an idle time, not a total deadline) is refused (408). */
   readonly timeoutMs: number;
 }
 
 /**
  * Reads a request body, refusing it with 413 once it exceeds `maxBytes` and with 408
- * `request_timeout` when it is not fully received within `timeoutMs`. A body the client stops
- * sending (its connection closed or reset) is 499 `client_aborted`.
+ * `request_timeout` when no byte of it arrives for `timeoutMs` (a slow but steady upload is never
+ * cut). A body the client stops sending (its connection closed or reset) is 499 `client_aborted`.
  */
 export async function readBody(request: Request, limits: BodyLimits): Promise<Uint8Array<ArrayBuffer>> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limits.maxBytes) throw tooLarge(limits.maxBytes);
   if (request.body === null) return new Uint8Array(0);
   try {
-    return declared !== null ? await readDeclared(request, limits) : await readChunked(request.body, limits);
+    return await readStream(request.body, limits);
   } catch (error) {
     if (error instanceof RelayError) throw error;
     throw new RelayError(499, "client_aborted", "The client closed the connection before its request body was received");
   }
 }
 
-/** A body with a Content-Length: read whole (the fast path), raced against the time limit. */
-async function readDeclared(request: Request, { maxBytes, timeoutMs }: BodyLimits): Promise<Uint8Array<ArrayBuffer>> {
-  const reading = request.arrayBuffer();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(timeout(timeoutMs)), timeoutMs);
-  });
-  try {
-    const bytes = new Uint8Array(await Promise.race([reading, expired]));
-    if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
-    return bytes;
-  } finally {
-    clearTimeout(timer);
-    // After a time-out the read may still fail when the client gives up: nothing waits for it.
-    reading.catch(() => {});
-  }
-}
-
-/** A chunked body: read chunk by chunk, stopped at the size or time limit. */
-async function readChunked(body: ReadableStream<Uint8Array>, { maxBytes, timeoutMs }: BodyLimits): Promise<Uint8Array<ArrayBuffer>> {
+/** Reads chunk by chunk, stopped at the size limit or once the body has been idle for `timeoutMs`. */
+async function readStream(body: ReadableStream<Uint8Array>, { maxBytes, timeoutMs }: BodyLimits): Promise<Uint8Array<ArrayBuffer>> {
   const reader = body.getReader();
   let timedOut = false;
-  // On time-out the pending read ends (cancelled); the flag tells that from the body's end.
-  const timer = setTimeout(() => {
-    timedOut = true;
-    reader.cancel().catch(() => {});
-  }, timeoutMs);
+  let lastByteAt = performance.now();
+  // One timer for the whole read: a chunk only records its time; when the timer fires early it
+  // re-arms for the idle time left. On time-out the pending read ends (cancelled); the flag tells
+  // that from the body's end.
+  let timer: ReturnType<typeof setTimeout>;
+  const watch = (delay: number) => {
+    timer = setTimeout(() => {
+      const idle = performance.now() - lastByteAt;
+      if (idle < timeoutMs) return watch(timeoutMs - idle);
+      timedOut = true;
+      reader.cancel().catch(() => {});
+    }, delay);
+  };
+  watch(timeoutMs);
   try {
     const chunks: Uint8Array[] = [];
     let size = 0;
@@ -60,6 +51,7 @@ async function readChunked(body: ReadableStream<Uint8Array>, { maxBytes, timeout
       const { done, value } = await reader.read();
       if (timedOut) throw timeout(timeoutMs);
       if (done) return concatArrays(chunks, (length) => new Uint8Array(length));
+      lastByteAt = performance.now();
       size += value.byteLength;
       if (size > maxBytes) {
         await reader.cancel();
@@ -70,7 +62,7 @@ async function readChunked(body: ReadableStream<Uint8Array>, { maxBytes, timeout
   } catch (error) {
     throw timedOut ? timeout(timeoutMs) : error;
   } finally {
-    clearTimeout(timer);
+    clearTimeout(timer!);
   }
 }
 
@@ -79,5 +71,5 @@ function tooLarge(maxBytes: number): RelayError {
 }
 
 function timeout(timeoutMs: number): RelayError {
-  return new RelayError(408, "request_timeout", `The request body was not received within ${timeoutMs} ms`);
+  return new RelayError(408, "request_timeout", `The request body stalled: no byte of it arrived for ${timeoutMs} ms`);
 }

@@ -24,6 +24,8 @@ export interface Usage {
   audioOutputTokens?: number;
   /** The service tier the provider says served the call (OpenAI `service_tier`), when not the default. */
   serviceTier?: string;
+  /** The model the provider says answered (the response's `model`), when it named one. */
+  responseModel?: string;
   /** Uses of server-side tools billed per use, by kind. */
   toolUses?: Partial<Record<ServerToolKind, number>>;
 }

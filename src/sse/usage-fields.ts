@@ -50,6 +50,7 @@ export function openAiUsage(usage: unknown, envelope?: unknown): Usage | null {
   // DeepSeek reports its cache hits as `prompt_cache_hit_tokens`.
   const cached = Math.min(count(field(details, "cached_tokens")) ?? count(u["prompt_cache_hit_tokens"]) ?? 0, input ?? 0);
   const result: Usage = { inputTokens: (input ?? 0) - cached, cachedInputTokens: cached, outputTokens: output ?? 0 };
+  addCacheWrites(result, u);
   const audioIn = Math.min(count(field(details, "audio_tokens")) ?? 0, result.inputTokens);
   if (audioIn > 0) result.audioInputTokens = audioIn;
   const audioOut = Math.min(count(field(outputDetails, "audio_tokens")) ?? 0, result.outputTokens);
@@ -58,10 +59,27 @@ export function openAiUsage(usage: unknown, envelope?: unknown): Usage | null {
   return result;
 }
 
+/**
+ * Cache writes carried in OpenAI-shaped usage as Anthropic names them (Renio's translation of
+ * an Anthropic answer): `cache_creation.ephemeral_5m/1h_input_tokens`, else the whole
+ * `cache_creation_input_tokens` as 5-minute writes. Parts of `inputTokens`, never beyond it.
+ */
+function addCacheWrites(usage: Usage, u: Record<string, unknown>): void {
+  const total = count(u["cache_creation_input_tokens"]);
+  if (total === undefined || total === 0) return;
+  const split = u["cache_creation"];
+  const oneHour = Math.min(count(field(split, "ephemeral_1h_input_tokens")) ?? 0, usage.inputTokens);
+  const fiveMin = Math.min(split === undefined ? total : count(field(split, "ephemeral_5m_input_tokens")) ?? 0, usage.inputTokens - oneHour);
+  if (fiveMin > 0) usage.cacheWrite5mTokens = fiveMin;
+  if (oneHour > 0) usage.cacheWrite1hTokens = oneHour;
+}
+
 /** Adds an OpenAI envelope's service tier and server-tool calls to `usage`. */
 function addCallDetails(usage: Usage, envelope: unknown): void {
   const tier = field(envelope, "service_tier");
   if (typeof tier === "string" && tier !== "default" && tier !== "auto") usage.serviceTier = tier;
+  const model = field(envelope, "model");
+  if (typeof model === "string" && model !== "") usage.responseModel = model;
   const output = field(envelope, "output");
   if (!Array.isArray(output)) return;
   for (const item of output) {
@@ -82,6 +100,14 @@ export interface AnthropicCounters {
   output?: number;
   /** `server_tool_use.*_requests`, by tool kind. */
   toolUses?: Partial<Record<ServerToolKind, number>>;
+  /** The message's `model`. */
+  model?: string;
+}
+
+/** Records a message's `model` (a message body, or a stream's `message_start.message`) in `into`. */
+export function mergeAnthropicModel(into: AnthropicCounters, message: unknown): void {
+  const model = field(message, "model");
+  if (typeof model === "string" && model !== "") into.model = model;
 }
 
 /** Anthropic `server_tool_use` counters, by the tool kind they count. */
@@ -131,6 +157,7 @@ export function anthropicUsage(c: AnthropicCounters): Usage {
   const usage: Usage = { inputTokens: (c.input ?? 0) + writes, cachedInputTokens: c.cacheRead ?? 0, outputTokens: c.output ?? 0 };
   if (writes - write1h > 0) usage.cacheWrite5mTokens = writes - write1h;
   if (write1h > 0) usage.cacheWrite1hTokens = write1h;
+  if (c.model !== undefined) usage.responseModel = c.model;
   if (c.toolUses !== undefined) {
     for (const [kind, uses] of Object.entries(c.toolUses)) if (uses > 0) (usage.toolUses ??= {})[kind as ServerToolKind] = uses;
   }

@@ -104,3 +104,12 @@ test("DeepSeek cache hits (prompt_cache_hit_tokens) count as cached input", () =
   const usage = usageFromJson(body({ usage: { prompt_tokens: 100, completion_tokens: 5, prompt_cache_hit_tokens: 64, prompt_cache_miss_tokens: 36 } }), "openai");
   assert.deepEqual(usage, { inputTokens: 36, cachedInputTokens: 64, outputTokens: 5 });
 });
+
+test("the model the provider says answered is kept (gen_ai.response.model), both wire formats", () => {
+  const openai = usageFromJson(body({ model: "gpt-4o-2024-08-06", choices: [], usage: { prompt_tokens: 5, completion_tokens: 2 } }), "openai");
+  assert.equal(openai?.responseModel, "gpt-4o-2024-08-06");
+  const anthropic = usageFromJson(body({ type: "message", model: "claude-sonnet-4-5-20250929", usage: { input_tokens: 5, output_tokens: 2 } }), "anthropic");
+  assert.equal(anthropic?.responseModel, "claude-sonnet-4-5-20250929");
+  const unnamed = usageFromJson(body({ choices: [], usage: { prompt_tokens: 5, completion_tokens: 2 } }), "openai");
+  assert.equal(unnamed?.responseModel, undefined, "no model named, none invented");
+});

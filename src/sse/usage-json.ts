@@ -1,5 +1,5 @@
 import type { Usage, WireFormat } from "../shared/usage.ts";
-import { anthropicUsage, type AnthropicCounters, field, mergeAnthropicUsage, openAiUsage } from "./usage-fields.ts";
+import { anthropicUsage, type AnthropicCounters, field, mergeAnthropicModel, mergeAnthropicUsage, openAiUsage } from "./usage-fields.ts";
 
 const decoder = new TextDecoder();
 
@@ -18,5 +18,6 @@ export function usageFromJson(body: Uint8Array, format: WireFormat): Usage | nul
   const usage = field(parsed, "usage");
   if (format === "openai") return openAiUsage(usage, parsed);
   const counters: AnthropicCounters = {};
+  mergeAnthropicModel(counters, parsed);
   return mergeAnthropicUsage(counters, usage) ? anthropicUsage(counters) : null;
 }

@@ -5,6 +5,7 @@ import {
   type AnthropicCounters,
   field,
   isObject,
+  mergeAnthropicModel,
   mergeAnthropicUsage,
   openAiUsage,
 } from "./usage-fields.ts";
@@ -93,7 +94,11 @@ function anthropicRecorder(): UsageRecorder {
       const parsed = eventJson(bytes);
       if (parsed === undefined) return false;
       const { type, json } = parsed;
-      if (type === "message_start") seen = mergeAnthropicUsage(counters, field(field(json, "message"), "usage")) || seen;
+      if (type === "message_start") {
+        const message = field(json, "message");
+        mergeAnthropicModel(counters, message);
+        seen = mergeAnthropicUsage(counters, field(message, "usage")) || seen;
+      }
       else if (type === "message_delta" && mergeAnthropicUsage(counters, field(json, "usage"))) seen = final = true;
       return false;
     },

@@ -117,7 +117,7 @@ describe("createUsageScanner, OpenAI chat", () => {
     const chunk = enc.encode(join([chatChunk("x"), event, "data: [DONE]"], "\n"));
     const { out, usage } = scanAll("openai", true, [chunk]);
     assert.equal(out[0], chunk);
-    assert.deepEqual(usage, { inputTokens: 3, cachedInputTokens: 0, outputTokens: 2 });
+    assert.deepEqual(usage, { inputTokens: 3, cachedInputTokens: 0, outputTokens: 2, responseModel: "gpt-4o" });
   });
 
   test("an unterminated final event is read by end() and returned unless dropped", () => {
@@ -153,7 +153,7 @@ describe("createUsageScanner, OpenAI chat", () => {
     const chunk = enc.encode(join(events, "\n"));
     const { out, usage } = scanAll("openai", false, [chunk]);
     assert.equal(out[0], chunk);
-    assert.deepEqual(usage, { inputTokens: 2016, cachedInputTokens: 4, outputTokens: 8 });
+    assert.deepEqual(usage, { inputTokens: 2016, cachedInputTokens: 4, outputTokens: 8, responseModel: "gpt-4o" });
   });
 });
 
@@ -176,7 +176,7 @@ describe("createUsageScanner, Anthropic", () => {
     assert.equal(scanner.usage(), null);
     const events = anthropicEvents();
     scanner.push(enc.encode(join(events.slice(0, 2), "\n") + events[3]!.slice(0, 30)));
-    assert.deepEqual(scanner.usage(), { inputTokens: 30, cachedInputTokens: 100, outputTokens: 1, cacheWrite5mTokens: 5 });
+    assert.deepEqual(scanner.usage(), { inputTokens: 30, cachedInputTokens: 100, outputTokens: 1, cacheWrite5mTokens: 5, responseModel: "claude" });
     assert.equal(scanner.usageFinal(), false, "message_start's output_tokens is a placeholder");
   });
 

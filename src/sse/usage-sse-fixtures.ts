@@ -24,7 +24,7 @@ export function openAiEvents(): string[] {
   ];
 }
 /** The usage of openAiEvents(). */
-export const OPENAI_USAGE = { inputTokens: 16, cachedInputTokens: 4, outputTokens: 8 };
+export const OPENAI_USAGE = { inputTokens: 16, cachedInputTokens: 4, outputTokens: 8, responseModel: "gpt-4o" };
 
 /** An Anthropic Messages stream (events without terminators); `\n` separates lines. */
 export function anthropicEvents(): string[] {
@@ -39,7 +39,7 @@ export function anthropicEvents(): string[] {
   ];
 }
 /** The usage of anthropicEvents(). */
-export const ANTHROPIC_USAGE = { inputTokens: 30, cachedInputTokens: 100, outputTokens: 12, cacheWrite5mTokens: 5 };
+export const ANTHROPIC_USAGE = { inputTokens: 30, cachedInputTokens: 100, outputTokens: 12, cacheWrite5mTokens: 5, responseModel: "claude" };
 
 /** Joins events into an SSE body with `eol` line endings, each event ended by a blank line. */
 export function join(events: string[], eol: string): string {

@@ -116,7 +116,7 @@ describe("createUsageTap, OpenAI chat", () => {
     const all = join([chatChunk("x"), event, "data: [DONE]"], "\n");
     const { out, usage } = await tapAll("openai", true, [enc.encode(all)]);
     assert.equal(text(out), all);
-    assert.deepEqual(usage, { inputTokens: 3, cachedInputTokens: 0, outputTokens: 2 });
+    assert.deepEqual(usage, { inputTokens: 3, cachedInputTokens: 0, outputTokens: 2, responseModel: "gpt-4o" });
   });
 
   test("a stream without usage yields null and passes through", async () => {
@@ -211,7 +211,7 @@ describe("createUsageTap, Anthropic", () => {
       'event: message_delta\ndata: {"type":"message_delta","delta":{},"usage":{"input_tokens":40,"cache_read_input_tokens":90,"output_tokens":3}}',
     ];
     const { usage } = await tapAll("anthropic", false, [enc.encode(join(events, "\n"))]);
-    assert.deepEqual(usage, { inputTokens: 45, cachedInputTokens: 90, outputTokens: 3, cacheWrite5mTokens: 5 });
+    assert.deepEqual(usage, { inputTokens: 45, cachedInputTokens: 90, outputTokens: 3, cacheWrite5mTokens: 5, responseModel: "claude" });
   });
 
   test("a stream cut after message_start yields the input usage", async () => {
@@ -221,9 +221,9 @@ describe("createUsageTap, Anthropic", () => {
     const events = anthropicEvents();
     source.push(enc.encode(join(events.slice(0, 2), "\n") + events[3]!.slice(0, 30)));
     await reader.read();
-    assert.deepEqual(tap.usage(), { inputTokens: 30, cachedInputTokens: 100, outputTokens: 1, cacheWrite5mTokens: 5 });
+    assert.deepEqual(tap.usage(), { inputTokens: 30, cachedInputTokens: 100, outputTokens: 1, cacheWrite5mTokens: 5, responseModel: "claude" });
     await reader.cancel(new Error("client went away"));
-    assert.deepEqual(tap.usage(), { inputTokens: 30, cachedInputTokens: 100, outputTokens: 1, cacheWrite5mTokens: 5 });
+    assert.deepEqual(tap.usage(), { inputTokens: 30, cachedInputTokens: 100, outputTokens: 1, cacheWrite5mTokens: 5, responseModel: "claude" });
     assert.deepEqual(ends, ["cancelled"]);
   });
 
@@ -241,7 +241,7 @@ describe("createUsageTap, Anthropic", () => {
     assert.equal((await reader.read()).value, first);
     await assert.rejects(reader.read(), (error) => error === "upstream stream cut");
     assert.deepEqual(ends, ["cut"]);
-    assert.deepEqual(tap.usage(), { inputTokens: 30, cachedInputTokens: 100, outputTokens: 1, cacheWrite5mTokens: 5 });
+    assert.deepEqual(tap.usage(), { inputTokens: 30, cachedInputTokens: 100, outputTokens: 1, cacheWrite5mTokens: 5, responseModel: "claude" });
   });
 
   test("no usage before any event", () => {

@@ -188,7 +188,9 @@ export async function migrate(db: Kysely<Database>, dialect: StoreDialect): Prom
     if (current > latestSchemaVersion) throw new SchemaTooNewError(current, latestSchemaVersion);
     for (let version = current + 1; version <= latestSchemaVersion; version++) {
       const step = migrations[version];
-      if (step) await step(conn);
+      // A gap would record the later version and never run the missing one: refuse it.
+      if (step === undefined) throw new Error(`schema migration ${version} is missing from this build`);
+      await step(conn);
     }
     // Written every time: a database Renio cannot write to fails here, at startup.
     await conn

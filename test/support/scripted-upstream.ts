@@ -20,7 +20,7 @@ export interface ReceivedRequest {
 }
 
 /** A scripted answer: a JSON body, or SSE events (`event:` / `data:` lines, without the blank line). */
-export type ScriptedAnswer = { json: unknown } | { sse: string[] };
+export type ScriptedAnswer = { json: unknown; status?: number } | { sse: string[] };
 
 /** Starts an upstream that answers every request with `answer(request)`. */
 export async function startAnsweringUpstream(answer: (request: ReceivedRequest) => ScriptedAnswer): Promise<ScriptedUpstream> {
@@ -36,7 +36,7 @@ export async function startAnsweringUpstream(answer: (request: ReceivedRequest) 
       bodies.push(body);
       headers.push(request.headers);
       const scripted = answer({ path: new URL(request.url).pathname, body, bytes: bytes.byteLength });
-      if ("json" in scripted) return new Response(JSON.stringify(scripted.json), { headers: { "content-type": "application/json" } });
+      if ("json" in scripted) return new Response(JSON.stringify(scripted.json), { status: scripted.status ?? 200, headers: { "content-type": "application/json" } });
       return new Response(scripted.sse.map((event) => `${event}\n\n`).join(""), { headers: { "content-type": "text/event-stream" } });
     },
   });

@@ -1,0 +1,67 @@
+import type { ProviderConfig } from "../../config/config-schema.ts";
+import { endpointOf } from "../http-provider.ts";
+import type { Fetch, Provider, UpstreamCall } from "../provider.ts";
+import { geminiEndpoint } from "./gemini-endpoint.ts";
+import { fromGeminiError, openAiError } from "./gemini-errors.ts";
+import { toGeminiRequest, UntranslatableError } from "./gemini-request.ts";
+import { toChatCompletion } from "./gemini-response.ts";
+import { toChatCompletionStream } from "./gemini-stream.ts";
+import { TokenError } from "./vertex-token.ts";
+
+type GeminiConfig = Extract<ProviderConfig, { type: "gemini" }>;
+
+const CHAT_PATH = "/v1/chat/completions";
+
+/**
+ * Google Gemini (Generative Language API or Vertex AI), spoken to in its native `generateContent` /
+ * `streamGenerateContent?alt=sse` and offered to callers as OpenAI chat/completions.
+ */
+export function createGeminiProvider(id: string, config: GeminiConfig, fetch: Fetch): Provider {
+  const gemini = geminiEndpoint(config, fetch);
+  return {
+    id,
+    region: gemini.region,
+    wires: new Set(["openai"]),
+    connectTimeoutMs: config.connectTimeoutMs,
+    firstByteTimeoutMs: config.firstByteTimeoutMs,
+    endpoint: endpointOf(gemini.baseUrl),
+    async send(call: UpstreamCall): Promise<Response> {
+      if (call.route.path !== CHAT_PATH) return openAiError(400, `${call.route.path} is not served by a Gemini provider (only ${CHAT_PATH})`, "unsupported_route");
+      let request;
+      try {
+        request = toGeminiRequest(JSON.parse(new TextDecoder().decode(call.body)) as Record<string, unknown>);
+      } catch (error) {
+        if (error instanceof UntranslatableError) return openAiError(400, error.message, "unsupported_parameter", error.param);
+        throw error;
+      }
+      const method = request.stream ? "streamGenerateContent?alt=sse" : "generateContent";
+      const headers = new Headers(config.headers);
+      headers.set("content-type", "application/json");
+      headers.set("x-request-id", call.requestId);
+      try {
+        await gemini.authorize(headers);
+      } catch (error) {
+        const message = error instanceof TokenError ? error.message : "the Vertex AI access token could not be obtained";
+        return openAiError(502, message, "upstream_auth_failed");
+      }
+      const upstream = await fetch(gemini.urlFor(request.model, method), { method: "POST", headers, body: JSON.stringify(request.body), signal: call.signal });
+      if (!upstream.ok) return fromGeminiError(upstream, gemini.secret);
+      const chatId = `chatcmpl-${call.requestId}`;
+      const created = Math.floor(Date.now() / 1000);
+      if (request.stream) {
+        if (upstream.body === null) return openAiError(502, "Gemini sent an empty stream", "upstream_error");
+        const body = toChatCompletionStream(upstream.body, request.model, chatId, created);
+        return new Response(body, { status: 200, headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
+      }
+      let answer: unknown;
+      try {
+        answer = await upstream.json();
+      } catch {
+        return openAiError(502, "Gemini sent a body that is not JSON", "upstream_error");
+      }
+      if (typeof answer !== "object" || answer === null) return openAiError(502, "Gemini sent a body that is not a JSON object", "upstream_error");
+      const completion = toChatCompletion(answer as Record<string, unknown>, request.model, chatId, created);
+      return new Response(JSON.stringify(completion), { status: 200, headers: { "content-type": "application/json" } });
+    },
+  };
+}

@@ -179,6 +179,7 @@ describe("retries: on another target, before anything reached the client", () =>
     const unreachable = await failing("all-dead");
     assert.equal(unreachable.status, 502);
     assert.equal((unreachable.error as { code?: string }).code, "upstream_unreachable");
+    assert.equal(unreachable.headers?.get("x-renio-attempts"), "2");
     assert.match(unreachable.message, /2 attempts were made \((dead|dead2) upstream_unreachable, then this one\)/);
     const down = await entryOf(unreachable.requestID!);
     assert.equal(down.cost, 0);

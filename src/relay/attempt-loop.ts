@@ -69,7 +69,8 @@ export async function sendRouted(route: AttemptRoute, first: Target, input: Call
     if (miss === undefined) return delivered;
     const next = chooseNext(route, target, miss);
     if (next === undefined) return delivered;
-    if ("answered" in delivered) await discard(delivered.answered, delivered.bytes !== undefined);
+    // A retried answer is never a stream (those are relayed from their first chunk on): its body was read whole.
+    if ("answered" in delivered) delivered.answered.release();
     route.attempts.failed(miss.status, miss.code, miss.mayHaveBeenBilled, miss.promptTooLong ? "answered" : "failed");
     if (next.delayMs > 0 && !(await waitUnlessGone(next.delayMs, input.request.signal))) {
       return { failure: { error: new RelayError(499, "client_aborted", "The client closed the request while Renio waited to retry it"), outcome: "client_aborted", mayHaveBeenBilled: false }, target };
@@ -161,7 +162,7 @@ function chooseNext(route: AttemptRoute, target: Target, miss: Miss): { target: 
   const stage = cursor.current;
   if (stage === undefined) return undefined;
   // A wait longer than the model allows ends the retries on that target.
-  if (miss.retryAfterMs !== undefined && miss.retryAfterMs > stage.retry.maxRetryAfterMs) cursor.exclude(target);
+  if (!miss.promptTooLong && miss.retryAfterMs !== undefined && miss.retryAfterMs > stage.retry.maxRetryAfterMs) cursor.exclude(target);
   for (;;) {
     const next = cursor.next(now);
     if (next === undefined) return undefined;
@@ -178,12 +179,6 @@ function chooseNext(route: AttemptRoute, target: Target, miss: Miss): { target: 
     if (performance.now() + delayMs >= route.deadlineAt) return undefined;
     return { target: next, delayMs };
   }
-}
-
-/** Drops an answer that is not relayed (its body unread, or already read) and stops watching the client for it. */
-async function discard(answered: Answered, read: boolean): Promise<void> {
-  if (!read) await answered.response.body?.cancel().catch(() => undefined);
-  answered.release();
 }
 
 /** Waits `ms`; false as soon as the client goes away. */

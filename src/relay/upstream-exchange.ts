@@ -76,7 +76,7 @@ function afterAttempts(failure: UpstreamFailure, attempts: CallAttempts): Upstre
   if (attempts.records.length === 0) return failure;
   const { error } = failure;
   const message = `${error.message}; ${attempts.count} attempts were made (${attempts.summary()}, then this one)`;
-  return { ...failure, error: new RelayError(error.status, error.code, message, error.headers) };
+  return { ...failure, error: new RelayError(error.status, error.code, message, { ...error.headers, "x-renio-attempts": String(attempts.count) }) };
 }
 
 /** A JSON (or any non-stream) answer, read whole by the attempt loop: relayed. */

@@ -3,6 +3,7 @@ import type { Database } from "./store-schema.ts";
 import type { StoreDialect } from "./store-dialect.ts";
 import { SchemaTooNewError } from "./store-errors.ts";
 import { inWriteTransaction } from "./store-transaction.ts";
+import { OVERHEAD_BIN_COLUMNS, rebuildRollup, ROLLUP_SUMS, TOTAL_BIN_COLUMNS } from "./store-rollup.ts";
 
 type Migration = (db: Kysely<Database>) => Promise<void>;
 
@@ -161,6 +162,22 @@ export const migrations: Readonly<Record<number, Migration>> = {
   // Every upstream attempt of a call (JSON: provider, upstream model, status, error code, ms, cost each).
   6: async (db) => {
     await db.schema.alterTable("journal_entry").addColumn("attempts", "text").execute();
+  },
+  // The hourly usage rollup the dashboard reads (store-rollup.ts), filled from the entries already there.
+  7: async (db) => {
+    let table = db.schema
+      .createTable("usage_hour")
+      .addColumn("hour", "bigint", (c) => c.notNull())
+      .addColumn("key_id", "text", (c) => c.notNull())
+      .addColumn("project", "text", (c) => c.notNull())
+      .addColumn("model", "text", (c) => c.notNull())
+      .addColumn("provider", "text", (c) => c.notNull())
+      .addColumn("route", "text", (c) => c.notNull());
+    for (const column of ROLLUP_SUMS) table = table.addColumn(column, column === "cost" ? "double precision" : "bigint", (c) => c.notNull());
+    table = table.addColumn("last_at", "bigint", (c) => c.notNull());
+    for (const column of [...TOTAL_BIN_COLUMNS, ...OVERHEAD_BIN_COLUMNS]) table = table.addColumn(column, "bigint", (c) => c.notNull());
+    await table.addPrimaryKeyConstraint("usage_hour_pk", ["hour", "key_id", "project", "model", "provider", "route"]).execute();
+    await rebuildRollup(db);
   },
 };
 

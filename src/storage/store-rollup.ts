@@ -1,5 +1,5 @@
 import { sql, type CompiledQuery, type Kysely, type RawBuilder, type Selectable } from "kysely";
-import { BIN_COUNT, binIndex, OVERHEAD_BIN, TOTAL_BIN } from "./latency-bins.ts";
+import { BIN_COUNT, binCounts, binIndex, OVERHEAD_MS, TOTAL_MS } from "./latency-bins.ts";
 import { precompile, precompileKeyed, type Precompiled } from "./precompiled-query.ts";
 import type { Database, JournalEntryTable } from "./store-schema.ts";
 import type { RunQuery } from "./store-transaction.ts";
@@ -201,11 +201,6 @@ export async function afterRollupDeletes(db: Kysely<Database>, deltas: RollupDel
   }
 }
 
-/** Sum of `expr` over rows where `bin` (a SQL bin index) is `i`, for each bin: the raw entries' histogram columns. */
-export function binCounts(bin: RawBuilder<unknown>, columns: readonly string[]): RawBuilder<unknown>[] {
-  return columns.map((c, i) => sql`sum(case when ${bin} = ${sql.lit(i)} then 1 else 0 end) as ${sql.ref(c)}`);
-}
-
 /**
  * Rebuilds the rollup of the entries received in [since, until) (whole hours) from the journal:
  * the migration's backfill of an upgraded store, and tools that fill the journal directly.
@@ -215,17 +210,13 @@ export async function rebuildRollup(db: Kysely<Database>, since = 0, until = Num
   const hour = sql`(received_at / ${sql.lit(HOUR_MS)}) * ${sql.lit(HOUR_MS)}`;
   await sql`
     insert into usage_hour (${sql.join(ROW_COLUMNS.map((c) => sql.ref(c)))})
-    select hour, ${sql.join(ROLLUP_DIMENSIONS.map((c) => sql.ref(c)))}, count(*),
+    select ${hour}, ${sql.join(ROLLUP_DIMENSIONS.map((c) => encodedDimension(c)))}, count(*),
       sum(case when outcome = 'ok' then 1 else 0 end), sum(case when outcome = 'refused' then 1 else 0 end),
       sum(case when outcome <> 'ok' and outcome <> 'refused' then 1 else 0 end),
       coalesce(sum(input_tokens), 0), coalesce(sum(cached_input_tokens), 0), coalesce(sum(output_tokens), 0),
       coalesce(sum(cost), 0), max(received_at),
-      ${sql.join([...binCounts(sql`tbin`, TOTAL_BIN_COLUMNS), ...binCounts(sql`obin`, OVERHEAD_BIN_COLUMNS)])}
-    from (
-      select ${hour} as hour, ${sql.join(ROLLUP_DIMENSIONS.map((c) => sql`${encodedDimension(c)} as ${sql.ref(c)}`))},
-        received_at, outcome, input_tokens, cached_input_tokens, output_tokens, cost, ${TOTAL_BIN} as tbin, ${OVERHEAD_BIN} as obin
-      from journal_entry
-      where outcome <> 'started' and received_at >= ${since} and received_at < ${until}
-    ) e
-    group by hour, ${sql.join(ROLLUP_DIMENSIONS.map((c) => sql.ref(c)))}`.execute(db);
+      ${sql.join([...binCounts(TOTAL_MS, TOTAL_BIN_COLUMNS), ...binCounts(OVERHEAD_MS, OVERHEAD_BIN_COLUMNS)])}
+    from journal_entry
+    where outcome <> 'started' and received_at >= ${since} and received_at < ${until}
+    group by ${sql.join(KEY_COLUMNS.map((_, i) => sql.lit(i + 1)))}`.execute(db);
 }

@@ -1,8 +1,9 @@
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import type { Database } from "./store-schema.ts";
+import { precompile, type Precompiled } from "./precompiled-query.ts";
 import type { UsageBucket, UsageGroup, UsageGroupBy, UsageRange, UsageSeriesQuery } from "./store.ts";
-import { BIN_COUNT, OVERHEAD_BIN, quantile, TOTAL_BIN } from "./latency-bins.ts";
-import { binCounts, decodeDimension, encodedDimension, HOUR_MS, OVERHEAD_BIN_COLUMNS, ROLLUP_SUMS, TOTAL_BIN_COLUMNS } from "./store-rollup.ts";
+import { BIN_COUNT, binCounts, OVERHEAD_MS, quantile, TOTAL_MS } from "./latency-bins.ts";
+import { decodeDimension, encodedDimension, HOUR_MS, OVERHEAD_BIN_COLUMNS, ROLLUP_SUMS, TOTAL_BIN_COLUMNS } from "./store-rollup.ts";
 
 export { LATENCY_BINS, quantile } from "./latency-bins.ts";
 
@@ -17,6 +18,8 @@ export { LATENCY_BINS, quantile } from "./latency-bins.ts";
 
 /** What the figures are grouped by: an expression over journal_entry, and the same over usage_hour. */
 interface Grouping {
+  /** Names the grouping in the statement cache. */
+  id: string;
   entries: RawBuilder<unknown>;
   rollup: RawBuilder<unknown>;
   /** Groups are stored dimensions (decodeDimension gives the journal's value). */
@@ -26,7 +29,7 @@ interface Grouping {
 }
 
 const GROUP_COLUMNS: Record<UsageGroupBy, "key_id" | "project" | "model" | "provider" | "route"> = { key: "key_id", project: "project", model: "model", provider: "provider", route: "route" };
-const ALL: Grouping = { entries: sql`null`, rollup: sql`null`, dimension: false, hourAligned: true };
+const ALL: Grouping = { id: "all", entries: sql`null`, rollup: sql`null`, dimension: false, hourAligned: true };
 
 /** Which histograms an aggregate needs. */
 interface Histograms {
@@ -37,7 +40,7 @@ interface Histograms {
 /** Counts, tokens, cost and latency (p50/p95 of total time and of relay overhead) per group. */
 export async function usageByGroup(db: Kysely<Database>, range: UsageRange, by: UsageGroupBy | undefined, latency = true): Promise<UsageGroup[]> {
   const grouping: Grouping =
-    by === undefined ? ALL : { entries: encodedDimension(GROUP_COLUMNS[by]), rollup: sql.ref(GROUP_COLUMNS[by]), dimension: true, hourAligned: true };
+    by === undefined ? ALL : { id: by, entries: encodedDimension(GROUP_COLUMNS[by]), rollup: sql.ref(GROUP_COLUMNS[by]), dimension: true, hourAligned: true };
   const groups = await aggregate(db, range, grouping, { total: latency, overhead: latency });
   return [...groups.values()]
     .map(({ key, totals, totalBins, overheadBins }) => ({
@@ -55,6 +58,7 @@ export async function usageByGroup(db: Kysely<Database>, range: UsageRange, by: 
 export async function usageSeries(db: Kysely<Database>, query: UsageSeriesQuery): Promise<UsageBucket[]> {
   const b = sql.lit(query.bucketMs);
   const grouping: Grouping = {
+    id: `bucket ${query.bucketMs}`,
     entries: sql`(received_at / ${b}) * ${b}`,
     rollup: sql`(hour / ${b}) * ${b}`,
     dimension: false,
@@ -87,14 +91,19 @@ type Row = Record<string, unknown>;
 
 const ERROR = sql`(outcome <> 'ok' and outcome <> 'started' and outcome <> 'refused')`;
 
-/** Totals (and requested histograms) per group of the entries matching `where`, counted from the journal. */
-function fromEntries(grouping: Grouping, where: RawBuilder<unknown>, histograms: Histograms): RawBuilder<Row> {
+/**
+ * Totals (and requested histograms) per group of the entries matching `where`, counted from
+ * the journal. `inFlight`: only entries still `started` match, which have no times (zero bins).
+ */
+function fromEntries(grouping: Grouping, where: RawBuilder<unknown>, histograms: Histograms, inFlight = false): RawBuilder<Row> {
+  const binsOf = (value: RawBuilder<unknown>, columns: readonly string[]) =>
+    inFlight ? columns.map((c) => sql`0 as ${sql.ref(c)}`) : binCounts(value, columns);
   const bins = [
-    ...(histograms.total ? binCounts(sql`tbin`, TOTAL_BIN_COLUMNS) : []),
-    ...(histograms.overhead ? binCounts(sql`obin`, OVERHEAD_BIN_COLUMNS) : []),
+    ...(histograms.total ? binsOf(TOTAL_MS, TOTAL_BIN_COLUMNS) : []),
+    ...(histograms.overhead ? binsOf(OVERHEAD_MS, OVERHEAD_BIN_COLUMNS) : []),
   ];
   return sql<Row>`
-    select grp, count(*) as calls,
+    select ${grouping.entries} as grp, count(*) as calls,
       sum(case when outcome = 'ok' then 1 else 0 end) as ok,
       sum(case when outcome = 'refused' then 1 else 0 end) as refused,
       sum(case when ${ERROR} then 1 else 0 end) as errors,
@@ -105,16 +114,12 @@ function fromEntries(grouping: Grouping, where: RawBuilder<unknown>, histograms:
       coalesce(sum(cost), 0) as cost,
       max(received_at) as last_at
       ${sql.join(bins.map((b) => sql`, ${b}`), sql``)}
-    from (
-      select ${grouping.entries} as grp, outcome, input_tokens, cached_input_tokens, output_tokens, cost, received_at
-        ${histograms.total ? sql`, ${TOTAL_BIN} as tbin` : sql``}${histograms.overhead ? sql`, ${OVERHEAD_BIN} as obin` : sql``}
-      from journal_entry where ${where}
-    ) e
-    group by grp`;
+    from journal_entry where ${where}
+    group by 1`;
 }
 
 /** The same totals of the finished entries of the whole hours [from, to), from the rollup. */
-function fromRollup(grouping: Grouping, from: number, to: number, histograms: Histograms): RawBuilder<Row> {
+function fromRollup(grouping: Grouping, from: unknown, to: unknown, histograms: Histograms): RawBuilder<Row> {
   const bins = [...(histograms.total ? TOTAL_BIN_COLUMNS : []), ...(histograms.overhead ? OVERHEAD_BIN_COLUMNS : [])];
   return sql<Row>`
     select ${grouping.rollup} as grp, ${sql.join(ROLLUP_SUMS.slice(0, 4).map((c) => sql`sum(${sql.ref(c)}) as ${sql.ref(c)}`))}, 0 as in_flight,
@@ -124,22 +129,40 @@ function fromRollup(grouping: Grouping, from: number, to: number, histograms: Hi
     group by 1`;
 }
 
-const inRange = (since: number, until: number): RawBuilder<unknown> => sql`received_at >= ${since} and received_at < ${until}`;
+type Bound = "since" | "firstHour" | "lastHour" | "until";
+
+/** Compiled aggregate statements per database and shape: building one takes Kysely longer than running it. */
+const compiledFor = new WeakMap<Kysely<Database>, Map<string, Precompiled<Bound>>>();
+const MAX_SHAPES = 200;
 
 /** Totals and histograms per group of the entries received in `range`, in one statement. */
 async function aggregate(db: Kysely<Database>, range: UsageRange, grouping: Grouping, histograms: Histograms): Promise<Map<string | null, Aggregated>> {
   const firstHour = Math.ceil(range.since / HOUR_MS) * HOUR_MS;
   const lastHour = Math.floor(range.until / HOUR_MS) * HOUR_MS;
-  const parts: RawBuilder<Row>[] = [];
-  if (!grouping.hourAligned || firstHour >= lastHour) {
-    parts.push(fromEntries(grouping, inRange(range.since, range.until), histograms));
-  } else {
-    if (range.since < firstHour) parts.push(fromEntries(grouping, inRange(range.since, firstHour), histograms));
-    if (lastHour < range.until) parts.push(fromEntries(grouping, inRange(lastHour, range.until), histograms));
-    parts.push(fromEntries(grouping, sql`outcome = 'started' and ${inRange(firstHour, lastHour)}`, histograms));
-    parts.push(fromRollup(grouping, firstHour, lastHour, histograms));
+  const rolled = grouping.hourAligned && firstHour < lastHour;
+  const shape = [grouping.id, histograms.total, histograms.overhead, rolled, rolled && range.since < firstHour, rolled && lastHour < range.until].join(":");
+  let compiled = compiledFor.get(db);
+  if (compiled === undefined) compiledFor.set(db, (compiled = new Map()));
+  let statement = compiled.get(shape);
+  if (statement === undefined) {
+    if (compiled.size >= MAX_SHAPES) compiled.clear();
+    statement = precompile<Bound>((param) => {
+      const inRange = (since: Bound, until: Bound): RawBuilder<unknown> => sql`received_at >= ${param(since)} and received_at < ${param(until)}`;
+      const parts: RawBuilder<Row>[] = [];
+      if (!rolled) {
+        parts.push(fromEntries(grouping, inRange("since", "until"), histograms));
+      } else {
+        if (range.since < firstHour) parts.push(fromEntries(grouping, inRange("since", "firstHour"), histograms));
+        if (lastHour < range.until) parts.push(fromEntries(grouping, inRange("lastHour", "until"), histograms));
+        parts.push(fromEntries(grouping, sql`outcome = 'started' and ${inRange("firstHour", "lastHour")}`, histograms, true));
+        parts.push(fromRollup(grouping, param("firstHour"), param("lastHour"), histograms));
+      }
+      const query = sql<Row>`${sql.join(parts, sql` union all `)}`;
+      return { compile: () => query.compile(db) };
+    });
+    compiled.set(shape, statement);
   }
-  const { rows } = await sql<Row>`${sql.join(parts, sql` union all `)}`.execute(db);
+  const { rows } = await db.executeQuery<Row>(statement({ since: range.since, firstHour, lastHour, until: range.until }));
   const groups = new Map<string | null, Aggregated>();
   for (const row of rows) {
     const raw = row.grp === null || row.grp === undefined ? null : String(row.grp);

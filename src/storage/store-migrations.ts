@@ -5,7 +5,7 @@ import { SchemaTooNewError } from "./store-errors.ts";
 import { inWriteTransaction } from "./store-transaction.ts";
 import { OVERHEAD_BIN_COLUMNS, rebuildRollup, ROLLUP_SUMS, TOTAL_BIN_COLUMNS } from "./store-rollup.ts";
 
-type Migration = (db: Kysely<Database>) => Promise<void>;
+type Migration = (db: Kysely<Database>, dialect: StoreDialect) => Promise<void>;
 
 /** Every schema version, in order. Static so it works inside a compiled executable. */
 export const migrations: Readonly<Record<number, Migration>> = {
@@ -164,7 +164,8 @@ export const migrations: Readonly<Record<number, Migration>> = {
     await db.schema.alterTable("journal_entry").addColumn("attempts", "text").execute();
   },
   // The hourly usage rollup the dashboard reads (store-rollup.ts), filled from the entries already there.
-  7: async (db) => {
+  // Rows in key order where the backend can: a range of hours is read as one run of pages.
+  7: async (db, dialect) => {
     let table = db.schema
       .createTable("usage_hour")
       .addColumn("hour", "bigint", (c) => c.notNull())
@@ -176,7 +177,8 @@ export const migrations: Readonly<Record<number, Migration>> = {
     for (const column of ROLLUP_SUMS) table = table.addColumn(column, column === "cost" ? "double precision" : "bigint", (c) => c.notNull());
     table = table.addColumn("last_at", "bigint", (c) => c.notNull());
     for (const column of [...TOTAL_BIN_COLUMNS, ...OVERHEAD_BIN_COLUMNS]) table = table.addColumn(column, "bigint", (c) => c.notNull());
-    await table.addPrimaryKeyConstraint("usage_hour_pk", ["hour", "key_id", "project", "model", "provider", "route"]).execute();
+    table = table.addPrimaryKeyConstraint("usage_hour_pk", ["hour", "key_id", "project", "model", "provider", "route"]);
+    await (dialect.keyOrderedTable === null ? table : table.modifyEnd(sql.raw(dialect.keyOrderedTable))).execute();
     await rebuildRollup(db);
   },
 };
@@ -207,7 +209,7 @@ export async function migrate(db: Kysely<Database>, dialect: StoreDialect): Prom
       const step = migrations[version];
       // A gap would record the later version and never run the missing one: refuse it.
       if (step === undefined) throw new Error(`schema migration ${version} is missing from this build`);
-      await step(conn);
+      await step(conn, dialect);
     }
     // Written every time: a database Renio cannot write to fails here, at startup.
     await conn

@@ -115,7 +115,7 @@ function fromEntries(grouping: Grouping, where: RawBuilder<unknown>, histograms:
       max(received_at) as last_at
       ${sql.join(bins.map((b) => sql`, ${b}`), sql``)}
     from journal_entry where ${where}
-    group by 1`;
+    ${groupBy(grouping)}`;
 }
 
 /** The same totals of the finished entries of the whole hours [from, to), from the rollup. */
@@ -126,8 +126,11 @@ function fromRollup(grouping: Grouping, from: unknown, to: unknown, histograms: 
       ${sql.join(ROLLUP_SUMS.slice(4).map((c) => sql`sum(${sql.ref(c)}) as ${sql.ref(c)}`))}, max(last_at) as last_at
       ${sql.join(bins.map((c) => sql`, sum(${sql.ref(c)}) as ${sql.ref(c)}`), sql``)}
     from usage_hour where hour >= ${from} and hour < ${to}
-    group by 1`;
+    ${groupBy(grouping)}`;
 }
+
+/** `group by` the grouping; none for all entries (one row, of zeros and nulls when nothing matches: see aggregate). */
+const groupBy = (grouping: Grouping): RawBuilder<unknown> => (grouping.id === ALL.id ? sql`` : sql`group by 1`);
 
 type Bound = "since" | "firstHour" | "lastHour" | "until";
 
@@ -165,6 +168,7 @@ async function aggregate(db: Kysely<Database>, range: UsageRange, grouping: Grou
   const { rows } = await db.executeQuery<Row>(statement({ since: range.since, firstHour, lastHour, until: range.until }));
   const groups = new Map<string | null, Aggregated>();
   for (const row of rows) {
+    if (Number(row.calls ?? 0) === 0) continue; // an ungrouped part that matched nothing
     const raw = row.grp === null || row.grp === undefined ? null : String(row.grp);
     const key = raw !== null && grouping.dimension ? decodeDimension(raw) : raw;
     let group = groups.get(key);

@@ -8,6 +8,7 @@ import type { Store, UsageGroupBy, UsageRange } from "../src/storage/store.ts";
 import { LATENCY_BINS, quantile } from "../src/storage/store-usage.ts";
 import { budgetCharge, journalStart, okCompletion } from "./support/journal-fixtures.ts";
 import { ledgerKinds, openTestLedger } from "./support/ledgers.ts";
+import { allEntries } from "./support/relay-calls.ts";
 import { backends, tempDir } from "./support/store-targets.ts";
 
 /**
@@ -81,17 +82,6 @@ function byValue<T>(entries: readonly JournalEntry[], valueOf: (e: JournalEntry)
   const groups = new Map<T, JournalEntry[]>();
   for (const e of entries) groups.set(valueOf(e), [...(groups.get(valueOf(e)) ?? []), e]);
   return groups;
-}
-
-async function allEntries(store: Store): Promise<JournalEntry[]> {
-  const entries: JournalEntry[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await store.listJournal({ limit: 1000, ...(cursor === undefined ? {} : { cursor }) });
-    entries.push(...page.entries);
-    cursor = page.nextCursor ?? undefined;
-  } while (cursor !== undefined);
-  return entries;
 }
 
 /** Every aggregate the dashboard reads, over every range, equals the entries' own sums. */

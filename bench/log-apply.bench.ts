@@ -29,7 +29,7 @@ import { inWriteTransaction } from "../src/storage/store-transaction.ts";
 const BATCH = 256;
 const runtime = await currentRuntime();
 const time = Number(process.env.RENIO_BENCH_TIME_MS ?? 3000);
-const charges: BudgetCharge[] = [{ budgetId: "total", period: "total", limit: 1e9, mode: "strict", amount: 0.001 }];
+const charges: BudgetCharge[] = [{ budgetId: "total", period: "total", limit: 1e6, mode: "strict", amount: 0.001 }];
 const completion = { outcome: "ok", status: 200, ttfbMs: 3, totalMs: 40, upstreamMs: 38.5, usage: { inputTokens: 10, cachedInputTokens: 0, outputTokens: 20 }, cost: 0.0001, errorCode: null, responseBody: null } as const;
 const store = await createStore({ type: "sqlite", path: join(tempDir(), "renio.db") }, { durability: "process", openSqlite: runtime.openSqlite, instanceId: "bench" });
 

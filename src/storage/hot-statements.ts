@@ -1,6 +1,7 @@
-import { sql, type CompiledQuery, type Insertable, type Kysely } from "kysely";
+import { sql, type CompiledQuery, type Expression, type ExpressionBuilder, type Insertable, type Kysely, type SqlBool } from "kysely";
 import { precompile, precompileKeyed, type Precompiled } from "./precompiled-query.ts";
 import type { Database, JournalEntryTable } from "./store-schema.ts";
+import { createRollupStatements, ROLLUP_ENTRY_COLUMNS, type RollupStatements } from "./store-rollup.ts";
 
 /** Every column an entry row is inserted with (absent values are bound as null). */
 const ENTRY_COLUMNS = [
@@ -39,7 +40,12 @@ export interface HotStatements {
   selectBudgetTerms(ids: readonly string[]): ReturnType<Precompiled<string>>;
   /** Adds `reserved` and `spent` to a row; a non-null `limit` replaces its limit. */
   readonly addToBudgetRow: Precompiled<"budgetId" | "period" | "reserved" | "spent" | "limit" | "now">;
+  /** Completes an open entry; returns its rollup columns (store-rollup.ts) when it was open. */
   readonly completeEntry: Precompiled<CompleteParam>;
+  /** Completes an entry interrupted by a crash and not reconciled yet (a late completion); returns its rollup columns. */
+  readonly completePendingEntry: Precompiled<CompleteParam>;
+  /** The hourly usage rollup's statements. */
+  readonly rollup: RollupStatements;
 }
 
 /** The columns a completion sets (see finishedValues). */
@@ -74,6 +80,20 @@ export function createHotStatements(db: Kysely<Database>, lockRows: boolean): Ho
     }
     return statement;
   };
+
+  const completeWhere = (open: (eb: ExpressionBuilder<Database, "journal_entry">) => Expression<SqlBool>): Precompiled<CompleteParam> =>
+    precompile((param) =>
+      db
+        .updateTable("journal_entry")
+        .set({
+          ...(Object.fromEntries(FINISHED_COLUMNS.map((column) => [column, param(column)])) as Record<FinishedColumn, never>),
+          ...(Object.fromEntries(SERVED_COLUMNS.map((column) => [column, sql`coalesce(${param(column)}, ${sql.ref(column)})`])) as Record<(typeof SERVED_COLUMNS)[number], never>),
+          reconcile: null,
+        })
+        .where("id", "=", param("id"))
+        .where(open)
+        .returning([...ROLLUP_ENTRY_COLUMNS]),
+    );
 
   return {
     insertEntries(rows, ignoreExisting) {
@@ -126,17 +146,8 @@ export function createHotStatements(db: Kysely<Database>, lockRows: boolean): Ho
         .where("budget_id", "=", param("budgetId"))
         .where("period", "=", param("period")),
     ),
-    completeEntry: precompile((param) =>
-      db
-        .updateTable("journal_entry")
-        .set({
-          ...(Object.fromEntries(FINISHED_COLUMNS.map((column) => [column, param(column)])) as Record<FinishedColumn, never>),
-          ...(Object.fromEntries(SERVED_COLUMNS.map((column) => [column, sql`coalesce(${param(column)}, ${sql.ref(column)})`])) as Record<(typeof SERVED_COLUMNS)[number], never>),
-          reconcile: null,
-        })
-        .where("id", "=", param("id"))
-        .where((eb) => eb.or([eb("finished_at", "is", null), eb("reconcile", "=", "pending")]))
-        .returning("id"),
-    ),
+    completeEntry: completeWhere((eb) => eb("finished_at", "is", null)),
+    completePendingEntry: completeWhere((eb) => eb("reconcile", "=", "pending")),
+    rollup: createRollupStatements(db, lockRows),
   };
 }

@@ -14,6 +14,7 @@ import { applyDeltas } from "./store-budget-rows.ts";
 import { termsOfRow, type BudgetTermsRow } from "./store-budget-definitions.ts";
 import type { Database, JournalEntryTable } from "./store-schema.ts";
 import type { RunQuery } from "./store-transaction.ts";
+import { addToRollup, applyRollup, newRollupDeltas } from "./store-rollup.ts";
 
 /** A budget row as read at the start of an admission transaction, in billionths. */
 interface StoredRow extends BudgetTotals {
@@ -44,6 +45,10 @@ export async function admitInTransaction(
   await applyDeltas(run, deltas, now, hot);
   const values = items.map((item, index) => ({ ...entryValues(item, admissions[index] as Admission, now), instance_id: instanceId }));
   await run(hot.insertEntries(values, false));
+  // Refused entries are finished already: they go to the hourly rollup now.
+  const rollup = newRollupDeltas();
+  for (const row of values) addToRollup(rollup, row);
+  await applyRollup(run, hot.rollup, rollup);
   return admissions;
 }
 

@@ -11,6 +11,7 @@ import { budgetKey } from "../budget/budget-key.ts";
 import type { RunQuery } from "./store-transaction.ts";
 import type { AlertRules } from "../budget/alert-rules.ts";
 import { recordThresholds } from "./store-alert-outbox.ts";
+import { addToRollup, newRollupDeltas } from "./store-rollup.ts";
 
 type Completion = Extract<FinishItem, { kind: "complete" }>;
 
@@ -65,6 +66,10 @@ export async function applyLogInTransaction(
   for (const chunk of statementSizedChunks(rows)) {
     for (const row of (await run<{ id: string }>(hot.insertEntries(chunk, true))).rows) inserted.add(row.id);
   }
+  // Entries inserted finished (refused, or with their completion) go to the hourly rollup, with
+  // the completions and refusals below: one upsert per hour and group for the whole batch.
+  const rollup = newRollupDeltas();
+  for (const row of rows) if (inserted.has(row.id)) addToRollup(rollup, row);
 
   // An admission applied with its completion nets out to the completion's spend.
   const deltas: BudgetDeltas = new Map();
@@ -79,7 +84,7 @@ export async function applyLogInTransaction(
   await recordThresholds(trx, run, hot, rules, deltas, now);
   // Completions not written with their entry (logged in an earlier batch, or the entry existed).
   const rest = finishes.filter((f) => f.kind !== "complete" || !merged.has(f.id) || !inserted.has(f.id));
-  if (rest.length > 0) await finishInTransaction(trx, run, rest, hot, instanceId, rules);
+  await finishInTransaction(trx, run, rest, hot, instanceId, rules, rollup);
   return touched;
 }
 

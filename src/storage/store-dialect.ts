@@ -17,6 +17,8 @@ export interface StoreDialect {
   readonly lockRows: boolean;
   /** Statement that serializes concurrent migrations inside a transaction, if needed. */
   readonly migrationLock: string | null;
+  /** Ends a CREATE TABLE whose rows are stored in primary-key order, where the backend can (SQLite: `without rowid`). */
+  readonly keyOrderedTable: string | null;
   /** A user-facing sentence naming why opening or migrating failed. */
   readonly explainOpenError: (error: unknown) => string;
 }

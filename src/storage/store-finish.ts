@@ -10,10 +10,12 @@ import type { StoreDialect } from "./store-dialect.ts";
 import type { RunQuery } from "./store-transaction.ts";
 import type { AlertRules } from "../budget/alert-rules.ts";
 import { recordInterrupted, recordThresholds } from "./store-alert-outbox.ts";
+import { addCostToRollup, addToRollup, applyRollup, newRollupDeltas, ROLLUP_ENTRY_COLUMNS, type RollupDeltas, type RollupEntry } from "./store-rollup.ts";
 
 /**
  * The body of one finish transaction: completes entries (only those still open or pending
- * reconciliation, so nothing is settled twice), settles their charges and records refusals.
+ * reconciliation, so nothing is settled twice), settles their charges and records refusals,
+ * and adds what it finished to the hourly rollup (with what the caller collected in `rollup`).
  */
 export async function finishInTransaction(
   trx: Kysely<Database>,
@@ -22,12 +24,22 @@ export async function finishInTransaction(
   hot: HotStatements,
   instanceId: string | null,
   rules: AlertRules,
+  rollup: RollupDeltas = newRollupDeltas(),
 ): Promise<void> {
   const deltas: BudgetDeltas = new Map();
   const completes = items.filter((i) => i.kind === "complete").sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   for (const item of completes) {
-    const updated = await run(hot.completeEntry({ id: item.id, ...finishedValues(item), ...servedValues(item) }));
-    if (updated.rows.length === 0) continue;
+    const values = { id: item.id, ...finishedValues(item), ...servedValues(item) };
+    let updated = (await run<RollupEntry>(hot.completeEntry(values))).rows[0];
+    if (updated === undefined) {
+      // Not open: interrupted by a crash and not reconciled yet (rare), already finished, or unknown.
+      const interrupted = (await run<RollupEntry>(hot.rollup.pendingEntry({ id: item.id }))).rows[0];
+      if (interrupted === undefined) continue;
+      addToRollup(rollup, interrupted, -1);
+      updated = (await run<RollupEntry>(hot.completePendingEntry(values))).rows[0];
+      if (updated === undefined) throw new Error(`journal entry ${item.id} changed while it was completed`);
+    }
+    addToRollup(rollup, updated);
     settlementDeltas(deltas, item.charges, item.actualCost);
   }
   const now = items[0]?.finishedAt ?? Date.now();
@@ -36,8 +48,10 @@ export async function finishInTransaction(
   const refusals = items.flatMap((i) => (i.kind === "refuse" ? [i] : []));
   if (refusals.length > 0) {
     const rows = refusals.map((r) => ({ ...startValues(r.refusal.start), outcome: r.refusal.outcome ?? "refused", status: r.refusal.status, error_code: r.refusal.errorCode, finished_at: r.finishedAt, instance_id: instanceId }));
-    await run(hot.insertEntries(rows, true));
+    const inserted = new Set((await run<{ id: string }>(hot.insertEntries(rows, true))).rows.map((r) => r.id));
+    for (const row of rows) if (inserted.has(row.id)) addToRollup(rollup, row);
   }
+  await applyRollup(run, hot.rollup, rollup);
 }
 
 /**
@@ -49,6 +63,8 @@ export async function finishInTransaction(
  */
 export async function recoverInTransaction(
   trx: Kysely<Database>,
+  run: RunQuery,
+  hot: HotStatements,
   now: number,
   self: string | null,
   ownerGone: StoreDialect["ownerGone"],
@@ -64,7 +80,10 @@ export async function recoverInTransaction(
     .where("outcome", "=", "started");
   if (self !== null) query = query.where((eb) => eb.or([eb("instance_id", "is", null), eb("instance_id", "!=", self)]));
   if (ownerGone) query = query.where((eb) => eb.or([eb("instance_id", "is", null), ownerGone(sql.ref("instance_id"))]));
-  const marked = await query.returning(["reserved_cost", "reserved_charges"]).execute();
+  const marked = await query.returning(["reserved_cost", "reserved_charges", ...ROLLUP_ENTRY_COLUMNS]).execute();
+  const rollup = newRollupDeltas();
+  for (const entry of marked) addToRollup(rollup, entry);
+  await applyRollup(run, hot.rollup, rollup);
   const holding = marked.filter((e) => e.reserved_charges !== null);
   const reserved = holding.reduce((sum, e) => sum + Number(e.reserved_cost ?? 0), 0);
   await recordInterrupted(trx, rules, { entries: marked.length, pending: holding.length, reserved }, now);
@@ -81,11 +100,12 @@ export async function reconcileInTransaction(
   hot: HotStatements,
   rules: AlertRules,
 ): Promise<ReconcileResult> {
-  let query = trx.selectFrom("journal_entry").select(["id", "reserved_charges"]).where("reconcile", "=", "pending").orderBy("id");
+  let query = trx.selectFrom("journal_entry").select(["id", "reserved_charges", ...ROLLUP_ENTRY_COLUMNS]).where("reconcile", "=", "pending").orderBy("id");
   if (lockRows) query = query.forUpdate();
   const pending = await query.execute();
   const deltas: BudgetDeltas = new Map();
   const result: ReconcileResult = { entries: 0, charged: 0, released: 0 };
+  const rollup = newRollupDeltas();
   for (const entry of pending) {
     let cost = 0;
     for (const [budgetId, period, amount] of parseCharges(entry.reserved_charges)) {
@@ -96,8 +116,11 @@ export async function reconcileInTransaction(
       result.released += fromNanos(amount - spent);
     }
     await trx.updateTable("journal_entry").set({ reconcile: "settled", cost: fromNanos(cost) }).where("id", "=", entry.id).execute();
+    // Pending entries have no cost yet (a completion or a reconciliation ends the pending state).
+    addCostToRollup(rollup, entry, fromNanos(cost) - Number(entry.cost ?? 0));
     result.entries++;
   }
+  await applyRollup(run, hot.rollup, rollup);
   await applyDeltas(run, deltas, now, hot);
   await recordThresholds(trx, run, hot, rules, deltas, now);
   return result;

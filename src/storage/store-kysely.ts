@@ -61,7 +61,7 @@ export function createKyselyStore(
       for (const key of touched.keys()) knownRows.add(key);
       return rows.map(budgetUsageOf);
     },
-    recover: (now) => write((trx) => recoverInTransaction(trx, now, instanceId, dialect.ownerGone, rules)),
+    recover: (now) => write((trx, run) => recoverInTransaction(trx, run, hot, now, instanceId, dialect.ownerGone, rules)),
     reconcile: (costAt, now) => write((trx, run) => reconcileInTransaction(trx, run, costAt, dialect.lockRows, now, hot, rules)),
     setAlertRules: (next) => {
       rules = next;
@@ -97,7 +97,7 @@ export function createKyselyStore(
     journalSpend: (range) => journalSpend(db, range),
     usageByGroup: (range, by, latency) => usageByGroup(db, range, by, latency),
     usageSeries: (query) => usageSeries(db, query),
-    pruneJournal: (olderThan, batchSize) => pruneJournal(db, olderThan, batchSize),
+    pruneJournal: (olderThan, batchSize) => write((trx, run) => pruneJournal(trx, run, hot, olderThan, batchSize)),
     listBudgets: () => listBudgetDefinitions(db),
     budgetsVersion: () => budgetDefinitionsVersion(db),
     createBudget: (budget) => write((trx) => createBudgetDefinition(trx, budget, Date.now())),

@@ -3,8 +3,9 @@ import type { Database } from "./store-schema.ts";
 import type { StoreDialect } from "./store-dialect.ts";
 import { SchemaTooNewError } from "./store-errors.ts";
 import { inWriteTransaction } from "./store-transaction.ts";
+import { OVERHEAD_BIN_COLUMNS, rebuildRollup, ROLLUP_SUMS, TOTAL_BIN_COLUMNS } from "./store-rollup.ts";
 
-type Migration = (db: Kysely<Database>) => Promise<void>;
+type Migration = (db: Kysely<Database>, dialect: StoreDialect) => Promise<void>;
 
 /** Every schema version, in order. Static so it works inside a compiled executable. */
 export const migrations: Readonly<Record<number, Migration>> = {
@@ -162,6 +163,24 @@ export const migrations: Readonly<Record<number, Migration>> = {
   6: async (db) => {
     await db.schema.alterTable("journal_entry").addColumn("attempts", "text").execute();
   },
+  // The hourly usage rollup the dashboard reads (store-rollup.ts), filled from the entries already there.
+  // Rows in key order where the backend can: a range of hours is read as one run of pages.
+  7: async (db, dialect) => {
+    let table = db.schema
+      .createTable("usage_hour")
+      .addColumn("hour", "bigint", (c) => c.notNull())
+      .addColumn("key_id", "text", (c) => c.notNull())
+      .addColumn("project", "text", (c) => c.notNull())
+      .addColumn("model", "text", (c) => c.notNull())
+      .addColumn("provider", "text", (c) => c.notNull())
+      .addColumn("route", "text", (c) => c.notNull());
+    for (const column of ROLLUP_SUMS) table = table.addColumn(column, column === "cost" ? "double precision" : "bigint", (c) => c.notNull());
+    table = table.addColumn("last_at", "bigint", (c) => c.notNull());
+    for (const column of [...TOTAL_BIN_COLUMNS, ...OVERHEAD_BIN_COLUMNS]) table = table.addColumn(column, "bigint", (c) => c.notNull());
+    table = table.addPrimaryKeyConstraint("usage_hour_pk", ["hour", "key_id", "project", "model", "provider", "route"]);
+    await (dialect.keyOrderedTable === null ? table : table.modifyEnd(sql.raw(dialect.keyOrderedTable))).execute();
+    await rebuildRollup(db);
+  },
 };
 
 /** The renio_meta key counting changes to budget definitions (every change adds one). */
@@ -190,7 +209,7 @@ export async function migrate(db: Kysely<Database>, dialect: StoreDialect): Prom
       const step = migrations[version];
       // A gap would record the later version and never run the missing one: refuse it.
       if (step === undefined) throw new Error(`schema migration ${version} is missing from this build`);
-      await step(conn);
+      await step(conn, dialect);
     }
     // Written every time: a database Renio cannot write to fails here, at startup.
     await conn

@@ -52,6 +52,7 @@ export function createPostgresDialect(options: PostgresStoreOptions): StoreDiale
     beginWrite: CompiledQuery.raw("begin"),
     lockRows: true,
     migrationLock: `select pg_advisory_xact_lock(${migrationLockKey})`,
+    keyOrderedTable: null,
     // A live instance holds its liveness lock, so trying it fails; a dead one's is free.
     ownerGone: (instanceId) => sql<boolean>`pg_try_advisory_xact_lock(${sql.lit(instanceLockSpace)}, hashtext(${instanceId}))`,
     explainOpenError: (error) => explainPostgresError(error, where),

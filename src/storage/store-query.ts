@@ -6,6 +6,9 @@ import type { JournalPage, JournalQuery, SpendRange } from "./store.ts";
 import { budgetUsageOf } from "./store-admit.ts";
 import type { Database, JournalEntryTable } from "./store-schema.ts";
 import { decodePageCursor, encodePageCursor } from "./page-cursor.ts";
+import type { HotStatements } from "./hot-statements.ts";
+import type { RunQuery } from "./store-transaction.ts";
+import { addToRollup, afterRollupDeletes, applyRollup, newRollupDeltas, ROLLUP_ENTRY_COLUMNS } from "./store-rollup.ts";
 
 /** Newest-first page of journal entries, paginated by (received_at, id). */
 export async function listJournal(db: Kysely<Database>, query: JournalQuery): Promise<JournalPage> {
@@ -100,8 +103,12 @@ export async function journalSpend(db: Kysely<Database>, range: SpendRange): Pro
   });
 }
 
-/** Deletes one small batch of finished, settled entries older than `olderThan`. */
-export async function pruneJournal(db: Kysely<Database>, olderThan: Date, batchSize: number): Promise<number> {
+/**
+ * Deletes one small batch of finished, settled entries older than `olderThan` (in the caller's
+ * write transaction), taking them out of the hourly rollup: the dashboard shows what the
+ * journal still holds.
+ */
+export async function pruneJournal(db: Kysely<Database>, run: RunQuery, hot: HotStatements, olderThan: Date, batchSize: number): Promise<number> {
   const victims = db
     .selectFrom("journal_entry")
     .select("id")
@@ -110,8 +117,13 @@ export async function pruneJournal(db: Kysely<Database>, olderThan: Date, batchS
     .where((eb) => eb.or([eb("reconcile", "is", null), eb("reconcile", "<>", "pending")]))
     .orderBy("received_at")
     .limit(Math.max(1, batchSize));
-  const result = await db.deleteFrom("journal_entry").where("id", "in", victims).executeTakeFirst();
-  return Number(result.numDeletedRows);
+  const deleted = await db.deleteFrom("journal_entry").where("id", "in", victims).returning([...ROLLUP_ENTRY_COLUMNS]).execute();
+  const rollup = newRollupDeltas();
+  for (const entry of deleted) addToRollup(rollup, entry, -1);
+  const touched = new Map(rollup);
+  await applyRollup(run, hot.rollup, rollup);
+  await afterRollupDeletes(db, touched);
+  return deleted.length;
 }
 
 const num = (v: number | null): number | null => (v === null ? null : Number(v));

@@ -180,6 +180,31 @@ export interface AdminIdempotencyTable {
   created_at: number;
 }
 
+/**
+ * The hourly usage rollup (store-rollup.ts, schema 7): finished entries summed per UTC hour of
+ * received_at and group. Dimensions are stored `=`-prefixed, '' for none; `t<i>`/`o<i>` count
+ * the entries in bin i of the total-time and overhead histograms (latency-bins.ts).
+ */
+export type UsageHourTable = {
+  /** Epoch ms, a multiple of an hour. */
+  hour: number;
+  key_id: string;
+  project: string;
+  model: string;
+  provider: string;
+  route: string;
+  calls: number;
+  ok: number;
+  refused: number;
+  errors: number;
+  input_tokens: number;
+  cached_input_tokens: number;
+  output_tokens: number;
+  cost: number;
+  /** Newest received_at of the row's entries. */
+  last_at: number;
+} & { [bin: `t${number}` | `o${number}`]: number };
+
 /** The whole database. */
 export interface Database {
   journal_entry: JournalEntryTable;
@@ -190,4 +215,5 @@ export interface Database {
   audit_event: AuditEventTable;
   admin_idempotency: AdminIdempotencyTable;
   alert_event: AlertEventTable;
+  usage_hour: UsageHourTable;
 }

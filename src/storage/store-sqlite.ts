@@ -52,6 +52,7 @@ export function createSqliteDialect(options: SqliteStoreOptions): StoreDialect {
     },
     lockRows: false,
     migrationLock: null,
+    keyOrderedTable: "without rowid",
     explainOpenError: (error) => explainSqliteError(error, path),
   };
 }

@@ -1,45 +1,47 @@
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import type { Database } from "./store-schema.ts";
+import { precompile, type Precompiled } from "./precompiled-query.ts";
 import type { UsageBucket, UsageGroup, UsageGroupBy, UsageRange, UsageSeriesQuery } from "./store.ts";
+import { BIN_COUNT, binCounts, OVERHEAD_MS, quantile, TOTAL_MS } from "./latency-bins.ts";
+import { decodeDimension, encodedDimension, HOUR_MS, OVERHEAD_BIN_COLUMNS, ROLLUP_SUMS, TOTAL_BIN_COLUMNS } from "./store-rollup.ts";
+
+export { LATENCY_BINS, quantile } from "./latency-bins.ts";
 
 /**
- * Aggregates of the journal for the dashboard, computed in SQL over a received_at range
- * (the journal_entry_time index) in one pass: totals per group, and per time bucket. Latency
- * percentiles come from a histogram counted in the same pass (fixed bins, the same on SQLite
- * and PostgreSQL) and interpolated within the bin, as Prometheus' histogram_quantile does.
+ * Aggregates of the journal for the dashboard, in one SQL statement (one snapshot) per
+ * aggregate: the whole hours inside the range come from the hourly rollup (store-rollup.ts)
+ * plus the entries of those hours still in flight (journal_entry_outcome_time index); the
+ * partial hours at the range's edges from the entries themselves (journal_entry_time index).
+ * Buckets that do not line up with hours, and ranges without a whole hour, are counted from
+ * the entries alone. Latency percentiles come from summed histograms (latency-bins.ts).
  */
 
-const GROUP_COLUMNS: Record<UsageGroupBy, string> = { key: "key_id", project: "project", model: "model", provider: "provider", route: "route" };
-
-/** Upper bounds of the latency histogram's bins, in ms (a 1-1.5-2-3-5-7 series from 0.01 ms to 10 min). */
-export const LATENCY_BINS: readonly number[] = (() => {
-  const bounds: number[] = [];
-  for (let decade = 0.01; decade < 1_000_000; decade *= 10) {
-    for (const step of [1, 1.5, 2, 3, 5, 7]) bounds.push(Number((decade * step).toPrecision(3)));
-  }
-  return bounds.filter((b) => b <= 600_000);
-})();
-
-/**
- * The bin index of `expr` (LATENCY_BINS.length when above the last bound): nested `CASE`s
- * searching the bounds by halves, so a row evaluates `expr` about 6 times rather than once
- * per bin.
- */
-function binOf(expr: RawBuilder<unknown>, lo = 0, hi = LATENCY_BINS.length): RawBuilder<number> {
-  if (lo === hi) return sql<number>`${sql.lit(lo)}`;
-  const mid = Math.floor((lo + hi) / 2);
-  return sql<number>`case when ${expr} <= ${sql.lit(LATENCY_BINS[mid]!)} then ${binOf(expr, lo, mid)} else ${binOf(expr, mid + 1, hi)} end`;
+/** What the figures are grouped by: an expression over journal_entry, and the same over usage_hour. */
+interface Grouping {
+  /** Names the grouping in the statement cache. */
+  id: string;
+  entries: RawBuilder<unknown>;
+  rollup: RawBuilder<unknown>;
+  /** Groups are stored dimensions (decodeDimension gives the journal's value). */
+  dimension: boolean;
+  /** Every hour lies inside one group (the rollup can serve it). */
+  hourAligned: boolean;
 }
 
-const ERROR = sql`(outcome <> 'ok' and outcome <> 'started' and outcome <> 'refused')`;
-const NO_BIN = sql`-1`;
-const TOTAL_BIN = sql`case when total_ms is null then -1 else ${binOf(sql`total_ms`)} end`;
-const OVERHEAD_BIN = sql`case when total_ms is null or upstream_ms is null then -1 else ${binOf(sql`(total_ms - upstream_ms)`)} end`;
+const GROUP_COLUMNS: Record<UsageGroupBy, "key_id" | "project" | "model" | "provider" | "route"> = { key: "key_id", project: "project", model: "model", provider: "provider", route: "route" };
+const ALL: Grouping = { id: "all", entries: sql`null`, rollup: sql`null`, dimension: false, hourAligned: true };
+
+/** Which histograms an aggregate needs. */
+interface Histograms {
+  total: boolean;
+  overhead: boolean;
+}
 
 /** Counts, tokens, cost and latency (p50/p95 of total time and of relay overhead) per group. */
 export async function usageByGroup(db: Kysely<Database>, range: UsageRange, by: UsageGroupBy | undefined, latency = true): Promise<UsageGroup[]> {
-  const group = by === undefined ? sql`null` : sql.ref(GROUP_COLUMNS[by]);
-  const groups = await scan(db, range, group, latency ? TOTAL_BIN : NO_BIN, latency ? OVERHEAD_BIN : NO_BIN);
+  const grouping: Grouping =
+    by === undefined ? ALL : { id: by, entries: encodedDimension(GROUP_COLUMNS[by]), rollup: sql.ref(GROUP_COLUMNS[by]), dimension: true, hourAligned: true };
+  const groups = await aggregate(db, range, grouping, { total: latency, overhead: latency });
   return [...groups.values()]
     .map(({ key, totals, totalBins, overheadBins }) => ({
       group: key,
@@ -54,8 +56,15 @@ export async function usageByGroup(db: Kysely<Database>, range: UsageRange, by: 
 
 /** Calls, errors, cost and overhead p50/p95 per time bucket (epoch ms, multiples of `bucketMs`). */
 export async function usageSeries(db: Kysely<Database>, query: UsageSeriesQuery): Promise<UsageBucket[]> {
-  const bucket = sql`(received_at / ${sql.lit(query.bucketMs)}) * ${sql.lit(query.bucketMs)}`;
-  const buckets = await scan(db, query, bucket, NO_BIN, OVERHEAD_BIN);
+  const b = sql.lit(query.bucketMs);
+  const grouping: Grouping = {
+    id: `bucket ${query.bucketMs}`,
+    entries: sql`(received_at / ${b}) * ${b}`,
+    rollup: sql`(hour / ${b}) * ${b}`,
+    dimension: false,
+    hourAligned: query.bucketMs % HOUR_MS === 0,
+  };
+  const buckets = await aggregate(db, query, grouping, { total: false, overhead: true });
   return [...buckets.values()]
     .map(({ key, totals, overheadBins }) => ({
       at: Number(key),
@@ -71,37 +80,30 @@ export async function usageSeries(db: Kysely<Database>, query: UsageSeriesQuery)
 
 type Totals = Omit<UsageGroup, "group" | "totalMsP50" | "totalMsP95" | "overheadMsP50" | "overheadMsP95">;
 
-interface Scanned {
+interface Aggregated {
   key: string | null;
   totals: Totals;
   totalBins: number[];
   overheadBins: number[];
 }
 
-interface ScanRow {
-  grp: unknown;
-  tbin: number | string;
-  obin: number | string;
-  calls: number | string;
-  ok: number | string;
-  refused: number | string;
-  errors: number | string;
-  in_flight: number | string;
-  input_tokens: number | string;
-  cached_input_tokens: number | string;
-  output_tokens: number | string;
-  cost: number | string;
-  last_at: number | string | null;
-}
+type Row = Record<string, unknown>;
+
+const ERROR = sql`(outcome <> 'ok' and outcome <> 'started' and outcome <> 'refused')`;
 
 /**
- * One pass over the entries received in `range`: totals per (group, total-time bin,
- * overhead bin), summed here into one total and two histograms per group (a bin of -1: no
- * such time; NO_BIN skips a histogram).
+ * Totals (and requested histograms) per group of the entries matching `where`, counted from
+ * the journal. `inFlight`: only entries still `started` match, which have no times (zero bins).
  */
-async function scan(db: Kysely<Database>, range: UsageRange, group: RawBuilder<unknown>, totalBin: RawBuilder<unknown>, overheadBin: RawBuilder<unknown>): Promise<Map<string | null, Scanned>> {
-  const { rows } = await sql<ScanRow>`
-    select ${group} as grp, ${totalBin} as tbin, ${overheadBin} as obin, count(*) as calls,
+function fromEntries(grouping: Grouping, where: RawBuilder<unknown>, histograms: Histograms, inFlight = false): RawBuilder<Row> {
+  const binsOf = (value: RawBuilder<unknown>, columns: readonly string[]) =>
+    inFlight ? columns.map((c) => sql`0 as ${sql.ref(c)}`) : binCounts(value, columns);
+  const bins = [
+    ...(histograms.total ? binsOf(TOTAL_MS, TOTAL_BIN_COLUMNS) : []),
+    ...(histograms.overhead ? binsOf(OVERHEAD_MS, OVERHEAD_BIN_COLUMNS) : []),
+  ];
+  return sql<Row>`
+    select ${grouping.entries} as grp, count(*) as calls,
       sum(case when outcome = 'ok' then 1 else 0 end) as ok,
       sum(case when outcome = 'refused' then 1 else 0 end) as refused,
       sum(case when ${ERROR} then 1 else 0 end) as errors,
@@ -111,20 +113,71 @@ async function scan(db: Kysely<Database>, range: UsageRange, group: RawBuilder<u
       coalesce(sum(output_tokens), 0) as output_tokens,
       coalesce(sum(cost), 0) as cost,
       max(received_at) as last_at
-    from journal_entry where received_at >= ${range.since} and received_at < ${range.until}
-    group by 1, 2, 3`.execute(db);
-  const groups = new Map<string | null, Scanned>();
+      ${sql.join(bins.map((b) => sql`, ${b}`), sql``)}
+    from journal_entry where ${where}
+    ${groupBy(grouping)}`;
+}
+
+/** The same totals of the finished entries of the whole hours [from, to), from the rollup. */
+function fromRollup(grouping: Grouping, from: unknown, to: unknown, histograms: Histograms): RawBuilder<Row> {
+  const bins = [...(histograms.total ? TOTAL_BIN_COLUMNS : []), ...(histograms.overhead ? OVERHEAD_BIN_COLUMNS : [])];
+  return sql<Row>`
+    select ${grouping.rollup} as grp, ${sql.join(ROLLUP_SUMS.slice(0, 4).map((c) => sql`sum(${sql.ref(c)}) as ${sql.ref(c)}`))}, 0 as in_flight,
+      ${sql.join(ROLLUP_SUMS.slice(4).map((c) => sql`sum(${sql.ref(c)}) as ${sql.ref(c)}`))}, max(last_at) as last_at
+      ${sql.join(bins.map((c) => sql`, sum(${sql.ref(c)}) as ${sql.ref(c)}`), sql``)}
+    from usage_hour where hour >= ${from} and hour < ${to}
+    ${groupBy(grouping)}`;
+}
+
+/** `group by` the grouping; none for all entries (one row, of zeros and nulls when nothing matches: see aggregate). */
+const groupBy = (grouping: Grouping): RawBuilder<unknown> => (grouping.id === ALL.id ? sql`` : sql`group by 1`);
+
+type Bound = "since" | "firstHour" | "lastHour" | "until";
+
+/** Compiled aggregate statements per database and shape: building one takes Kysely longer than running it. */
+const compiledFor = new WeakMap<Kysely<Database>, Map<string, Precompiled<Bound>>>();
+const MAX_SHAPES = 200;
+
+/** Totals and histograms per group of the entries received in `range`, in one statement. */
+async function aggregate(db: Kysely<Database>, range: UsageRange, grouping: Grouping, histograms: Histograms): Promise<Map<string | null, Aggregated>> {
+  const firstHour = Math.ceil(range.since / HOUR_MS) * HOUR_MS;
+  const lastHour = Math.floor(range.until / HOUR_MS) * HOUR_MS;
+  const rolled = grouping.hourAligned && firstHour < lastHour;
+  const shape = [grouping.id, histograms.total, histograms.overhead, rolled, rolled && range.since < firstHour, rolled && lastHour < range.until].join(":");
+  let compiled = compiledFor.get(db);
+  if (compiled === undefined) compiledFor.set(db, (compiled = new Map()));
+  let statement = compiled.get(shape);
+  if (statement === undefined) {
+    if (compiled.size >= MAX_SHAPES) compiled.clear();
+    statement = precompile<Bound>((param) => {
+      const inRange = (since: Bound, until: Bound): RawBuilder<unknown> => sql`received_at >= ${param(since)} and received_at < ${param(until)}`;
+      const parts: RawBuilder<Row>[] = [];
+      if (!rolled) {
+        parts.push(fromEntries(grouping, inRange("since", "until"), histograms));
+      } else {
+        if (range.since < firstHour) parts.push(fromEntries(grouping, inRange("since", "firstHour"), histograms));
+        if (lastHour < range.until) parts.push(fromEntries(grouping, inRange("lastHour", "until"), histograms));
+        parts.push(fromEntries(grouping, sql`outcome = 'started' and ${inRange("firstHour", "lastHour")}`, histograms, true));
+        parts.push(fromRollup(grouping, param("firstHour"), param("lastHour"), histograms));
+      }
+      const query = sql<Row>`${sql.join(parts, sql` union all `)}`;
+      return { compile: () => query.compile(db) };
+    });
+    compiled.set(shape, statement);
+  }
+  const { rows } = await db.executeQuery<Row>(statement({ since: range.since, firstHour, lastHour, until: range.until }));
+  const groups = new Map<string | null, Aggregated>();
   for (const row of rows) {
-    const key = row.grp === null ? null : String(row.grp);
-    let scanned = groups.get(key);
-    if (scanned === undefined) {
+    if (Number(row.calls ?? 0) === 0) continue; // an ungrouped part that matched nothing
+    const raw = row.grp === null || row.grp === undefined ? null : String(row.grp);
+    const key = raw !== null && grouping.dimension ? decodeDimension(raw) : raw;
+    let group = groups.get(key);
+    if (group === undefined) {
       const totals: Totals = { calls: 0, ok: 0, refused: 0, errors: 0, inFlight: 0, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, cost: 0, lastAt: null };
-      const bins = () => new Array<number>(LATENCY_BINS.length + 1).fill(0);
-      groups.set(key, (scanned = { key, totals, totalBins: bins(), overheadBins: bins() }));
+      groups.set(key, (group = { key, totals, totalBins: new Array<number>(BIN_COUNT).fill(0), overheadBins: new Array<number>(BIN_COUNT).fill(0) }));
     }
-    const t = scanned.totals;
-    const calls = Number(row.calls);
-    t.calls += calls;
+    const t = group.totals;
+    t.calls += Number(row.calls);
     t.ok += Number(row.ok);
     t.refused += Number(row.refused);
     t.errors += Number(row.errors);
@@ -133,27 +186,9 @@ async function scan(db: Kysely<Database>, range: UsageRange, group: RawBuilder<u
     t.cachedInputTokens += Number(row.cached_input_tokens);
     t.outputTokens += Number(row.output_tokens);
     t.cost += Number(row.cost);
-    if (row.last_at !== null) t.lastAt = Math.max(t.lastAt ?? 0, Number(row.last_at));
-    if (Number(row.tbin) >= 0) scanned.totalBins[Number(row.tbin)]! += calls;
-    if (Number(row.obin) >= 0) scanned.overheadBins[Number(row.obin)]! += calls;
+    if (row.last_at !== null && Number(row.last_at) >= 0) t.lastAt = Math.max(t.lastAt ?? 0, Number(row.last_at));
+    if (histograms.total) TOTAL_BIN_COLUMNS.forEach((c, i) => (group.totalBins[i]! += Number(row[c])));
+    if (histograms.overhead) OVERHEAD_BIN_COLUMNS.forEach((c, i) => (group.overheadBins[i]! += Number(row[c])));
   }
   return groups;
-}
-
-/** The q-quantile of a histogram over LATENCY_BINS, interpolated linearly within its bin. */
-export function quantile(counts: readonly number[], q: number): number | null {
-  const total = counts.reduce((a, b) => a + b, 0);
-  if (total === 0) return null;
-  const rank = q * total;
-  let seen = 0;
-  for (let i = 0; i < counts.length; i++) {
-    const n = counts[i]!;
-    if (n > 0 && seen + n >= rank) {
-      const lower = i === 0 ? 0 : LATENCY_BINS[i - 1]!;
-      const upper = LATENCY_BINS[i] ?? lower;
-      return lower + (upper - lower) * ((rank - seen) / n);
-    }
-    seen += n;
-  }
-  return LATENCY_BINS[LATENCY_BINS.length - 1]!;
 }

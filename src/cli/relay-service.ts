@@ -18,6 +18,7 @@ import { startAlertDispatcher } from "../alerts/alert-dispatcher.ts";
 import { alertRulesOf } from "../budget/alert-rules.ts";
 import { createRelay } from "../relay/relay.ts";
 import { createRelaySnapshot, type SnapshotCell } from "../relay/relay-snapshot.ts";
+import { RateStateBook } from "../relay/rate-state.ts";
 import { createTargetHealthBook } from "../relay/target-health.ts";
 import { targetStatuses } from "../relay/target-status.ts";
 import type { RateClock } from "../relay/rate-limiter.ts";
@@ -81,7 +82,9 @@ export async function startRelayService(config: Config, runtime: Runtime, option
   const upstreamFetch = upstreamFetchOf(runtime, config.server.upstreamClient);
   // Cooldowns are per relay process: a reload keeps what the targets went through.
   const health = createTargetHealthBook();
-  const snapshot: SnapshotCell = { current: createRelaySnapshot(config, upstreamFetch, { clock: options.clock, budgets: catalog, keyring: keys.keyring, health }) };
+  // So are the rate limits: a reload never refills a bucket (rate-state.ts).
+  const rateState = new RateStateBook();
+  const snapshot: SnapshotCell = { current: createRelaySnapshot(config, upstreamFetch, { clock: options.clock, budgets: catalog, keyring: keys.keyring, health, rateState }) };
   let adminTokens = adminTokensOf(config.server);
   // Every call's end feeds the metrics and the call log (one observer each).
   const calls = createCallMetrics({ perKeyLabels: config.metrics.perKeyLabels, currency: config.budget.currency });
@@ -107,7 +110,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     const effective = withRestartOnly(next, config);
     const problems = checkSemantics(effective);
     if (problems.length > 0) return { reloaded: false, problems: problems.map(formatProblem) };
-    const built = createRelaySnapshot(effective, upstreamFetch, { clock: options.clock, budgets: catalog, keyring: keys.keyring, health });
+    const built = createRelaySnapshot(effective, upstreamFetch, { clock: options.clock, budgets: catalog, keyring: keys.keyring, health, rateState });
     catalog.reconfigure(effective.budgets, effective.budget.mode);
     keys.keyring.replaceConfigKeys(effective.keys);
     await store?.setAlertRules(alertRulesOf(effective));

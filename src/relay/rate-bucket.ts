@@ -13,9 +13,21 @@ export class RateBucket {
   private at = Number.NEGATIVE_INFINITY;
 
   constructor(
-    readonly limit: number,
+    private units: number,
     readonly windowMs = 60_000,
   ) {}
+
+  /** Units per window. */
+  get limit(): number {
+    return this.units;
+  }
+
+  /** Changes the limit at `now`: what was used stays used, capped at the new limit, and refills at the new rate. */
+  resize(limit: number, now: number): void {
+    this.refill(now);
+    this.used = Math.min(this.used, limit);
+    this.units = limit;
+  }
 
   /** ms until `units` fit (0: now); Infinity when they never can (more than the limit). */
   waitMs(units: number, now: number): number {

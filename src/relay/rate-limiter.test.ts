@@ -4,6 +4,7 @@ import type { RateLimitConfig } from "../config/config-schema.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import { duration, rfc3339 } from "./rate-limit-headers.ts";
 import { createRateLimiter, type RateCall, type RateLimiter } from "./rate-limiter.ts";
+import { RateStateBook } from "./rate-state.ts";
 
 /** A clock that moves only when the test says. */
 function manualClock(start = Date.UTC(2026, 11, 3, 12, 0, 0)) {
@@ -109,6 +110,62 @@ describe("concurrent calls", () => {
     first.end(null, true);
     limiter.admit(CALL);
     refusal(limiter);
+  });
+});
+
+describe("across a config reload (one state book, a new limiter)", () => {
+  /** The limiter before the reload, and how to build the one after it on the same state. */
+  function reloadable(limits: RateLimitConfig[]) {
+    const clock = manualClock();
+    const state = new RateStateBook();
+    return { clock, limiter: createRateLimiter(limits, clock.now, state), reload: (next: RateLimitConfig[]) => createRateLimiter(next, clock.now, state) };
+  }
+
+  test("an unchanged limit keeps its bucket: an exhausted key stays limited, and refills on its old schedule", () => {
+    const { clock, limiter, reload } = reloadable([{ scope: { key: "app-1" }, requestsPerMinute: 2 }]);
+    limiter.admit(CALL);
+    limiter.admit(CALL);
+    refusal(limiter);
+    clock.advance(15_000);
+    const after = reload([{ scope: { key: "app-1" }, requestsPerMinute: 2 }, { scope: { key: "other" }, requestsPerMinute: 5 }]);
+    assert.equal(refusal(after).message, "Rate limit reached for key app-1: 2 requests per minute; retry in 15 s");
+    clock.advance(15_000);
+    assert.equal(after.admit(CALL).headers["x-ratelimit-remaining-requests"], "0");
+    refusal(after);
+  });
+
+  test("a raised limit frees the difference at once; a lowered one keeps what was used, capped at the new limit", () => {
+    const { clock, limiter, reload } = reloadable([{ scope: { project: "support" }, tokensPerMinute: 1000 }]);
+    limiter.admit(CALL);
+    limiter.admit(CALL);
+    const raised = reload([{ scope: { project: "support" }, tokensPerMinute: 1200 }]);
+    assert.equal(raised.admit(CALL).headers["x-ratelimit-remaining-tokens"], "0", "800 used of 1200: one more 400-token call fits");
+    refusal(raised);
+    const lowered = reload([{ scope: { project: "support" }, tokensPerMinute: 500 }]);
+    const error = refusal(lowered);
+    assert.equal(error.headers?.["x-ratelimit-remaining-tokens"], "0");
+    // Capped at 500 used, refilled at 500 per minute: 400 tokens fit after 48 s, not after the 1200 used drained.
+    assert.equal(error.headers?.["retry-after-ms"], "48000");
+    clock.advance(48_000);
+    lowered.admit(CALL);
+  });
+
+  test("calls in flight keep counting against the scope's concurrency, and free their slot after the reload", () => {
+    const { limiter, reload } = reloadable([{ scope: { key: "app-1" }, concurrent: 1 }]);
+    const inFlight = limiter.admit(CALL);
+    const after = reload([{ scope: { key: "app-1" }, concurrent: 1 }]);
+    refusal(after);
+    inFlight.end(null, true);
+    after.admit(CALL);
+  });
+
+  test("a limit given back by a call admitted before the reload reaches the bucket in force", () => {
+    const { limiter, reload } = reloadable([{ scope: { key: "app-1" }, requestsPerMinute: 1 }]);
+    const notSent = limiter.admit(CALL);
+    const after = reload([{ scope: { key: "app-1" }, requestsPerMinute: 1 }]);
+    refusal(after);
+    notSent.cancel();
+    after.admit(CALL);
   });
 });
 

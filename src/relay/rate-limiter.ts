@@ -1,7 +1,8 @@
 import type { RateLimitConfig } from "../config/config-schema.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { Usage, WireFormat } from "../shared/usage.ts";
-import { RateBucket } from "./rate-bucket.ts";
+import type { RateBucket } from "./rate-bucket.ts";
+import { RateStateBook, type RateSlots } from "./rate-state.ts";
 import { rateLimitHeaders, retryAfterHeaders, type RateReport } from "./rate-limit-headers.ts";
 
 /** Epoch ms, monotonic (injectable in tests). */
@@ -20,7 +21,8 @@ interface RateRule {
   readonly requests: RateBucket | null;
   readonly tokens: RateBucket | null;
   readonly concurrent: number | null;
-  inFlight: number;
+  /** Shared with the scope's rules before and after a reload (rate-state.ts). */
+  readonly slots: RateSlots;
 }
 
 /** What the limiter needs about a call. */
@@ -73,20 +75,22 @@ const NO_RULES: readonly RateRule[] = [];
 /** The ticket of a call no limit applies to (shared: no allocation). */
 const UNLIMITED: RateTicket = { headers: {}, end() {}, cancel() {} };
 
-/** Builds the rules once from config; state lives in this limiter (one per relay). */
-export function createRateLimiter(limits: readonly RateLimitConfig[], clock: RateClock = monotonicEpochMs): RateLimiter {
+/** Builds the rules once from config; their state lives in `state` (one per relay, kept across reloads). */
+export function createRateLimiter(limits: readonly RateLimitConfig[], clock: RateClock = monotonicEpochMs, state: RateStateBook = new RateStateBook()): RateLimiter {
   const byKey = new Map<string, RateRule[]>();
   const byProject = new Map<string, RateRule[]>();
   const byModel = new Map<string, RateRule[]>();
+  const builtAt = clock();
   for (const limit of limits) {
     const [kind, id] = Object.entries(limit.scope)[0] as ["key" | "project" | "model", string];
     const index = kind === "key" ? byKey : kind === "project" ? byProject : byModel;
+    const name = `${kind} ${id}`;
     const rule: RateRule = {
-      name: `${kind} ${id}`,
-      requests: limit.requestsPerMinute === undefined ? null : new RateBucket(limit.requestsPerMinute),
-      tokens: limit.tokensPerMinute === undefined ? null : new RateBucket(limit.tokensPerMinute),
+      name,
+      requests: limit.requestsPerMinute === undefined ? null : state.bucket(name, "requests", limit.requestsPerMinute, builtAt),
+      tokens: limit.tokensPerMinute === undefined ? null : state.bucket(name, "tokens", limit.tokensPerMinute, builtAt),
       concurrent: limit.concurrent ?? null,
-      inFlight: 0,
+      slots: state.slotsOf(name),
     };
     index.set(id, [...(index.get(id) ?? []), rule]);
   }
@@ -101,7 +105,7 @@ export function createRateLimiter(limits: readonly RateLimitConfig[], clock: Rat
           for (const rule of rules) {
             if (rule.requests) states.push({ scope, id, kind: "requests", limit: rule.requests.limit, remaining: rule.requests.remaining(now) });
             if (rule.tokens) states.push({ scope, id, kind: "tokens", limit: rule.tokens.limit, remaining: rule.tokens.remaining(now) });
-            if (rule.concurrent !== null) states.push({ scope, id, kind: "concurrent", limit: rule.concurrent, remaining: Math.max(0, rule.concurrent - rule.inFlight) });
+            if (rule.concurrent !== null) states.push({ scope, id, kind: "concurrent", limit: rule.concurrent, remaining: Math.max(0, rule.concurrent - rule.slots.inFlight) });
           }
         }
       }
@@ -119,7 +123,7 @@ export function createRateLimiter(limits: readonly RateLimitConfig[], clock: Rat
       for (const rule of rules) {
         rule.requests?.take(1);
         rule.tokens?.take(call.tokens);
-        rule.inFlight++;
+        rule.slots.inFlight++;
       }
       return ticketFor(rules, call, now);
     },
@@ -143,7 +147,7 @@ function refuseOverLimit(rules: readonly RateRule[], call: RateCall, now: number
       );
     }
     if (tokensWait > waitMs) [waitMs, reason] = [tokensWait, `${rule.name}: ${count(rule.tokens!.limit, "token")} per minute`];
-    if (rule.concurrent !== null && rule.inFlight >= rule.concurrent && CONCURRENCY_RETRY_MS > waitMs) {
+    if (rule.concurrent !== null && rule.slots.inFlight >= rule.concurrent && CONCURRENCY_RETRY_MS > waitMs) {
       [waitMs, reason] = [CONCURRENCY_RETRY_MS, `${rule.name}: ${count(rule.concurrent, "concurrent call")}`];
     }
   }
@@ -162,7 +166,7 @@ function ticketFor(rules: readonly RateRule[], call: RateCall, now: number): Rat
     for (const rule of rules) {
       if (request) rule.requests?.give(1);
       if (unusedTokens !== 0) rule.tokens?.give(unusedTokens);
-      rule.inFlight--;
+      rule.slots.inFlight--;
     }
   };
   return {

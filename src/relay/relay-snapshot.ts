@@ -6,6 +6,7 @@ import { createCallPricing, type CallPricing } from "./call-pricing.ts";
 import { createKeyring, type Keyring } from "./keyring.ts";
 import { createModelRouter, type ModelRouter } from "./model-router.ts";
 import { createRateLimiter, type RateClock, type RateLimiter } from "./rate-limiter.ts";
+import type { RateStateBook } from "./rate-state.ts";
 import type { TargetHealthBook } from "./target-health.ts";
 
 /**
@@ -19,7 +20,7 @@ export interface RelaySnapshot {
   readonly router: ModelRouter;
   /** The price book and budget plan. */
   readonly pricing: CallPricing;
-  /** The config's rate limits (a reload starts them afresh: limits are per minute, state is per instance). */
+  /** The config's rate limits (their state, per instance, is kept across reloads: rate-state.ts). */
   readonly rateLimiter: RateLimiter;
 }
 
@@ -38,6 +39,8 @@ export interface SnapshotShared {
   readonly keyring?: Keyring;
   /** Targets' health (cooldowns), kept across reloads; default: a fresh book. */
   readonly health?: TargetHealthBook;
+  /** The rate limits' buckets and calls in flight, kept across reloads; default: a fresh book. */
+  readonly rateState?: RateStateBook;
 }
 
 /** Builds the providers, keyring, router, pricing and rate limits of a validated config. */
@@ -47,6 +50,6 @@ export function createRelaySnapshot(config: Config, fetch: Fetch, shared: Snapsh
     keyring: shared.keyring ?? createKeyring(config.keys),
     router: createModelRouter(config, createProviders(config, fetch), shared.health),
     pricing: createCallPricing(config, shared.budgets),
-    rateLimiter: createRateLimiter(config.rateLimits, shared.clock),
+    rateLimiter: createRateLimiter(config.rateLimits, shared.clock, shared.rateState),
   };
 }

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { childEnvironment } from "../../src/config/child-environment.ts";
 
 /** The repository root (where src/ and node_modules/ live). */
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -25,6 +26,7 @@ export interface CliResult {
 /** Options for running a command. */
 export interface CliOptions {
   readonly cwd?: string;
+  /** Added to the child's environment, which otherwise holds only the runtime's variables and this process's RENIO_* (child-environment.ts). */
   readonly env?: Readonly<Record<string, string>>;
   /** Kill (SIGKILL) after this long; default 20 s. */
   readonly timeoutMs?: number;
@@ -106,7 +108,8 @@ function launch(command: readonly string[], options: CliOptions): ChildProcess {
   const [file, ...args] = command;
   return spawn(file!, args, {
     cwd: options.cwd ?? REPO_ROOT,
-    env: { ...process.env, NO_COLOR: "1", ...options.env },
+    // What a child needs (the runtime's variables, RENIO_*) plus what the test gives it: no other variable of this process's.
+    env: { ...childEnvironment(process.env, { renio: true }), NO_COLOR: "1", ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
 }

@@ -60,6 +60,24 @@ describe("renio bench (end to end, real processes on loopback)", () => {
     assert.equal(cost!.ratio, cost!.fsyncMinusProcessMs / report.diskFloor!.latency.median);
   });
 
+  it("measures Renio on a throwaway PostgreSQL beside SQLite, fsync and process, and labels the storage", { timeout: 120_000 }, async () => {
+    const { code, stdout, stderr } = await renio(
+      ["bench", "--storage", "sqlite,postgres", "--journal", "fsync,process", "--requests", "12", "--warmup", "2", "--rounds", "1", "--concurrency", "2", "--mode", "json", "--json"],
+      110_000,
+    );
+    assert.equal(code, 0, stderr);
+    const report = JSON.parse(stdout) as BenchReport;
+    assert.match(report.relay!.storage, /^sqlite \(temporary directory\) and postgres 15\.\d+ \(throwaway server, temporary directory, fsync on\)$/);
+    const [point] = report.modes[0]!.points;
+    assert.deepEqual(
+      point!.relays.map((relay) => [relay.id, relay.latency.samples, relay.latency.errors]),
+      [["renio-sqlite-fsync", 12, 0], ["renio-sqlite-process", 12, 0], ["renio-postgres-fsync", 12, 0], ["renio-postgres-process", 12, 0]],
+    );
+    assert.deepEqual(report.durableWrite!.map((cost) => cost.storage), ["sqlite", "postgres"]);
+    const pg = point!.relays.filter((relay) => relay.id.startsWith("renio-postgres-"));
+    assert.equal(report.durableWrite![1]!.fsyncMinusProcessMs, pg[0]!.overhead.median - pg[1]!.overhead.median);
+  });
+
   it("soaks for a bounded time, sampling the relay's RSS, CPU and overhead in each interval", { timeout: 60_000 }, async () => {
     const { code, stdout, stderr } = await renio(["bench", "--duration", "3s", "--sample-seconds", "1", "--concurrency", "2", "--warmup", "5", "--json"], 50_000);
     assert.equal(code, 0, stderr);

@@ -8,10 +8,11 @@ import { BENCH_HELP, parseBenchArgs, type BenchOptions } from "./bench-args.ts";
 import { startChildServer, type ChildServer } from "./bench-child.ts";
 import { machineInfo } from "./bench-machine.ts";
 import { createProgress } from "./bench-progress.ts";
-import { benchRelayConfig, benchSecret, relaySettings } from "./bench-relay-config.ts";
+import { benchRelayConfig, benchSecret, relaySettings, relayVariants, SQLITE_STORAGE } from "./bench-relay-config.ts";
+import { givenPostgres, startThrowawayPostgres, type BenchPostgres } from "./bench-postgres.ts";
 import { renderReport, type BenchReport } from "./bench-report.ts";
 import { measureDiskFloor } from "./disk-floor.ts";
-import { durableWriteCosts, renioRelayId } from "./durable-write.ts";
+import { durableWriteCosts } from "./durable-write.ts";
 import { runSoak } from "./soak.ts";
 import { runMeasurements, type MeasuredRelay } from "./bench-run.ts";
 import { clockTicksPerSecond, createProcessProbe } from "./process-usage.ts";
@@ -46,6 +47,7 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
   const self = runtime.selfCommand();
   const dir = mkdtempSync(join(tmpdir(), "renio-bench-"));
   const children: ChildServer[] = [];
+  let postgres: BenchPostgres | undefined;
   try {
     progress.update("starting the mock");
     const mock = await startChildServer("mock", [
@@ -61,18 +63,23 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
     if (options.target === undefined) {
       const secret = benchSecret();
       directHeaders = [["authorization", `Bearer ${secret}`]];
-      const several = options.journals.length > 1;
-      for (const journal of options.journals) {
-        const relayDir = several ? join(dir, journal) : dir;
+      if (options.storages.includes("postgres")) {
+        progress.update(options.pgUrl === undefined ? "starting a throwaway PostgreSQL" : "using the given PostgreSQL");
+        postgres = options.pgUrl === undefined ? await startThrowawayPostgres() : givenPostgres(options.pgUrl);
+      }
+      for (const variant of relayVariants(options.storages, options.journals)) {
+        const relayDir = join(dir, variant.name);
         mkdirSync(relayDir, { recursive: true });
         const configPath = join(relayDir, "renio.json");
-        writeFileSync(configPath, JSON.stringify(benchRelayConfig({ mockUrl: mock.url, model: options.model, dir: relayDir, journal, budget: options.budget, secret }), null, 2));
-        progress.update(`starting Renio${several ? ` (journal ${journal})` : ""}`);
+        const onPostgres = variant.storage === "postgres" ? { postgresUrl: await postgres!.databaseUrl(`renio_${variant.journal}`), budgetId: `bench-total-${variant.journal}` } : {};
+        const config = benchRelayConfig({ mockUrl: mock.url, model: options.model, dir: relayDir, journal: variant.journal, budget: options.budget, secret, ...onPostgres });
+        writeFileSync(configPath, JSON.stringify(config, null, 2));
+        progress.update(`starting ${variant.label}`);
         const relay = await startChildServer("relay", [...self, "serve", "--config", configPath]);
         children.push(relay);
         relays.push({
-          id: several ? renioRelayId(journal) : "renio",
-          label: several ? `Renio ${journal}` : "Renio",
+          id: variant.id,
+          label: variant.label,
           url: relay.url + CHAT_PATH,
           headers: directHeaders,
           probe: createProcessProbe(relay.pid, ticks),
@@ -101,11 +108,11 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
       machine: machineInfo(),
       runtime: `${runtime.name} ${runtime.version}`,
       ...(options.target === undefined
-        ? { relay: relaySettings(options.journals, options.budget) }
+        ? { relay: relaySettings(options.journals, options.budget, options.storages.map((storage) => (storage === "postgres" ? postgres!.description : SQLITE_STORAGE))) }
         : { target: { url: options.target, headerNames: options.headers.map(([name]) => name) } }),
       ...(options.baseline ? { baseline: options.baseline } : {}),
       diskFloor,
-      durableWrite: durableWriteCosts(modes, diskFloor),
+      durableWrite: durableWriteCosts(modes, diskFloor, options.storages.length > 1 ? options.storages : undefined),
       ...(soak !== undefined ? { soak } : {}),
       modes,
     };
@@ -118,6 +125,7 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
     clearTimeout(deadlineTimer);
     progress.done();
     await Promise.all(children.reverse().map((child) => child.stop()));
+    postgres?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

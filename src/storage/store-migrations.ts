@@ -3,8 +3,10 @@ import type { Database } from "./store-schema.ts";
 import type { StoreDialect } from "./store-dialect.ts";
 import { SchemaTooNewError } from "./store-errors.ts";
 import { inWriteTransaction } from "./store-transaction.ts";
+import { ADMIT_FUNCTION_SQL } from "./admit-function-postgres.ts";
 
-type Migration = (db: Kysely<Database>) => Promise<void>;
+/** One schema step; `backend` for steps that exist on one backend only. */
+type Migration = (db: Kysely<Database>, backend: StoreDialect["backend"]) => Promise<void>;
 
 /** Every schema version, in order. Static so it works inside a compiled executable. */
 export const migrations: Readonly<Record<number, Migration>> = {
@@ -162,6 +164,10 @@ export const migrations: Readonly<Record<number, Migration>> = {
   6: async (db) => {
     await db.schema.alterTable("journal_entry").addColumn("attempts", "text").execute();
   },
+  // PostgreSQL: the admission as one statement (renio_admit, admit-function-postgres.ts). SQLite: nothing.
+  8: async (db, backend) => {
+    if (backend === "postgres") await sql.raw(ADMIT_FUNCTION_SQL).execute(db);
+  },
 };
 
 /** The renio_meta key counting changes to budget definitions (every change adds one). */
@@ -190,7 +196,7 @@ export async function migrate(db: Kysely<Database>, dialect: StoreDialect): Prom
       const step = migrations[version];
       // A gap would record the later version and never run the missing one: refuse it.
       if (step === undefined) throw new Error(`schema migration ${version} is missing from this build`);
-      await step(conn);
+      await step(conn, dialect.backend);
     }
     // Written every time: a database Renio cannot write to fails here, at startup.
     await conn

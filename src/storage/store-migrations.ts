@@ -164,6 +164,8 @@ export const migrations: Readonly<Record<number, Migration>> = {
   6: async (db) => {
     await db.schema.alterTable("journal_entry").addColumn("attempts", "text").execute();
   },
+  // TEMP placeholder (drop at merge): migration 7 is another branch's; this keeps 1..8 contiguous here.
+  7: async () => undefined,
   // PostgreSQL: the admission as one statement (renio_admit, admit-function-postgres.ts). SQLite: nothing.
   8: async (db, backend) => {
     if (backend === "postgres") await sql.raw(ADMIT_FUNCTION_SQL).execute(db);

@@ -43,12 +43,25 @@ export async function startThrowawayPostgres(): Promise<BenchPostgres> {
   }
   const data = join(base, "data");
   let started = false;
+  let stopped = false;
+  const stop = (): void => {
+    if (stopped) return;
+    stopped = true;
+    process.off("exit", stop);
+    try {
+      if (started) run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "-s", "stop"]);
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  };
   try {
     run("initdb", ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
     const port = await freePort();
-    appendFileSync(data + "/postgresql.conf", `listen_addresses = '127.0.0.1'\nport = ${port}\nunix_socket_directories = '${base}'\nfsync = on\nmax_connections = 200\n`);
+    appendFileSync(join(data, "postgresql.conf"), `listen_addresses = '127.0.0.1'\nport = ${port}\nunix_socket_directories = '${base}'\nfsync = on\nmax_connections = 200\n`);
     run("pg_ctl", ["-D", data, "-l", join(base, "server.log"), "-w", "-t", "30", "-s", "start"]);
     started = true;
+    // Also on Ctrl-C (bench-child exits the process on SIGINT/SIGTERM): the server is no child of ours.
+    process.once("exit", stop);
     const admin = `postgres://postgres@127.0.0.1:${port}/postgres`;
     const version = (await sqlOn(admin, "show server_version")).rows[0]?.server_version as string;
     return {
@@ -57,17 +70,14 @@ export async function startThrowawayPostgres(): Promise<BenchPostgres> {
         await sqlOn(admin, `create database ${name}`);
         return `postgres://postgres@127.0.0.1:${port}/${name}`;
       },
-      stop() {
-        try {
-          run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "-s", "stop"]);
-        } finally {
-          rmSync(base, { recursive: true, force: true });
-        }
-      },
+      stop,
     };
   } catch (error) {
-    if (started) run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "-s", "stop"]);
-    rmSync(base, { recursive: true, force: true });
+    try {
+      stop();
+    } catch {
+      // the start failure is what to report
+    }
     throw new Error(`cannot start a throwaway PostgreSQL with ${bin}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }

@@ -32,26 +32,26 @@ declare
   r_budget text[];
   r_period text[];
   r_limit bigint[];
-  r_spent bigint[];
-  r_reserved bigint[];
+  r_held bigint[];
   d_reserved bigint[];
   d_limit bigint[];
   d_touched boolean[];
+  -- Every charge of the batch, flattened in item then charge order.
+  f_item integer[];
+  f_row integer[];
+  f_amount bigint[];
+  f_quoted bigint[];
+  f_limit bigint[];
+  f_strict boolean[];
+  f_stored_limit boolean[];
+  f_pause_limit bigint[];
   nrows integer;
+  ncharges integer;
   item_count integer := jsonb_array_length(batch);
-  charges jsonb;
-  c jsonb;
-  n integer;
-  ti integer;
+  first integer := 1;
+  last integer;
   ri integer;
-  rows_of integer[];
-  quoted bigint[];
-  lim bigint[];
-  from_def boolean[];
-  strict_ boolean[];
-  amount bigint[];
   pause_at integer;
-  pause_limit bigint;
   refuse_at integer;
   refuse_left bigint;
   best_at integer;
@@ -74,80 +74,75 @@ begin
      order by m.b collate "C", m.p collate "C", m.io desc, m.co desc
     on conflict (budget_id, period) do nothing;
 
-  select array_agg(u.budget_id), array_agg(u.period), array_agg(u.limit_nanos), array_agg(u.spent_nanos), array_agg(u.reserved_nanos)
-    into r_budget, r_period, r_limit, r_spent, r_reserved
+  select array_agg(u.budget_id), array_agg(u.period), array_agg(u.limit_nanos), array_agg(u.spent_nanos + u.reserved_nanos)
+    into r_budget, r_period, r_limit, r_held
     from (select bu.budget_id, bu.period, bu.limit_nanos, bu.spent_nanos, bu.reserved_nanos from budget_usage bu
            where (bu.budget_id, bu.period) in (select ch->>'b', ch->>'p' from jsonb_array_elements(batch) it, jsonb_array_elements(it) ch)
            order by bu.budget_id collate "C", bu.period collate "C" for update of bu) u;
-
   nrows := coalesce(array_length(r_budget, 1), 0);
   d_reserved := array_fill(0::bigint, array[nrows]);
   d_limit := array_fill(null::bigint, array[nrows]);
   d_touched := array_fill(false, array[nrows]);
 
-  for i in 1 .. item_count loop
-    charges := batch->(i - 1);
-    n := jsonb_array_length(charges);
-    pause_at := null;
-    for k in 1 .. n loop
-      c := charges->(k - 1);
-      ri := null;
-      for j in 1 .. nrows loop
-        if r_budget[j] = c->>'b' and r_period[j] = c->>'p' then ri := j; exit; end if;
-      end loop;
-      if ri is null then raise exception 'budget row %/% missing after insert', c->>'b', c->>'p'; end if;
-      rows_of[k] := ri;
-      amount[k] := (c->>'a')::bigint;
-      quoted[k] := (c->>'l')::bigint;
-      lim[k] := quoted[k];
-      strict_[k] := c->>'m' = 'strict';
-      from_def[k] := false;
-      if (c->>'s')::boolean then
-        ti := array_position(t_id, c->>'b');
-        if ti is not null and t_deleted[ti] then
-          strict_[k] := false;
-        elsif ti is not null then
-          if t_paused[ti] and pause_at is null then pause_at := k; pause_limit := t_limit[ti]; end if;
-          lim[k] := t_limit[ti];
-          strict_[k] := t_mode[ti] <> 'observe';
-          from_def[k] := true;
-        end if;
-      end if;
-    end loop;
+  -- Each charge with its row and the terms in force (a deleted stored budget observes at the
+  -- charged limit; a live one decides by its stored limit and mode, and refuses when paused).
+  select array_agg(x.io::integer order by x.io, x.co), array_agg(r.ri::integer order by x.io, x.co),
+         array_agg(x.a order by x.io, x.co), array_agg(x.l order by x.io, x.co),
+         array_agg(case when t.id is not null and not t.deleted then t.lim else x.l end order by x.io, x.co),
+         array_agg(case when t.id is null then x.m = 'strict' when t.deleted then false else t.mode <> 'observe' end order by x.io, x.co),
+         array_agg(t.id is not null and not t.deleted order by x.io, x.co),
+         array_agg(case when t.id is not null and not t.deleted and t.paused then t.lim end order by x.io, x.co)
+    into f_item, f_row, f_amount, f_quoted, f_limit, f_strict, f_stored_limit, f_pause_limit
+    from (select its.io, chs.co, chs.ch->>'b' b, chs.ch->>'p' p, (chs.ch->>'a')::bigint a, (chs.ch->>'l')::bigint l, chs.ch->>'m' m, (chs.ch->>'s')::boolean s
+            from jsonb_array_elements(batch) with ordinality its(it, io), jsonb_array_elements(its.it) with ordinality chs(ch, co)) x
+    left join unnest(r_budget, r_period) with ordinality r(b, p, ri) on r.b = x.b and r.p = x.p
+    left join unnest(t_id, t_limit, t_mode, t_paused, t_deleted) t(id, lim, mode, paused, deleted) on x.s and t.id = x.b;
+  ncharges := coalesce(array_length(f_item, 1), 0);
+  if array_position(f_row, null) is not null then raise exception 'a budget row is missing after insert'; end if;
 
+  for i in 1 .. item_count loop
+    last := first - 1;
+    while last < ncharges and f_item[last + 1] = i loop last := last + 1; end loop;
+    pause_at := null;
+    for k in first .. last loop
+      if f_pause_limit[k] is not null then pause_at := k; exit; end if;
+    end loop;
     refuse_at := null;
     best_at := null;
     if pause_at is null then
-      for k in 1 .. n loop
-        ri := rows_of[k];
-        held := r_spent[ri] + r_reserved[ri] + d_reserved[ri];
-        left_ := lim[k] - held - amount[k];
-        if strict_[k] and left_ < 0 then refuse_at := k; refuse_left := greatest(0, lim[k] - held); exit; end if;
+      for k in first .. last loop
+        ri := f_row[k];
+        held := r_held[ri] + d_reserved[ri];
+        left_ := f_limit[k] - held - f_amount[k];
+        if f_strict[k] and left_ < 0 then refuse_at := k; refuse_left := greatest(0, f_limit[k] - held); exit; end if;
         if best_at is null or left_ < best then best_at := k; best := left_; end if;
       end loop;
     end if;
-
+    o_item := i;
     if pause_at is null and refuse_at is null then
-      for k in 1 .. n loop
-        ri := rows_of[k];
-        d_reserved[ri] := d_reserved[ri] + amount[k];
-        d_limit[ri] := lim[k];
+      for k in first .. last loop
+        ri := f_row[k];
+        d_reserved[ri] := d_reserved[ri] + f_amount[k];
+        d_limit[ri] := f_limit[k];
         d_touched[ri] := true;
       end loop;
-      return query select i, true, best_at - 1, null::bigint, best, false;
+      o_admitted := true; o_charge := best_at - first; o_limit := null; o_remaining := best; o_paused := false;
     else
       -- A refused call reserves nothing but moves a row to the limit in force (a paused one: as quoted).
-      for k in 1 .. n loop
-        ri := rows_of[k];
-        moved := case when pause_at is not null then quoted[k] else lim[k] end;
+      for k in first .. last loop
+        ri := f_row[k];
+        moved := case when pause_at is not null then f_quoted[k] else f_limit[k] end;
         if coalesce(d_limit[ri], r_limit[ri]) <> moved then d_limit[ri] := moved; d_touched[ri] := true; end if;
       end loop;
+      o_admitted := false;
       if pause_at is not null then
-        return query select i, false, pause_at - 1, pause_limit, 0::bigint, true;
+        o_charge := pause_at - first; o_limit := f_pause_limit[pause_at]; o_remaining := 0; o_paused := true;
       else
-        return query select i, false, refuse_at - 1, case when from_def[refuse_at] then lim[refuse_at] end, refuse_left, false;
+        o_charge := refuse_at - first; o_limit := case when f_stored_limit[refuse_at] then f_limit[refuse_at] end; o_remaining := refuse_left; o_paused := false;
       end if;
     end if;
+    return next;
+    first := last + 1;
   end loop;
 
   for j in 1 .. nrows loop

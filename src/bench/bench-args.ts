@@ -15,6 +15,17 @@ export type StorageSetting = "sqlite" | "postgres";
 /** Output format of the report. */
 export type ReportFormat = "text" | "markdown" | "json";
 
+/** A model measured through Renio: passthrough, or served by an Anthropic-format upstream through translation. */
+export interface BenchModel {
+  /** The model in the request body (the public name). */
+  readonly name: string;
+  /** Named `…-translated`: routed to the mock's Anthropic wire with `translate: true`. */
+  readonly translated: boolean;
+}
+
+/** The suffix that marks a --model as translated. */
+export const TRANSLATED_SUFFIX = "-translated";
+
 /** Everything `renio bench` was asked to do, validated. */
 export interface BenchOptions {
   readonly concurrency: readonly number[];
@@ -40,8 +51,10 @@ export interface BenchOptions {
   readonly headers: ReadonlyArray<readonly [string, string]>;
   /** Also measure a bare fetch passthrough as the floor. */
   readonly baseline: "passthrough" | undefined;
-  /** Model name in the request body. */
+  /** The first of {@link models}: the model in the request body of direct (and of a --target or the passthrough). */
   readonly model: string;
+  /** One Renio per model, measured in the same rounds (e.g. a passthrough and a translated model side by side). */
+  readonly models: readonly BenchModel[];
   /** Port for the mock (0 picks one); fix it when a --target gateway must forward to the mock. */
   readonly mockPort: number;
   /** Overall deadline for the whole run, in seconds. */
@@ -70,7 +83,9 @@ export const BENCH_HELP = `usage: renio bench [options]
   --target URL                measure another relay or gateway instead (it must forward to the mock;
   --header 'Name: value'        see --mock-port); --header is repeatable
   --mock-port N               port of the mock (default: any free port)
-  --model NAME                model in the request body (default mock-gpt)
+  --model NAME                model in the request body (default mock-gpt); a list (mock-gpt,mock-claude-translated)
+                              starts one Renio per model, measured in the same rounds; a name ending in -translated
+                              is served by the mock's Anthropic wire through translation (OpenAI caller, translate: true)
   --rounds 10                 alternating direct / relay rounds per point
   --max-seconds 1800          overall deadline
   --duration 10m              soak mode: one Renio at one concurrency (default 64), non-streaming,
@@ -120,12 +135,13 @@ export function parseBenchArgs(args: readonly string[]): BenchOptions {
   const storages = settingList("--storage", v.storage ?? "sqlite", STORAGE_SETTINGS);
   const pgUrl = v["pg-url"] === undefined ? undefined : postgresUrl(v["pg-url"]);
   if (pgUrl !== undefined && !storages.includes("postgres")) throw new UsageError("--pg-url applies to --storage postgres only");
+  const models = modelList(v.model);
+  if (models.length > 1 && target !== undefined) throw new UsageError("--model takes a list for the Renio started here only; --target measures one model");
   const journal = journals[0]!;
   if (soak !== undefined) {
     if (concurrency.length > 1) throw new UsageError("--duration runs one concurrency: give --concurrency a single value");
-    if (journals.length > 1 || storages.length > 1 || target !== undefined || v.baseline !== undefined) {
-      throw new UsageError("--duration soaks one Renio started here: no --journal or --storage list, --target or --baseline");
-    }
+    if (journals.length > 1 || models.length > 1 || target !== undefined || v.baseline !== undefined) throw new UsageError("--duration soaks one Renio started here: no --journal or --model list, --target or --baseline");
+    if (storages.length > 1) throw new UsageError("--duration soaks one Renio started here: no --storage list");
     if (soak.durationSeconds > v["max-seconds"]) throw new UsageError("--duration is longer than --max-seconds");
   }
   const allOff = journals.every((setting) => setting === "off");
@@ -146,7 +162,8 @@ export function parseBenchArgs(args: readonly string[]): BenchOptions {
     target,
     headers,
     baseline: v.baseline,
-    model: v.model,
+    model: models[0]!.name,
+    models,
     mockPort: v["mock-port"],
     maxSeconds: v["max-seconds"],
     soak,
@@ -183,6 +200,13 @@ function settingList<T extends string>(flag: string, text: string, allowed: read
 function postgresUrl(text: string): string {
   if (!/^postgres(ql)?:\/\/[^/]/.test(text) || !URL.canParse(text)) throw new UsageError("--pg-url must be a URL like postgres://user:password@host:5432/database");
   return text;
+}
+
+function modelList(text: string): BenchModel[] {
+  const names = text.split(",").map((part) => part.trim());
+  if (names.some((name) => name === "")) throw new UsageError(`--model has an empty name in "${text}"`);
+  if (new Set(names).size !== names.length) throw new UsageError("--model has a repeated value");
+  return names.map((name) => ({ name, translated: name.endsWith(TRANSLATED_SUFFIX) }));
 }
 
 function headerPair(text: string): readonly [string, string] {

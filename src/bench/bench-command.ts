@@ -67,23 +67,32 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
         progress.update(options.pgUrl === undefined ? "starting a throwaway PostgreSQL" : "using the given PostgreSQL");
         postgres = options.pgUrl === undefined ? await startThrowawayPostgres() : givenPostgres(options.pgUrl);
       }
+      const perModel = options.models.length > 1;
       for (const variant of relayVariants(options.storages, options.journals)) {
-        const relayDir = join(dir, variant.name);
-        mkdirSync(relayDir, { recursive: true });
-        const configPath = join(relayDir, "renio.json");
-        const onPostgres = variant.storage === "postgres" ? { postgresUrl: await postgres!.databaseUrl(`renio_${variant.journal}`), budgetId: `bench-total-${variant.journal}` } : {};
-        const config = benchRelayConfig({ mockUrl: mock.url, model: options.model, dir: relayDir, journal: variant.journal, budget: options.budget, secret, ...onPostgres });
-        writeFileSync(configPath, JSON.stringify(config, null, 2));
-        progress.update(`starting ${variant.label}`);
-        const relay = await startChildServer("relay", [...self, "serve", "--config", configPath]);
-        children.push(relay);
-        relays.push({
-          id: variant.id,
-          label: variant.label,
-          url: relay.url + CHAT_PATH,
-          headers: directHeaders,
-          probe: createProcessProbe(relay.pid, ticks),
-        });
+        for (const [index, model] of options.models.entries()) {
+          const name = [variant.name, ...(perModel ? [String(index)] : [])].filter((part) => part !== "").join("-");
+          const relayDir = join(dir, name);
+          mkdirSync(relayDir, { recursive: true });
+          const configPath = join(relayDir, "renio.json");
+          // One database per Renio on a throwaway server; on a given one, one total budget per Renio.
+          const tag = perModel ? `${variant.journal}_${index}` : variant.journal;
+          const onPostgres = variant.storage === "postgres" ? { postgresUrl: await postgres!.databaseUrl(`renio_${tag}`), budgetId: `bench-total-${tag}` } : {};
+          const config = benchRelayConfig({ mockUrl: mock.url, model, dir: relayDir, journal: variant.journal, budget: options.budget, secret, ...onPostgres });
+          writeFileSync(configPath, JSON.stringify(config, null, 2));
+          const label = `${variant.label}${perModel ? ` ${model.name}` : ""}`;
+          progress.update(`starting ${label}`);
+          const relay = await startChildServer("relay", [...self, "serve", "--config", configPath]);
+          children.push(relay);
+          relays.push({
+            // The first model keeps the plain ids (the durable-write comparison reads them).
+            id: index === 0 ? variant.id : `${variant.id}@${model.name}`,
+            label,
+            url: relay.url + CHAT_PATH,
+            headers: directHeaders,
+            probe: createProcessProbe(relay.pid, ticks),
+            ...(perModel || model.translated ? { model: model.name, translated: model.translated } : {}),
+          });
+        }
       }
     } else {
       relays.push({ id: "target", label: "target", url: options.target, headers: options.headers });
@@ -99,6 +108,7 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
       ? undefined
       : await runSoak({ ...options.soak, concurrency: options.concurrency[0]!, warmup: options.warmup, model: options.model, directUrl, directHeaders, relay: relays[0]!, progress, signal: deadline.signal });
     const modes = soak !== undefined ? [] : await runMeasurements({ options, directUrl, directHeaders, relays, progress, signal: deadline.signal });
+    const mockCalls = await mockCallsByWire(mock.url);
     progress.done();
     const report: BenchReport = {
       renioVersion: versionOf(self),
@@ -108,9 +118,10 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
       machine: machineInfo(),
       runtime: `${runtime.name} ${runtime.version}`,
       ...(options.target === undefined
-        ? { relay: relaySettings(options.journals, options.budget, options.storages.map((storage) => (storage === "postgres" ? postgres!.description : SQLITE_STORAGE))) }
+        ? { relay: relaySettings(options.journals, options.budget, options.models, options.storages.map((storage) => (storage === "postgres" ? postgres!.description : SQLITE_STORAGE))) }
         : { target: { url: options.target, headerNames: options.headers.map(([name]) => name) } }),
       ...(options.baseline ? { baseline: options.baseline } : {}),
+      ...(mockCalls !== undefined ? { mockCalls } : {}),
       diskFloor,
       durableWrite: durableWriteCosts(modes, diskFloor, options.storages.length > 1 ? options.storages : undefined),
       ...(soak !== undefined ? { soak } : {}),
@@ -127,6 +138,16 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
     await Promise.all(children.reverse().map((child) => child.stop()));
     postgres?.stop();
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The calls the mock received by wire format (so a translated row shows it reached the Anthropic wire); undefined if it cannot tell. */
+async function mockCallsByWire(mockUrl: string): Promise<BenchReport["mockCalls"]> {
+  try {
+    const stats = (await (await fetch(`${mockUrl}/_mock/stats`)).json()) as { receivedByWire?: BenchReport["mockCalls"] };
+    return stats.receivedByWire;
+  } catch {
+    return undefined;
   }
 }
 

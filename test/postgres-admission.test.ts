@@ -87,6 +87,23 @@ describe("PostgreSQL admission: one round trip, the commit included", () => {
   });
 });
 
+test("two stores admitting at once, charges in opposite orders on rows neither has seen, neither deadlock nor lose a reservation", async () => {
+  const target = await postgres.target();
+  const [a, b] = [await target.open(), await target.open()];
+  try {
+    const charge = (id: string) => budgetCharge(0.001, { budgetId: id, limit: 10 });
+    const batches = Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? [item(charge("x"), charge("y")), item(charge("z"))] : [item(charge("z"), charge("y"), charge("x"))]));
+    const results = await Promise.all(batches.map((batch, i) => (i % 4 < 2 ? a : b).admitBatch(batch)));
+    assert.ok(results.flat().every((admission) => admission.admitted));
+    const usage = (await a.budgetUsage()).map((row) => [row.budgetId, Math.round(row.reserved * 1e9)]).sort();
+    // x and y: 10 batches of 1 + 10 of 1 = 20 reservations each; z: 10 + 10 = 20.
+    assert.deepEqual(usage, [["x", 20_000_000], ["y", 20_000_000], ["z", 20_000_000]]);
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
+
 /** Stored budgets as both stores hold them in the scenario. */
 const STORED: NewBudget[] = [
   { id: "s-strict", scope: { project: "p1" }, period: "total", limit: 1, mode: "strict", paused: false },

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { UsageError } from "../cli/cli-args.ts";
 import { parseBenchArgs, targetUrl } from "./bench-args.ts";
+import { relayVariants } from "./bench-relay-config.ts";
 
 describe("parseBenchArgs", () => {
   it("defaults to the published methodology with journal and strict budget on", () => {
@@ -39,6 +40,39 @@ describe("parseBenchArgs", () => {
     assert.equal(parseBenchArgs(["--journal", "process,off", "--budget", "observe"]).budget, "observe");
     assert.throws(() => parseBenchArgs(["--journal", "fsync,fsync"]), /repeated/);
     assert.throws(() => parseBenchArgs(["--journal", "fsync,batch"]), /--journal must be one of fsync, process, off \(or a list of them\), got "batch"/);
+  });
+
+  it("takes a storage or a list of them, and a PostgreSQL URL for postgres only", () => {
+    assert.deepEqual([parseBenchArgs([]).storages, parseBenchArgs([]).pgUrl], [["sqlite"], undefined]);
+    assert.deepEqual(parseBenchArgs(["--storage", "postgres"]).storages, ["postgres"]);
+    const both = parseBenchArgs(["--storage", "sqlite, postgres", "--journal", "fsync,process", "--pg-url", "postgres://u:pw@127.0.0.1:5433/scratch"]);
+    assert.deepEqual([both.storages, both.journals, both.pgUrl], [["sqlite", "postgres"], ["fsync", "process"], "postgres://u:pw@127.0.0.1:5433/scratch"]);
+    assert.throws(() => parseBenchArgs(["--storage", "mysql"]), /--storage must be one of sqlite, postgres \(or a list of them\), got "mysql"/);
+    assert.throws(() => parseBenchArgs(["--storage", "postgres,postgres"]), /--storage has a repeated value/);
+    assert.throws(() => parseBenchArgs(["--pg-url", "postgres://h/db"]), /--pg-url applies to --storage postgres only/);
+    assert.throws(() => parseBenchArgs(["--storage", "postgres", "--pg-url", "mysql://u:secret@h/db"]), (error: Error) => {
+      assert.match(error.message, /--pg-url must be a URL like postgres:\/\//);
+      assert.doesNotMatch(error.message, /secret/);
+      return true;
+    });
+    assert.throws(() => parseBenchArgs(["--target", "http://127.0.0.1:4000", "--storage", "postgres"]), /do not apply to --target/);
+    assert.throws(() => parseBenchArgs(["--duration", "1m", "--storage", "sqlite,postgres"]), /one Renio started here/);
+    assert.equal(parseBenchArgs(["--duration", "1m", "--storage", "postgres"]).storages[0], "postgres");
+  });
+
+  it("starts one Renio per storage and journal setting, with ids the report and durable-write costs use", () => {
+    assert.deepEqual(relayVariants(["postgres"], ["fsync"]).map((v) => [v.id, v.label, v.name]), [["renio", "Renio", ""]]);
+    assert.deepEqual(relayVariants(["postgres"], ["fsync", "process"]).map((v) => [v.id, v.label]), [["renio-fsync", "Renio fsync"], ["renio-process", "Renio process"]]);
+    assert.deepEqual(
+      relayVariants(["sqlite", "postgres"], ["fsync", "process"]).map((v) => [v.storage, v.journal, v.id, v.label, v.name]),
+      [
+        ["sqlite", "fsync", "renio-sqlite-fsync", "Renio sqlite fsync", "sqlite-fsync"],
+        ["sqlite", "process", "renio-sqlite-process", "Renio sqlite process", "sqlite-process"],
+        ["postgres", "fsync", "renio-postgres-fsync", "Renio postgres fsync", "postgres-fsync"],
+        ["postgres", "process", "renio-postgres-process", "Renio postgres process", "postgres-process"],
+      ],
+    );
+    assert.deepEqual(relayVariants(["sqlite", "postgres"], ["fsync"]).map((v) => v.label), ["Renio sqlite", "Renio postgres"]);
   });
 
   it("takes a list of models, one Renio each, a name ending in -translated served through translation", () => {

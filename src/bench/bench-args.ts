@@ -9,6 +9,9 @@ export type JournalSetting = "fsync" | "process" | "off";
 /** Budget setting of the relay under test. */
 export type BudgetSetting = "strict" | "observe" | "off";
 
+/** Storage of the relay under test: a temporary SQLite file, or PostgreSQL (throwaway or --pg-url). */
+export type StorageSetting = "sqlite" | "postgres";
+
 /** Output format of the report. */
 export type ReportFormat = "text" | "markdown" | "json";
 
@@ -36,6 +39,10 @@ export interface BenchOptions {
   /** One Renio per setting, measured in the same rounds (e.g. fsync and process side by side). */
   readonly journals: readonly JournalSetting[];
   readonly budget: BudgetSetting;
+  /** One Renio per storage and journal setting (e.g. sqlite and postgres side by side). */
+  readonly storages: readonly StorageSetting[];
+  /** The PostgreSQL to use instead of a throwaway server. */
+  readonly pgUrl: string | undefined;
   readonly format: ReportFormat;
   readonly out: string | undefined;
   /** Another relay or gateway to measure instead of a Renio started here (full chat completions URL). */
@@ -66,6 +73,12 @@ export const BENCH_HELP = `usage: renio bench [options]
   --journal fsync|process|off relay journal durability, or no journal (and so no budget); a list
                               (fsync,process) starts one Renio per setting, measured in the same rounds
   --budget strict|observe|off mode of a large total budget, or no budget
+  --storage sqlite|postgres   the relay's store (default sqlite, a temporary file); postgres starts a
+                                throwaway server (initdb, loopback port; PG_BIN or initdb on PATH)
+                                unless --pg-url; a list (sqlite,postgres) runs one Renio per storage
+                                and journal setting in the same rounds
+  --pg-url URL                an existing PostgreSQL database for --storage postgres (bench rows
+                                are written into it: use a scratch database)
   --baseline passthrough      also measure a bare fetch passthrough (the floor)
   --target URL                measure another relay or gateway instead (it must forward to the mock;
   --header 'Name: value'        see --mock-port); --header is repeatable
@@ -89,6 +102,8 @@ const BENCH_OPTIONS = {
   mode: { type: "string", oneOf: ["json", "stream", "both"], default: "both" },
   journal: { type: "string" },
   budget: { type: "string", oneOf: ["strict", "observe", "off"] },
+  storage: { type: "string" },
+  "pg-url": { type: "string", valueName: "a URL" },
   json: { type: "boolean" },
   markdown: { type: "boolean" },
   out: { type: "string", valueName: "a file" },
@@ -113,16 +128,20 @@ export function parseBenchArgs(args: readonly string[]): BenchOptions {
   const target = v.target === undefined ? undefined : targetUrl(v.target);
   const headers = v.header.map(headerPair);
   if (headers.length > 0 && target === undefined) throw new UsageError("--header applies to --target only");
-  if (target !== undefined && (v.journal !== undefined || v.budget !== undefined)) {
-    throw new UsageError("--journal and --budget configure the Renio started here; they do not apply to --target");
+  if (target !== undefined && (v.journal !== undefined || v.budget !== undefined || v.storage !== undefined || v["pg-url"] !== undefined)) {
+    throw new UsageError("--journal, --budget, --storage and --pg-url configure the Renio started here; they do not apply to --target");
   }
-  const journals = journalList(v.journal ?? "fsync");
+  const journals = settingList("--journal", v.journal ?? "fsync", JOURNAL_SETTINGS);
+  const storages = settingList("--storage", v.storage ?? "sqlite", STORAGE_SETTINGS);
+  const pgUrl = v["pg-url"] === undefined ? undefined : postgresUrl(v["pg-url"]);
+  if (pgUrl !== undefined && !storages.includes("postgres")) throw new UsageError("--pg-url applies to --storage postgres only");
   const models = modelList(v.model);
   if (models.length > 1 && target !== undefined) throw new UsageError("--model takes a list for the Renio started here only; --target measures one model");
   const journal = journals[0]!;
   if (soak !== undefined) {
     if (concurrency.length > 1) throw new UsageError("--duration runs one concurrency: give --concurrency a single value");
     if (journals.length > 1 || models.length > 1 || target !== undefined || v.baseline !== undefined) throw new UsageError("--duration soaks one Renio started here: no --journal or --model list, --target or --baseline");
+    if (storages.length > 1) throw new UsageError("--duration soaks one Renio started here: no --storage list");
     if (soak.durationSeconds > v["max-seconds"]) throw new UsageError("--duration is longer than --max-seconds");
   }
   const allOff = journals.every((setting) => setting === "off");
@@ -136,6 +155,8 @@ export function parseBenchArgs(args: readonly string[]): BenchOptions {
     journal,
     journals,
     budget: allOff ? "off" : (v.budget ?? "strict"),
+    storages,
+    pgUrl,
     format: v.json ? "json" : v.markdown ? "markdown" : "text",
     out: v.out,
     target,
@@ -163,13 +184,22 @@ function soakPlan(text: string, sampleSeconds: number | undefined): { durationSe
 
 const JOURNAL_SETTINGS: readonly JournalSetting[] = ["fsync", "process", "off"];
 
-function journalList(text: string): JournalSetting[] {
+const STORAGE_SETTINGS: readonly StorageSetting[] = ["sqlite", "postgres"];
+
+/** A comma-separated list of distinct settings, each one of `allowed`. */
+function settingList<T extends string>(flag: string, text: string, allowed: readonly T[]): T[] {
   const parts = text.split(",").map((part) => part.trim());
   for (const part of parts) {
-    if (!(JOURNAL_SETTINGS as readonly string[]).includes(part)) throw new UsageError(`--journal must be one of ${JOURNAL_SETTINGS.join(", ")} (or a list of them), got "${part}"`);
+    if (!(allowed as readonly string[]).includes(part)) throw new UsageError(`${flag} must be one of ${allowed.join(", ")} (or a list of them), got "${part}"`);
   }
-  if (new Set(parts).size !== parts.length) throw new UsageError("--journal has a repeated value");
-  return parts as JournalSetting[];
+  if (new Set(parts).size !== parts.length) throw new UsageError(`${flag} has a repeated value`);
+  return parts as T[];
+}
+
+/** A `postgres://` or `postgresql://` URL. */
+function postgresUrl(text: string): string {
+  if (!/^postgres(ql)?:\/\/[^/]/.test(text) || !URL.canParse(text)) throw new UsageError("--pg-url must be a URL like postgres://user:password@host:5432/database");
+  return text;
 }
 
 function modelList(text: string): BenchModel[] {

@@ -60,6 +60,24 @@ describe("renio bench (end to end, real processes on loopback)", () => {
     assert.equal(cost!.ratio, cost!.fsyncMinusProcessMs / report.diskFloor!.latency.median);
   });
 
+  it("measures Renio on a throwaway PostgreSQL beside SQLite, fsync and process, and labels the storage", { timeout: 120_000 }, async () => {
+    const { code, stdout, stderr } = await renio(
+      ["bench", "--storage", "sqlite,postgres", "--journal", "fsync,process", "--requests", "12", "--warmup", "2", "--rounds", "1", "--concurrency", "2", "--mode", "json", "--json"],
+      110_000,
+    );
+    assert.equal(code, 0, stderr);
+    const report = JSON.parse(stdout) as BenchReport;
+    assert.match(report.relay!.storage, /^sqlite \(temporary directory\) and postgres 15\.\d+ \(throwaway server, temporary directory, fsync on\)$/);
+    const [point] = report.modes[0]!.points;
+    assert.deepEqual(
+      point!.relays.map((relay) => [relay.id, relay.latency.samples, relay.latency.errors]),
+      [["renio-sqlite-fsync", 12, 0], ["renio-sqlite-process", 12, 0], ["renio-postgres-fsync", 12, 0], ["renio-postgres-process", 12, 0]],
+    );
+    assert.deepEqual(report.durableWrite!.map((cost) => cost.storage), ["sqlite", "postgres"]);
+    const pg = point!.relays.filter((relay) => relay.id.startsWith("renio-postgres-"));
+    assert.equal(report.durableWrite![1]!.fsyncMinusProcessMs, pg[0]!.overhead.median - pg[1]!.overhead.median);
+  });
+
   it("measures a passthrough and a translated model side by side, the translated one through the mock's Anthropic wire", { timeout: 90_000 }, async () => {
     const { code, stdout, stderr } = await renio(["bench", "--model", "mock-gpt,mock-claude-translated", "--requests", "10", "--warmup", "2", "--rounds", "2", "--concurrency", "1", "--json"], 80_000);
     assert.equal(code, 0, stderr);

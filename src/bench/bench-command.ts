@@ -8,10 +8,11 @@ import { BENCH_HELP, parseBenchArgs, type BenchOptions } from "./bench-args.ts";
 import { startChildServer, type ChildServer } from "./bench-child.ts";
 import { machineInfo } from "./bench-machine.ts";
 import { createProgress } from "./bench-progress.ts";
-import { benchRelayConfig, benchSecret, relaySettings } from "./bench-relay-config.ts";
+import { benchRelayConfig, benchSecret, relaySettings, relayVariants, SQLITE_STORAGE } from "./bench-relay-config.ts";
+import { givenPostgres, startThrowawayPostgres, type BenchPostgres } from "./bench-postgres.ts";
 import { renderReport, type BenchReport } from "./bench-report.ts";
 import { measureDiskFloor } from "./disk-floor.ts";
-import { durableWriteCosts, renioRelayId } from "./durable-write.ts";
+import { durableWriteCosts } from "./durable-write.ts";
 import { runSoak } from "./soak.ts";
 import { runMeasurements, type MeasuredRelay } from "./bench-run.ts";
 import { clockTicksPerSecond, createProcessProbe } from "./process-usage.ts";
@@ -46,6 +47,7 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
   const self = runtime.selfCommand();
   const dir = mkdtempSync(join(tmpdir(), "renio-bench-"));
   const children: ChildServer[] = [];
+  let postgres: BenchPostgres | undefined;
   try {
     progress.update("starting the mock");
     const mock = await startChildServer("mock", [
@@ -61,22 +63,29 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
     if (options.target === undefined) {
       const secret = benchSecret();
       directHeaders = [["authorization", `Bearer ${secret}`]];
-      const several = options.journals.length > 1;
+      if (options.storages.includes("postgres")) {
+        progress.update(options.pgUrl === undefined ? "starting a throwaway PostgreSQL" : "using the given PostgreSQL");
+        postgres = options.pgUrl === undefined ? await startThrowawayPostgres() : givenPostgres(options.pgUrl);
+      }
       const perModel = options.models.length > 1;
-      for (const journal of options.journals) {
+      for (const variant of relayVariants(options.storages, options.journals)) {
         for (const [index, model] of options.models.entries()) {
-          const relayDir = several || perModel ? join(dir, perModel ? `${journal}-${index}` : journal) : dir;
+          const name = [variant.name, ...(perModel ? [String(index)] : [])].filter((part) => part !== "").join("-");
+          const relayDir = join(dir, name);
           mkdirSync(relayDir, { recursive: true });
           const configPath = join(relayDir, "renio.json");
-          writeFileSync(configPath, JSON.stringify(benchRelayConfig({ mockUrl: mock.url, model, dir: relayDir, journal, budget: options.budget, secret }), null, 2));
-          const label = `${several ? `Renio ${journal}` : "Renio"}${perModel ? ` ${model.name}` : ""}`;
+          // One database per Renio on a throwaway server; on a given one, one total budget per Renio.
+          const tag = perModel ? `${variant.journal}_${index}` : variant.journal;
+          const onPostgres = variant.storage === "postgres" ? { postgresUrl: await postgres!.databaseUrl(`renio_${tag}`), budgetId: `bench-total-${tag}` } : {};
+          const config = benchRelayConfig({ mockUrl: mock.url, model, dir: relayDir, journal: variant.journal, budget: options.budget, secret, ...onPostgres });
+          writeFileSync(configPath, JSON.stringify(config, null, 2));
+          const label = `${variant.label}${perModel ? ` ${model.name}` : ""}`;
           progress.update(`starting ${label}`);
           const relay = await startChildServer("relay", [...self, "serve", "--config", configPath]);
           children.push(relay);
-          const id = several ? renioRelayId(journal) : "renio";
           relays.push({
             // The first model keeps the plain ids (the durable-write comparison reads them).
-            id: index === 0 ? id : `${id}@${model.name}`,
+            id: index === 0 ? variant.id : `${variant.id}@${model.name}`,
             label,
             url: relay.url + CHAT_PATH,
             headers: directHeaders,
@@ -109,12 +118,12 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
       machine: machineInfo(),
       runtime: `${runtime.name} ${runtime.version}`,
       ...(options.target === undefined
-        ? { relay: relaySettings(options.journals, options.budget, options.models) }
+        ? { relay: relaySettings(options.journals, options.budget, options.models, options.storages.map((storage) => (storage === "postgres" ? postgres!.description : SQLITE_STORAGE))) }
         : { target: { url: options.target, headerNames: options.headers.map(([name]) => name) } }),
       ...(options.baseline ? { baseline: options.baseline } : {}),
       ...(mockCalls !== undefined ? { mockCalls } : {}),
       diskFloor,
-      durableWrite: durableWriteCosts(modes, diskFloor),
+      durableWrite: durableWriteCosts(modes, diskFloor, options.storages.length > 1 ? options.storages : undefined),
       ...(soak !== undefined ? { soak } : {}),
       modes,
     };
@@ -127,6 +136,7 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
     clearTimeout(deadlineTimer);
     progress.done();
     await Promise.all(children.reverse().map((child) => child.stop()));
+    postgres?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

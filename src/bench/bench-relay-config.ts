@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import type { BenchModel, BudgetSetting, JournalSetting } from "./bench-args.ts";
+import type { BenchModel, BudgetSetting, JournalSetting, StorageSetting } from "./bench-args.ts";
+import { renioRelayId } from "./durable-write.ts";
 
 /** The relay settings a benchmark ran with, as reported. */
 export interface RelaySettings {
@@ -20,6 +21,10 @@ export interface BenchRelayConfigInput {
   readonly dir: string;
   readonly journal: JournalSetting;
   readonly budget: BudgetSetting;
+  /** A PostgreSQL database URL to store into; absent: SQLite in `dir`. */
+  readonly postgresUrl?: string;
+  /** Id of the total budget (relays sharing one PostgreSQL database each charge their own). */
+  readonly budgetId?: string;
   /** The caller key's secret (sent as `Authorization: Bearer …`). */
   readonly secret: string;
 }
@@ -31,7 +36,7 @@ export function benchSecret(): string {
 
 /**
  * The config of the Renio under test: the out-of-process mock as its only
- * upstream, one key, SQLite in `dir`, and (unless off) a large total budget.
+ * upstream, one key, SQLite in `dir` (or the given PostgreSQL), and (unless off) a large total budget.
  * A passthrough model is served by the mock as a `mock` provider (the OpenAI
  * call is forwarded as is); a translated one by the mock's Anthropic wire as an
  * `anthropic` provider with `translate: true`, so the OpenAI call is translated
@@ -42,7 +47,7 @@ export function benchRelayConfig(input: BenchRelayConfigInput): Record<string, u
   const budgetOn = journalOn && input.budget !== "off";
   return {
     server: { host: "127.0.0.1", port: 0, shutdownGraceMs: 2000 },
-    storage: { type: "sqlite", path: join(input.dir, "renio.db") },
+    storage: input.postgresUrl === undefined ? { type: "sqlite", path: join(input.dir, "renio.db") } : { type: "postgres", url: input.postgresUrl },
     journal: journalOn ? { enabled: true, durability: input.journal } : { enabled: false },
     budget: { currency: "USD", mode: input.budget === "observe" ? "observe" : "strict" },
     providers: input.model.translated
@@ -50,14 +55,52 @@ export function benchRelayConfig(input: BenchRelayConfigInput): Record<string, u
       : { mock: { type: "mock", baseUrl: input.mockUrl } },
     models: { [input.model.name]: input.model.translated ? { provider: "mock-anthropic", translate: true } : { provider: "mock" } },
     keys: [{ id: "bench", secret: input.secret }],
-    budgets: budgetOn ? [{ id: "bench-total", scope: "total", period: "total", limit: 9_000_000, mode: input.budget }] : [],
+    budgets: budgetOn ? [{ id: input.budgetId ?? "bench-total", scope: "total", period: "total", limit: 9_000_000, mode: input.budget }] : [],
     prices: { [input.model.name]: { input: 1, output: 2 } },
   };
 }
 
-/** How the report describes the relay's settings. */
-export function relaySettings(journals: readonly JournalSetting[], budget: BudgetSetting, models: readonly BenchModel[]): RelaySettings {
+/** How the report names SQLite storage. */
+export const SQLITE_STORAGE = "sqlite (temporary directory)";
+
+/** How the report describes the relay's settings; `storages` names each storage measured (the first is `storage`). */
+export function relaySettings(
+  journals: readonly JournalSetting[],
+  budget: BudgetSetting,
+  models: readonly BenchModel[],
+  storages: readonly string[] = [SQLITE_STORAGE],
+): RelaySettings {
   const journal = journals[0]!;
   const listed = models.length > 1 || models.some((model) => model.translated);
-  return { journal, ...(journals.length > 1 ? { journals } : {}), ...(listed ? { models } : {}), budget: journals.every((setting) => setting === "off") ? "off" : budget, storage: "sqlite (temporary directory)" };
+  return {
+    journal,
+    ...(journals.length > 1 ? { journals } : {}),
+    ...(listed ? { models } : {}),
+    budget: journals.every((setting) => setting === "off") ? "off" : budget,
+    storage: storages.join(" and "),
+  };
+}
+
+/** One Renio a benchmark starts (per model): its storage and journal, report id and label, and a name for its directory and database. */
+export interface RelayVariant {
+  readonly storage: StorageSetting;
+  readonly journal: JournalSetting;
+  readonly id: string;
+  readonly label: string;
+  /** Empty when only one Renio runs. */
+  readonly name: string;
+}
+
+/**
+ * One Renio per storage and journal setting, in that order. Ids: `renio` alone,
+ * `renio-<journal>` for a journal list, `renio-<storage>-<journal>` for a storage list.
+ */
+export function relayVariants(storages: readonly StorageSetting[], journals: readonly JournalSetting[]): RelayVariant[] {
+  return storages.flatMap((storage) =>
+    journals.map((journal) => {
+      const parts = [...(storages.length > 1 ? [storage] : []), ...(journals.length > 1 ? [journal] : [])];
+      const id = storages.length > 1 ? renioRelayId(journal, storage) : journals.length > 1 ? renioRelayId(journal) : "renio";
+      return { storage, journal, id, label: ["Renio", ...parts].join(" "), name: parts.join("-") };
+    }),
+  );
 }

@@ -49,6 +49,8 @@ export interface ModeResult {
 export interface DurableWriteCost {
   readonly mode: BenchMode;
   readonly concurrency: number;
+  /** The storage both Renios used, when several storages ran side by side. */
+  readonly storage?: string;
   /** Median overhead of Renio `fsync` minus that of Renio `process` (ms). */
   readonly fsyncMinusProcessMs: number;
   /** Median O_DSYNC write of the disk, same run (ms). */
@@ -216,7 +218,8 @@ function diskLines(report: BenchReport): string[] {
   const lines = [`Disk floor: one O_DSYNC write of ${floor.recordBytes} B, ${floor.latency.samples} back to back: median ${formatMs(floor.latency.median)}, P95 ${formatMs(floor.latency.p95)}`];
   for (const cost of report.durableWrite ?? []) {
     const mode = cost.mode === "json" ? "non-streaming" : "streaming";
-    lines.push(`Renio fsync − Renio process at ${cost.concurrency}, ${mode}: ${formatMs(cost.fsyncMinusProcessMs)} = ${cost.ratio.toFixed(2)}× the floor (target ≤ 1.1×)`);
+    const renio = cost.storage === undefined ? "Renio" : `Renio ${cost.storage}`;
+    lines.push(`${renio} fsync − ${renio} process at ${cost.concurrency}, ${mode}: ${formatMs(cost.fsyncMinusProcessMs)} = ${cost.ratio.toFixed(2)}× the floor (target ≤ 1.1×)`);
   }
   return lines;
 }

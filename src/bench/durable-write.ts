@@ -1,24 +1,34 @@
 import type { DurableWriteCost, ModeResult } from "./bench-report.ts";
 import type { DiskFloor } from "./disk-floor.ts";
 
-/** Relay ids when several journal settings run side by side. */
-export function renioRelayId(journal: string): string {
-  return `renio-${journal}`;
+/** Relay ids when several journal settings (or storages: then `storage` is given) run side by side. */
+export function renioRelayId(journal: string, storage?: string): string {
+  return storage === undefined ? `renio-${journal}` : `renio-${storage}-${journal}`;
 }
 
 /**
  * For each mode's lowest-concurrency point where Renio `fsync` and Renio `process` were
- * both measured: their median overhead difference and its ratio to the disk floor.
+ * both measured: their median overhead difference and its ratio to the disk floor. With
+ * several storages (relay ids naming them), one cost per storage.
  */
-export function durableWriteCosts(modes: readonly ModeResult[], floor: DiskFloor): DurableWriteCost[] {
+export function durableWriteCosts(modes: readonly ModeResult[], floor: DiskFloor, storages: ReadonlyArray<string | undefined> = [undefined]): DurableWriteCost[] {
   const costs: DurableWriteCost[] = [];
   for (const mode of modes) {
     const point = [...mode.points].sort((a, b) => a.concurrency - b.concurrency)[0];
-    const fsync = point?.relays.find((relay) => relay.id === renioRelayId("fsync"));
-    const processOnly = point?.relays.find((relay) => relay.id === renioRelayId("process"));
-    if (point === undefined || fsync === undefined || processOnly === undefined) continue;
-    const delta = fsync.overhead.median - processOnly.overhead.median;
-    costs.push({ mode: mode.mode, concurrency: point.concurrency, fsyncMinusProcessMs: delta, floorMedianMs: floor.latency.median, ratio: delta / floor.latency.median });
+    for (const storage of storages) {
+      const fsync = point?.relays.find((relay) => relay.id === renioRelayId("fsync", storage));
+      const processOnly = point?.relays.find((relay) => relay.id === renioRelayId("process", storage));
+      if (point === undefined || fsync === undefined || processOnly === undefined) continue;
+      const delta = fsync.overhead.median - processOnly.overhead.median;
+      costs.push({
+        mode: mode.mode,
+        concurrency: point.concurrency,
+        ...(storage === undefined ? {} : { storage }),
+        fsyncMinusProcessMs: delta,
+        floorMedianMs: floor.latency.median,
+        ratio: delta / floor.latency.median,
+      });
+    }
   }
   return costs;
 }

@@ -1,0 +1,195 @@
+import { createPriceBook, type Price } from "../../src/budget/price-book.ts";
+import type { Usage } from "../../src/shared/usage.ts";
+import { ANTHROPIC_TEXT, ANTHROPIC_TOOL_ARGS, ANTHROPIC_USAGE, anthropicAnswer } from "./anthropic-upstream.ts";
+import { BEDROCK_USAGE, startBedrockUpstream } from "./bedrock-upstream.ts";
+import { GEMINI_TEXT, GEMINI_TOOL_ARGS, GEMINI_USAGE, scriptedGeminiAnswer, startGeminiUpstream } from "./gemini-upstream.ts";
+import { OPENAI_TEXT, OPENAI_TOOL_ARGS, OPENAI_USAGE, openAiAnswer } from "./openai-upstream.ts";
+import { PNG_BASE64, PNG_DATA_URL } from "./png-fixture.ts";
+import { startAnsweringUpstream } from "./scripted-upstream.ts";
+
+/**
+ * The provider families of the translation matrix (test/translation-matrix.test.ts), each a
+ * scripted upstream in its real wire format plus what a call through it must show: the text
+ * and tool call it answers, the usage its own fields price to, and where the caller's image
+ * lands in its request.
+ */
+
+type Json = Record<string, unknown>;
+
+/** What a cell sends: plain text, a tool to call, or an image to describe. */
+export type Content = "plain" | "tools" | "images";
+export type Mode = "json" | "stream";
+
+/** The tool every cell offers (each scripted upstream calls the first tool it is given). */
+export const TOOL = { name: "get_weather", description: "Weather in a city", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } };
+
+/** One request as a family's upstream received it. */
+export interface Received {
+  readonly path: string;
+  readonly body: Json;
+}
+
+/** The families, in the order startFamilies returns them. */
+export const FAMILY_NAMES = ["OpenAI", "Anthropic", "Gemini", "Bedrock", "Azure"] as const;
+export type FamilyName = (typeof FAMILY_NAMES)[number];
+
+/** One provider family behind Renio. */
+export interface ProviderFamily {
+  readonly name: FamilyName;
+  /** The Renio model (a target with `translate: true`). */
+  readonly model: string;
+  /** What the provider answers to plain text and to an image. */
+  text(content: "plain" | "images"): string;
+  /** The tool call's arguments exactly as the provider's stream carries them. */
+  readonly toolArgs: string;
+  /** The usage the provider's own fields report, normalized as the journal books it. */
+  readonly booked: Usage;
+  /** The price the provider's usage is charged at (its upstream model's). */
+  readonly price: Price;
+  /** The path a call of `mode` reaches. */
+  path(mode: Mode): string;
+  /** Every request the upstream received, in order. */
+  received(): Received[];
+  /** The caller's PNG as it must arrive in this provider's request. */
+  readonly image: unknown;
+  /** The first image part of a request, in this provider's shape. */
+  imageOf(body: Json): unknown;
+  stop(): Promise<void>;
+}
+
+/** The families with the relay config sections (`providers`, `models`) serving them. */
+export interface Families {
+  readonly all: readonly ProviderFamily[];
+  get(name: FamilyName): ProviderFamily;
+  readonly config: { providers: Json; models: Json };
+  stop(): Promise<void>;
+}
+
+const prices = createPriceBook({});
+const priceOf = (model: string): Price => prices.priceOf(model)!;
+const AWS = { accessKeyId: "AKIDMATRIXTEST01", secretAccessKey: "matrix-aws-secret-1a2b3c", sessionToken: "matrix-session-4d5e" };
+const BEDROCK_MODEL = "eu.anthropic.claude-3-5-sonnet-20240620-v1:0";
+const AZURE_DEPLOYMENT = "gpt-4o-mini";
+
+const parts = (body: Json, list: string, field: string): Json[] => ((body[list] as Json[] | undefined) ?? []).flatMap((m) => (Array.isArray(m[field]) ? (m[field] as Json[]) : []));
+const openAiImage = (body: Json): unknown => parts(body, "messages", "content").find((part) => part["type"] === "image_url");
+const openAiUsage = (): Usage => ({ inputTokens: OPENAI_USAGE.prompt_tokens - OPENAI_USAGE.prompt_tokens_details.cached_tokens, cachedInputTokens: OPENAI_USAGE.prompt_tokens_details.cached_tokens, outputTokens: OPENAI_USAGE.completion_tokens });
+const OPENAI_IMAGE = { type: "image_url", image_url: { url: PNG_DATA_URL } };
+
+/** Starts every family's scripted upstream. */
+export async function startFamilies(): Promise<Families> {
+  const [openai, anthropic, gemini, bedrock, azure] = await Promise.all([
+    startAnsweringUpstream(openAiAnswer),
+    startAnsweringUpstream(anthropicAnswer),
+    startGeminiUpstream(),
+    startBedrockUpstream(AWS, "eu-central-1"),
+    startAnsweringUpstream(openAiAnswer),
+  ]);
+  gemini.answer = scriptedGeminiAnswer;
+  const fromScripted = (upstream: typeof openai) => () => upstream.bodies.map((body, i) => ({ path: upstream.paths[i]!, body }));
+  const all: ProviderFamily[] = [
+    {
+      name: "OpenAI",
+      model: "gpt-4o",
+      text: () => OPENAI_TEXT,
+      toolArgs: OPENAI_TOOL_ARGS,
+      booked: openAiUsage(),
+      price: priceOf("gpt-4o"),
+      path: () => "/v1/chat/completions",
+      received: fromScripted(openai),
+      image: OPENAI_IMAGE,
+      imageOf: openAiImage,
+      stop: () => openai.stop(),
+    },
+    {
+      name: "Anthropic",
+      model: "claude-sonnet-4-5",
+      text: () => ANTHROPIC_TEXT,
+      toolArgs: ANTHROPIC_TOOL_ARGS,
+      booked: {
+        inputTokens: ANTHROPIC_USAGE.input_tokens + ANTHROPIC_USAGE.cache_creation_input_tokens,
+        cachedInputTokens: ANTHROPIC_USAGE.cache_read_input_tokens,
+        outputTokens: ANTHROPIC_USAGE.output_tokens,
+        cacheWrite5mTokens: ANTHROPIC_USAGE.cache_creation.ephemeral_5m_input_tokens,
+        cacheWrite1hTokens: ANTHROPIC_USAGE.cache_creation.ephemeral_1h_input_tokens,
+      },
+      price: priceOf("claude-sonnet-4-5"),
+      path: () => "/v1/messages",
+      received: fromScripted(anthropic),
+      image: { type: "image", source: { type: "base64", media_type: "image/png", data: PNG_BASE64 } },
+      imageOf: (body) => parts(body, "messages", "content").find((block) => block["type"] === "image"),
+      stop: () => anthropic.stop(),
+    },
+    {
+      name: "Gemini",
+      model: "gemini-2.5-flash",
+      text: () => GEMINI_TEXT,
+      toolArgs: JSON.stringify(GEMINI_TOOL_ARGS),
+      booked: {
+        inputTokens: GEMINI_USAGE.promptTokenCount - GEMINI_USAGE.cachedContentTokenCount,
+        cachedInputTokens: GEMINI_USAGE.cachedContentTokenCount,
+        outputTokens: GEMINI_USAGE.candidatesTokenCount + GEMINI_USAGE.thoughtsTokenCount,
+      },
+      price: priceOf("gemini-2.5-flash"),
+      path: (mode) => `/v1beta/models/gemini-2.5-flash:${mode === "stream" ? "streamGenerateContent" : "generateContent"}`,
+      received: () => gemini.seen.map(({ path, body }) => ({ path, body })),
+      image: { inlineData: { mimeType: "image/png", data: PNG_BASE64 } },
+      imageOf: (body) => parts(body, "contents", "parts").find((part) => "inlineData" in part),
+      stop: () => gemini.stop(),
+    },
+    {
+      name: "Bedrock",
+      model: "claude-eu",
+      text: (content) => (content === "images" ? "I see a png image." : "Hello from Bedrock."),
+      toolArgs: '{"city":"Paris"}',
+      booked: {
+        inputTokens: BEDROCK_USAGE.inputTokens + BEDROCK_USAGE.cacheWriteInputTokens,
+        cachedInputTokens: BEDROCK_USAGE.cacheReadInputTokens,
+        outputTokens: BEDROCK_USAGE.outputTokens,
+        cacheWrite5mTokens: BEDROCK_USAGE.cacheWriteInputTokens,
+      },
+      price: priceOf(BEDROCK_MODEL),
+      path: (mode) => `/model/${BEDROCK_MODEL}/${mode === "stream" ? "converse-stream" : "converse"}`,
+      received: () => bedrock.requests.map((r) => ({ path: `/model/${r.modelId}/${r.stream ? "converse-stream" : "converse"}`, body: r.body })),
+      image: { image: { format: "png", source: { bytes: PNG_BASE64 } } },
+      imageOf: (body) => parts(body, "messages", "content").find((block) => "image" in block),
+      stop: () => bedrock.stop(),
+    },
+    {
+      name: "Azure",
+      model: "gpt-eu",
+      text: () => OPENAI_TEXT,
+      toolArgs: OPENAI_TOOL_ARGS,
+      booked: openAiUsage(),
+      price: priceOf(AZURE_DEPLOYMENT),
+      path: () => `/openai/deployments/${AZURE_DEPLOYMENT}/chat/completions`,
+      received: fromScripted(azure),
+      image: OPENAI_IMAGE,
+      imageOf: openAiImage,
+      stop: () => azure.stop(),
+    },
+  ];
+  return {
+    all,
+    get: (name) => all.find((family) => family.name === name)!,
+    config: {
+      providers: {
+        oai: { type: "openai", baseUrl: `${openai.url}/v1`, apiKey: "sk-openai-matrix-secret" },
+        claude: { type: "anthropic", baseUrl: anthropic.url, apiKey: "sk-ant-matrix-secret" },
+        google: { type: "gemini", baseUrl: gemini.url, apiKey: "AIza-matrix-secret-7c3d", region: "eu" },
+        br: { type: "bedrock", awsRegion: "eu-central-1", baseUrl: bedrock.url, ...AWS, firstByteTimeoutMs: 5000 },
+        az: { type: "azure", baseUrl: azure.url, apiKey: "azure-matrix-secret", apiVersion: "2024-10-21", location: "swedencentral", region: "eu" },
+      },
+      models: {
+        "gpt-4o": { provider: "oai", translate: true },
+        "claude-sonnet-4-5": { provider: "claude", translate: true },
+        "gemini-2.5-flash": { provider: "google", translate: true },
+        "claude-eu": { provider: "br", model: BEDROCK_MODEL, translate: true },
+        "gpt-eu": { provider: "az", model: AZURE_DEPLOYMENT, translate: true },
+      },
+    },
+    stop: async () => {
+      await Promise.all(all.map((family) => family.stop()));
+    },
+  };
+}

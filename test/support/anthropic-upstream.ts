@@ -9,18 +9,28 @@ export const ANTHROPIC_TEXT = "Bonjour";
 
 const firstToolName = (body: Record<string, unknown>): string | undefined => (body["tools"] as { name: string }[] | undefined)?.[0]?.name;
 
+type AnthropicUsage = Record<string, unknown> & { output_tokens: number };
+
 /**
- * Answers like Anthropic's Messages API (shapes from its API reference): a request with tools
- * gets a `tool_use` of its first tool, others "Bonjour"; "please fail" in the body is a 429,
- * "cut me" a stream cut in the middle of an event. Streams carry a `ping` and an unknown event.
+ * Answers like Anthropic's Messages API (shapes from its API reference), reporting
+ * `usageOf(request)`: a request with tools gets a `tool_use` of its first tool, others "Bonjour";
+ * "please fail" in the body is a 429, "cut me" a stream cut in the middle of an event. Streams
+ * carry a `ping` and an unknown event; `message_start` has the input usage, `message_delta` the output.
  */
-export function anthropicAnswer({ body }: ReceivedRequest): ScriptedAnswer {
+export function anthropicAnswering(usageOf: (request: ReceivedRequest) => AnthropicUsage): (request: ReceivedRequest) => ScriptedAnswer {
+  return (request) => answer(request, usageOf(request));
+}
+
+/** {@link anthropicAnswering} with `ANTHROPIC_USAGE`. */
+export const anthropicAnswer = anthropicAnswering(() => ANTHROPIC_USAGE);
+
+function answer({ body }: ReceivedRequest, usage: AnthropicUsage): ScriptedAnswer {
   const tool = firstToolName(body);
   if (JSON.stringify(body).includes("please fail")) return { status: 429, json: { type: "error", error: { type: "rate_limit_error", message: "Number of requests has exceeded your rate limit" } } };
   const content = tool !== undefined ? [{ type: "tool_use", id: "toolu_01", name: tool, input: JSON.parse(ANTHROPIC_TOOL_ARGS) }] : [{ type: "text", text: ANTHROPIC_TEXT }];
   const stop = tool !== undefined ? "tool_use" : "end_turn";
-  if (body["stream"] !== true) return { json: { id: "msg_01", type: "message", role: "assistant", model: body["model"], content, stop_reason: stop, stop_sequence: null, usage: ANTHROPIC_USAGE } };
-  const start = { type: "message_start", message: { id: "msg_01", type: "message", role: "assistant", model: body["model"], content: [], stop_reason: null, usage: { ...ANTHROPIC_USAGE, output_tokens: 1 } } };
+  if (body["stream"] !== true) return { json: { id: "msg_01", type: "message", role: "assistant", model: body["model"], content, stop_reason: stop, stop_sequence: null, usage } };
+  const start = { type: "message_start", message: { id: "msg_01", type: "message", role: "assistant", model: body["model"], content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } };
   const events = [`event: message_start\ndata: ${JSON.stringify(start)}`, `event: ping\ndata: {"type":"ping"}`];
   // The provider's stream cut in the middle of an event.
   if (JSON.stringify(body).includes("cut me")) return { sse: [...events, `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_`] };
@@ -36,7 +46,7 @@ export function anthropicAnswer({ body }: ReceivedRequest): ScriptedAnswer {
   }
   events.push(`event: future_event\ndata: {"type":"future_event"}`);
   events.push(`event: content_block_stop\ndata: {"type":"content_block_stop","index":0}`);
-  events.push(`event: message_delta\ndata: ${JSON.stringify({ type: "message_delta", delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: ANTHROPIC_USAGE.output_tokens } })}`);
+  events.push(`event: message_delta\ndata: ${JSON.stringify({ type: "message_delta", delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } })}`);
   events.push(`event: message_stop\ndata: {"type":"message_stop"}`);
   return { sse: events };
 }

@@ -16,7 +16,7 @@ export type GeminiAnswer = { status?: number; json: unknown } | { events: unknow
 export interface GeminiUpstream {
   readonly url: string;
   readonly seen: GeminiRequestSeen[];
-  answer: GeminiAnswer | ((seen: GeminiRequestSeen) => GeminiAnswer);
+  answer: GeminiAnswer | ((seen: GeminiRequestSeen) => GeminiAnswer | Promise<GeminiAnswer>);
   stop(): Promise<void>;
 }
 
@@ -36,7 +36,7 @@ export async function startGeminiUpstream(): Promise<GeminiUpstream> {
       const url = new URL(request.url);
       const seen = { path: url.pathname, search: url.search, headers: new Headers(request.headers), body: (await request.json()) as Record<string, unknown> };
       upstream.seen.push(seen);
-      const answer = typeof upstream.answer === "function" ? upstream.answer(seen) : upstream.answer;
+      const answer = typeof upstream.answer === "function" ? await upstream.answer(seen) : upstream.answer;
       if ("json" in answer) return Response.json(answer.json, { status: answer.status ?? 200 });
       const text = "events" in answer ? answer.events.map((event) => `data: ${JSON.stringify(event)}\r\n\r\n`).join("") : answer.raw;
       return new Response(text, { headers: { "content-type": "text/event-stream" } });
@@ -60,24 +60,33 @@ export const GEMINI_TOOL_ARGS = { city: "Lyon" };
 /** The text they answer with ("Sa" + "lut" when streamed). */
 export const GEMINI_TEXT = "Salut";
 
+type GeminiUsage = Record<string, number>;
+
 /**
- * Answers a request as Gemini would: with `functionDeclarations`, a `functionCall` of the first
- * one (Gemini sends a call whole, in one event); else "Salut", streamed in two events (usage
- * growing, the full `GEMINI_USAGE` on the last) on `streamGenerateContent`.
+ * Answers a request as Gemini would, reporting `usageOf(request)`: with `functionDeclarations`,
+ * a `functionCall` of the first one (Gemini sends a call whole, in one event); else "Salut",
+ * streamed in two events (usage growing, the full usage on the last) on `streamGenerateContent`.
  */
-export function scriptedGeminiAnswer(seen: GeminiRequestSeen): GeminiAnswer {
-  const declarations = (seen.body["tools"] as { functionDeclarations?: { name: string }[] }[] | undefined)?.[0]?.functionDeclarations;
-  const tool = declarations?.[0]?.name;
-  const stream = seen.path.endsWith(":streamGenerateContent");
-  if (tool !== undefined) {
-    const answer = geminiResponse([{ functionCall: { name: tool, args: GEMINI_TOOL_ARGS } }], "STOP", GEMINI_USAGE);
-    return stream ? { events: [answer] } : { json: answer };
-  }
-  if (!stream) return { json: geminiResponse([{ text: GEMINI_TEXT }], "STOP", GEMINI_USAGE) };
-  return {
-    events: [
-      geminiResponse([{ text: GEMINI_TEXT.slice(0, 2) }], undefined, { promptTokenCount: GEMINI_USAGE.promptTokenCount, candidatesTokenCount: 1, totalTokenCount: GEMINI_USAGE.promptTokenCount + 1 }),
-      geminiResponse([{ text: GEMINI_TEXT.slice(2) }], "STOP", GEMINI_USAGE),
-    ],
+export function geminiAnswering(usageOf: (seen: GeminiRequestSeen) => GeminiUsage): (seen: GeminiRequestSeen) => GeminiAnswer {
+  return (seen) => {
+    const usage = usageOf(seen);
+    const declarations = (seen.body["tools"] as { functionDeclarations?: { name: string }[] }[] | undefined)?.[0]?.functionDeclarations;
+    const tool = declarations?.[0]?.name;
+    const stream = seen.path.endsWith(":streamGenerateContent");
+    if (tool !== undefined) {
+      const answer = geminiResponse([{ functionCall: { name: tool, args: GEMINI_TOOL_ARGS } }], "STOP", usage);
+      return stream ? { events: [answer] } : { json: answer };
+    }
+    if (!stream) return { json: geminiResponse([{ text: GEMINI_TEXT }], "STOP", usage) };
+    const prompt = usage["promptTokenCount"] ?? 0;
+    return {
+      events: [
+        geminiResponse([{ text: GEMINI_TEXT.slice(0, 2) }], undefined, { promptTokenCount: prompt, candidatesTokenCount: 1, totalTokenCount: prompt + 1 }),
+        geminiResponse([{ text: GEMINI_TEXT.slice(2) }], "STOP", usage),
+      ],
+    };
   };
 }
+
+/** {@link geminiAnswering} with `GEMINI_USAGE`. */
+export const scriptedGeminiAnswer = geminiAnswering(() => GEMINI_USAGE);

@@ -25,7 +25,7 @@ export interface ReceivedRequest {
 export type ScriptedAnswer = { json: unknown; status?: number } | { sse: string[] };
 
 /** Starts an upstream that answers every request with `answer(request)`. */
-export async function startAnsweringUpstream(answer: (request: ReceivedRequest) => ScriptedAnswer): Promise<ScriptedUpstream> {
+export async function startAnsweringUpstream(answer: (request: ReceivedRequest) => ScriptedAnswer | Promise<ScriptedAnswer>): Promise<ScriptedUpstream> {
   const runtime = await currentRuntime();
   const bodies: Record<string, unknown>[] = [];
   const headers: Headers[] = [];
@@ -40,7 +40,7 @@ export async function startAnsweringUpstream(answer: (request: ReceivedRequest) 
       headers.push(request.headers);
       const path = new URL(request.url).pathname;
       paths.push(path);
-      const scripted = answer({ path, body, bytes: bytes.byteLength });
+      const scripted = await answer({ path, body, bytes: bytes.byteLength });
       if ("json" in scripted) return new Response(JSON.stringify(scripted.json), { status: scripted.status ?? 200, headers: { "content-type": "application/json" } });
       return new Response(scripted.sse.map((event) => `${event}\n\n`).join(""), { headers: { "content-type": "text/event-stream" } });
     },

@@ -36,6 +36,8 @@ export type FamilyName = (typeof FAMILY_NAMES)[number];
 /** One provider family behind Renio. */
 export interface ProviderFamily {
   readonly name: FamilyName;
+  /** The scripted upstream's base URL. */
+  readonly url: string;
   /** The Renio model (a target with `translate: true`). */
   readonly model: string;
   /** What the provider answers to plain text and to an image. */
@@ -90,6 +92,7 @@ export async function startFamilies(): Promise<Families> {
   const all: ProviderFamily[] = [
     {
       name: "OpenAI",
+      url: openai.url,
       model: "gpt-4o",
       text: () => OPENAI_TEXT,
       toolArgs: OPENAI_TOOL_ARGS,
@@ -103,6 +106,7 @@ export async function startFamilies(): Promise<Families> {
     },
     {
       name: "Anthropic",
+      url: anthropic.url,
       model: "claude-sonnet-4-5",
       text: () => ANTHROPIC_TEXT,
       toolArgs: ANTHROPIC_TOOL_ARGS,
@@ -122,6 +126,7 @@ export async function startFamilies(): Promise<Families> {
     },
     {
       name: "Gemini",
+      url: gemini.url,
       model: "gemini-2.5-flash",
       text: () => GEMINI_TEXT,
       toolArgs: JSON.stringify(GEMINI_TOOL_ARGS),
@@ -139,6 +144,7 @@ export async function startFamilies(): Promise<Families> {
     },
     {
       name: "Bedrock",
+      url: bedrock.url,
       model: "claude-eu",
       text: (content) => (content === "images" ? "I see a png image." : "Hello from Bedrock."),
       toolArgs: '{"city":"Paris"}',
@@ -157,6 +163,7 @@ export async function startFamilies(): Promise<Families> {
     },
     {
       name: "Azure",
+      url: azure.url,
       model: "gpt-eu",
       text: () => OPENAI_TEXT,
       toolArgs: OPENAI_TOOL_ARGS,

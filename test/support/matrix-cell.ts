@@ -1,0 +1,40 @@
+import assert from "node:assert/strict";
+import { costOf } from "../../src/budget/cost.ts";
+import type { Store } from "../../src/storage/store.ts";
+import type { Caller } from "./matrix-callers.ts";
+import { TOOL, type Content, type Mode, type ProviderFamily } from "./matrix-providers.ts";
+import { finishedEntries } from "./relay-calls.ts";
+
+/**
+ * One cell of the translation matrix: `caller` calls `family`'s model through the relay at
+ * `relayUrl` and must see what its user relies on (text, or the tool call with its arguments
+ * exact; the finish reason and the usage in its own vocabulary), the provider must have received
+ * one request in its own API (with the image in its shape), and the journal must book the
+ * provider's own usage at its price, within the call's reservation.
+ */
+export async function assertCell(caller: Caller, family: ProviderFamily, mode: Mode, content: Content, relayUrl: string, store: Store): Promise<void> {
+  const sentBefore = family.received().length;
+  const got = await caller.call(relayUrl, family.model, content, mode);
+
+  const sent = family.received().slice(sentBefore);
+  assert.equal(sent.length, 1, "one request reached the provider");
+  assert.equal(sent[0]!.path, family.path(mode), "in the provider's own API");
+  if (content === "tools") {
+    assert.equal(got.tool?.name, TOOL.name);
+    assert.deepEqual(got.tool.input, JSON.parse(family.toolArgs));
+    if (mode === "stream") assert.equal(got.tool.streamedArgs, family.toolArgs, "the argument fragments join to exactly the provider's JSON");
+    assert.equal(got.finish, caller.finish.tools);
+  } else {
+    assert.equal(got.text, family.text(content));
+    assert.equal(got.tool, undefined);
+    assert.equal(got.finish, caller.finish.text);
+  }
+  if (content === "images") assert.deepEqual(family.imageOf(sent[0]!.body), family.image, "the image reached the provider in its shape");
+  assert.deepEqual(got.usage, caller.usageOf(family.booked), "usage in the caller's fields");
+
+  const entry = (await finishedEntries(store, [got.requestId])).get(got.requestId)!;
+  assert.equal(entry.outcome, "ok");
+  assert.deepEqual([entry.inputTokens, entry.cachedInputTokens, entry.outputTokens], [family.booked.inputTokens, family.booked.cachedInputTokens, family.booked.outputTokens]);
+  assert.equal(entry.cost, costOf(family.booked, family.price), "charged what the provider's usage prices to");
+  assert.ok(entry.cost! <= entry.reservedCost!, "within its reservation");
+}

@@ -1,0 +1,83 @@
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { createOpenAI } from "@ai-sdk/openai";
+import { generateText, jsonSchema, streamText, tool, type LanguageModel, type LanguageModelUsage, type ModelMessage } from "ai";
+import type { Caller, Observed } from "./matrix-callers.ts";
+import { TOOL, type Content, type Mode } from "./matrix-providers.ts";
+import { PNG_BASE64 } from "./png-fixture.ts";
+import { TEST_KEY } from "./relay-harness.ts";
+
+/**
+ * The Vercel `ai` SDK as a caller of the translation matrix: `generateText` (JSON) and
+ * `streamText` (stream) through `@ai-sdk/openai` (chat completions, baseURL at Renio) or
+ * `@ai-sdk/anthropic` (Messages, baseURL at Renio), reporting what its user reads.
+ */
+
+const PROMPT: Record<Content, string> = { plain: "Say hi", tools: "Weather in Paris?", images: "What is this?" };
+const PNG_BYTES = Uint8Array.from(atob(PNG_BASE64), (c) => c.charCodeAt(0));
+
+function messagesFor(content: Content): ModelMessage[] {
+  if (content !== "images") return [{ role: "user", content: PROMPT[content] }];
+  return [{ role: "user", content: [{ type: "text", text: PROMPT.images }, { type: "image", image: PNG_BYTES, mediaType: "image/png" }] }];
+}
+
+const toolsFor = (content: Content) => (content === "tools" ? { tools: { [TOOL.name]: tool({ description: TOOL.description, inputSchema: jsonSchema<{ city: string }>(TOOL.parameters as never) }) } } : {});
+
+async function call(model: LanguageModel, content: Content, mode: Mode, usageOf: (usage: LanguageModelUsage) => Record<string, number>): Promise<Observed> {
+  const request = { model, messages: messagesFor(content), maxOutputTokens: 64, maxRetries: 0, ...toolsFor(content) };
+  if (mode === "json") {
+    const result = await generateText(request);
+    const call = result.toolCalls[0];
+    return {
+      text: result.text,
+      tool: call === undefined ? undefined : { name: call.toolName, input: call.input, streamedArgs: undefined },
+      finish: result.finishReason,
+      usage: usageOf(result.usage),
+      requestId: result.response.headers?.["x-request-id"] ?? "",
+    };
+  }
+  const result = streamText(request);
+  let streamedArgs: string | undefined;
+  for await (const part of result.fullStream) {
+    if (part.type === "tool-input-delta") streamedArgs = (streamedArgs ?? "") + part.delta;
+    if (part.type === "error") throw part.error;
+  }
+  const call = (await result.toolCalls)[0];
+  return {
+    text: await result.text,
+    tool: call === undefined ? undefined : { name: call.toolName, input: call.input, streamedArgs },
+    finish: await result.finishReason,
+    usage: usageOf(await result.usage),
+    requestId: (await result.response).headers?.["x-request-id"] ?? "",
+  };
+}
+
+const usageFields = (usage: LanguageModelUsage) => ({
+  inputTokens: usage.inputTokens ?? -1,
+  cacheReadTokens: usage.inputTokenDetails.cacheReadTokens ?? -1,
+  outputTokens: usage.outputTokens ?? -1,
+});
+
+/** `@ai-sdk/openai`'s chat model (chat/completions) with its baseURL at Renio's `/v1`. */
+export const VERCEL_OPENAI_CALLER: Caller = {
+  name: "Vercel ai SDK (@ai-sdk/openai chat)",
+  finish: { text: "stop", tools: "tool-calls" },
+  usageOf: (booked) => ({ inputTokens: booked.inputTokens + booked.cachedInputTokens, cacheReadTokens: booked.cachedInputTokens, outputTokens: booked.outputTokens }),
+  call: (relayUrl, model, content, mode) => call(createOpenAI({ baseURL: `${relayUrl}/v1`, apiKey: TEST_KEY }).chat(model), content, mode, usageFields),
+};
+
+/** `@ai-sdk/anthropic` (Messages) with its baseURL at Renio's `/v1`. */
+export const VERCEL_ANTHROPIC_CALLER: Caller = {
+  name: "Vercel ai SDK (@ai-sdk/anthropic)",
+  finish: { text: "stop", tools: "tool-calls" },
+  usageOf: (booked) => ({
+    inputTokens: booked.inputTokens + booked.cachedInputTokens,
+    cacheReadTokens: booked.cachedInputTokens,
+    cacheWriteTokens: (booked.cacheWrite5mTokens ?? 0) + (booked.cacheWrite1hTokens ?? 0),
+    outputTokens: booked.outputTokens,
+  }),
+  call: (relayUrl, model, content, mode) =>
+    call(createAnthropic({ baseURL: `${relayUrl}/v1`, apiKey: TEST_KEY }).messages(model), content, mode, (usage) => ({
+      ...usageFields(usage),
+      cacheWriteTokens: usage.inputTokenDetails.cacheWriteTokens ?? -1,
+    })),
+};

@@ -157,6 +157,15 @@ describe("OpenAI client → Anthropic provider, translated", () => {
     assert.equal(entry.cost, 0, "nothing was sent, nothing is charged");
   });
 
+  test("JSON mode (`response_format: json_object`) has no exact Anthropic equivalent: a 400 naming it, and nothing is sent", async () => {
+    const sentBefore = upstream.bodies.length;
+    const error = await client().chat.completions.create({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: "JSON please" }], response_format: { type: "json_object" } }).catch((e: unknown) => e);
+    assert.ok(error instanceof OpenAI.BadRequestError);
+    assert.equal(error.param, "response_format");
+    assert.match(error.message, /`response_format` \(json_object\) has no equivalent on Anthropic Messages; use json_schema/);
+    assert.equal(upstream.bodies.length, sentBefore);
+  });
+
   test("a call in the provider's own format is not translated: /v1/messages reaches it as sent", async () => {
     const body = { model: "claude-sonnet-4-5", max_tokens: 16, top_k: 3, messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }] };
     const response = await fetch(`${opened.relay.url}/v1/messages`, { method: "POST", headers: { "x-api-key": TEST_KEY, "content-type": "application/json", "anthropic-version": "2023-06-01" }, body: JSON.stringify(body) });

@@ -1,5 +1,5 @@
 import { after, before, describe, test } from "node:test";
-import { assertCell } from "./support/matrix-cell.ts";
+import { assertCell, assertErrorCell } from "./support/matrix-cell.ts";
 import type { Caller } from "./support/matrix-callers.ts";
 import { FAMILY_NAMES, type Content, type FamilyName, type Mode } from "./support/matrix-providers.ts";
 import { startMatrixRelay, type MatrixRelay } from "./support/matrix-relay.ts";
@@ -31,6 +31,7 @@ for (const caller of [VERCEL_OPENAI_CALLER, VERCEL_ANTHROPIC_CALLER]) {
   describe(caller.name, () => {
     for (const name of FAMILY_NAMES) {
       for (const mode of MODES) {
+        test(`→ ${name} · ${mode === "json" ? "generateText" : "streamText"} · provider error`, () => assertErrorCell(caller, matrix.families.get(name), mode, matrix.url, matrix.store));
         if (untranslatedUnknownEvents(caller, name, mode)) continue;
         for (const content of CONTENTS) {
           test(`→ ${name} · ${mode === "json" ? "generateText" : "streamText"} · ${content}`, () => assertCell(caller, matrix.families.get(name), mode, content, matrix.url, matrix.store));

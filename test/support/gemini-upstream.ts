@@ -62,13 +62,18 @@ export const GEMINI_TEXT = "Salut";
 
 type GeminiUsage = Record<string, number>;
 
+/** Gemini's answer when the quota is exhausted. */
+export const GEMINI_QUOTA_ERROR = { error: { code: 429, message: "Resource has been exhausted (e.g. check quota).", status: "RESOURCE_EXHAUSTED" } };
+
 /**
- * Answers a request as Gemini would, reporting `usageOf(request)`: with `functionDeclarations`,
+ * Answers a request as Gemini would, reporting `usageOf(request)` ("please fail" in the body:
+ * a 429 RESOURCE_EXHAUSTED): with `functionDeclarations`,
  * a `functionCall` of the first one (Gemini sends a call whole, in one event); else "Salut",
  * streamed in two events (usage growing, the full usage on the last) on `streamGenerateContent`.
  */
 export function geminiAnswering(usageOf: (seen: GeminiRequestSeen) => GeminiUsage): (seen: GeminiRequestSeen) => GeminiAnswer {
   return (seen) => {
+    if (JSON.stringify(seen.body).includes("please fail")) return { status: 429, json: GEMINI_QUOTA_ERROR };
     const usage = usageOf(seen);
     const declarations = (seen.body["tools"] as { functionDeclarations?: { name: string }[] }[] | undefined)?.[0]?.functionDeclarations;
     const tool = declarations?.[0]?.name;

@@ -23,6 +23,15 @@ export interface Observed {
   readonly requestId: string;
 }
 
+/** What the caller's client raised for an error answer. */
+export interface ObservedError {
+  readonly status: number | undefined;
+  /** The envelope's error type (OpenAI `error.type`, Anthropic `error.error.type`). */
+  readonly type: string | undefined;
+  readonly message: string;
+  readonly requestId: string;
+}
+
 export interface Caller {
   readonly name: string;
   /** The finish reason of a text answer and of a tool call, in the caller's vocabulary. */
@@ -30,8 +39,24 @@ export interface Caller {
   /** The usage a booked provider usage must show in the caller's fields. */
   usageOf(booked: Usage): Record<string, number>;
   call(relayUrl: string, model: string, content: Content, mode: Mode): Promise<Observed>;
+  /** Makes a call of `prompt` to `model` that the provider answers with an error. */
+  fail(relayUrl: string, model: string, prompt: string, mode: Mode): Promise<ObservedError>;
 }
 
+/** The SDK error `attempt` rejects with, as an ObservedError; anything else is rethrown. */
+async function raised<E extends Error & { status: number | undefined; headers: Headers | undefined }>(attempt: Promise<unknown>, kind: abstract new (...args: never[]) => E, typeOf: (error: E) => string | undefined): Promise<ObservedError> {
+  const error = await attempt.then(
+    () => {
+      throw new Error("the call succeeded");
+    },
+    (caught: unknown) => caught,
+  );
+  if (!(error instanceof kind)) throw error;
+  return { status: error.status, type: typeOf(error), message: error.message, requestId: error.headers?.get("x-request-id") ?? "" };
+}
+
+const openAiClient = (relayUrl: string) => new OpenAI({ apiKey: TEST_KEY, baseURL: `${relayUrl}/v1`, maxRetries: 0, timeout: 10_000 });
+const anthropicClient = (relayUrl: string) => new Anthropic({ apiKey: TEST_KEY, baseURL: relayUrl, maxRetries: 0, timeout: 10_000 });
 const PROMPT: Record<Content, string> = { plain: "Say hi", tools: "Weather in Paris?", images: "What is this?" };
 const writes = (usage: Usage): number => (usage.cacheWrite5mTokens ?? 0) + (usage.cacheWrite1hTokens ?? 0);
 
@@ -40,7 +65,7 @@ export const OPENAI_CALLER: Caller = {
   finish: { text: "stop", tools: "tool_calls" },
   usageOf: (booked) => ({ prompt_tokens: booked.inputTokens + booked.cachedInputTokens, cached_tokens: booked.cachedInputTokens, completion_tokens: booked.outputTokens }),
   async call(relayUrl, model, content, mode) {
-    const client = new OpenAI({ apiKey: TEST_KEY, baseURL: `${relayUrl}/v1`, maxRetries: 0, timeout: 10_000 });
+    const client = openAiClient(relayUrl);
     const userContent: OpenAI.ChatCompletionContentPart[] | string = content === "images" ? [{ type: "text", text: PROMPT.images }, { type: "image_url", image_url: { url: PNG_DATA_URL } }] : PROMPT[content];
     const body = {
       model,
@@ -85,6 +110,8 @@ export const OPENAI_CALLER: Caller = {
       requestId: response.headers.get("x-request-id")!,
     };
   },
+  fail: (relayUrl, model, prompt, mode) =>
+    raised(openAiClient(relayUrl).chat.completions.create({ model, max_tokens: 8, messages: [{ role: "user", content: prompt }], stream: mode === "stream" }), OpenAI.APIError, (error) => error.type),
 };
 
 export const ANTHROPIC_CALLER: Caller = {
@@ -97,7 +124,7 @@ export const ANTHROPIC_CALLER: Caller = {
     output_tokens: booked.outputTokens,
   }),
   async call(relayUrl, model, content, mode) {
-    const client = new Anthropic({ apiKey: TEST_KEY, baseURL: relayUrl, maxRetries: 0, timeout: 10_000 });
+    const client = anthropicClient(relayUrl);
     const userContent: Anthropic.ContentBlockParam[] | string = content === "images" ? [{ type: "text", text: PROMPT.images }, { type: "image", source: { type: "base64", media_type: "image/png", data: PNG_BASE64 } }] : PROMPT[content];
     const body: Anthropic.MessageCreateParamsNonStreaming = {
       model,
@@ -131,4 +158,6 @@ export const ANTHROPIC_CALLER: Caller = {
       requestId: response.headers.get("x-request-id")!,
     };
   },
+  fail: (relayUrl, model, prompt, mode) =>
+    raised(anthropicClient(relayUrl).messages.create({ model, max_tokens: 8, messages: [{ role: "user", content: prompt }], stream: mode === "stream" }), Anthropic.APIError, (error) => (error.error as { error?: { type?: string } } | undefined)?.error?.type),
 };

@@ -38,3 +38,24 @@ export async function assertCell(caller: Caller, family: ProviderFamily, mode: M
   assert.equal(entry.cost, costOf(family.booked, family.price), "charged what the provider's usage prices to");
   assert.ok(entry.cost! <= entry.reservedCost!, "within its reservation");
 }
+
+/** Error types by status, the same in OpenAI's and Anthropic's envelopes. */
+const ERROR_TYPES: Readonly<Record<number, string>> = { 400: "invalid_request_error", 429: "rate_limit_error" };
+
+/**
+ * The error row of the matrix: the provider's error answer reaches `caller` in its own envelope,
+ * with the provider's status, an error type of the caller's vocabulary and the provider's
+ * message; the journal records the status and charges nothing.
+ */
+export async function assertErrorCell(caller: Caller, family: ProviderFamily, mode: Mode, relayUrl: string, store: Store): Promise<void> {
+  const { model, prompt, status, message } = family.failure;
+  const sentBefore = family.received().length;
+  const error = await caller.fail(relayUrl, model, prompt, mode);
+  assert.equal(family.received().length - sentBefore, 1, "the call reached the provider");
+  assert.equal(error.status, status);
+  assert.equal(error.type, ERROR_TYPES[status]);
+  assert.match(error.message, message);
+  const entry = (await finishedEntries(store, [error.requestId])).get(error.requestId)!;
+  assert.equal(entry.status, status);
+  assert.equal(entry.cost ?? 0, 0, "an error answer is not charged");
+}

@@ -52,6 +52,8 @@ export interface ProviderFamily {
   path(mode: Mode): string;
   /** Every request the upstream received, in order. */
   received(): Received[];
+  /** A call the provider answers with an error: the model and prompt to send, its status and message. */
+  readonly failure: { readonly model: string; readonly prompt: string; readonly status: number; readonly message: RegExp };
   /** The caller's PNG as it must arrive in this provider's request. */
   readonly image: unknown;
   /** The first image part of a request, in this provider's shape. */
@@ -63,7 +65,7 @@ export interface ProviderFamily {
 export interface Families {
   readonly all: readonly ProviderFamily[];
   get(name: FamilyName): ProviderFamily;
-  readonly config: { providers: Json; models: Json };
+  readonly config: { providers: Json; models: Json; prices: Json };
   stop(): Promise<void>;
 }
 
@@ -71,6 +73,8 @@ const prices = createPriceBook({});
 const priceOf = (model: string): Price => prices.priceOf(model)!;
 const AWS = { accessKeyId: "AKIDMATRIXTEST01", secretAccessKey: "matrix-aws-secret-1a2b3c", sessionToken: "matrix-session-4d5e" };
 const BEDROCK_MODEL = "eu.anthropic.claude-3-5-sonnet-20240620-v1:0";
+/** A model id the scripted Bedrock answers with a ThrottlingException. */
+const BEDROCK_THROTTLED = "eu.anthropic.claude-3-5-sonnet-throttle-v1:0";
 const AZURE_DEPLOYMENT = "gpt-4o-mini";
 
 const parts = (body: Json, list: string, field: string): Json[] => ((body[list] as Json[] | undefined) ?? []).flatMap((m) => (Array.isArray(m[field]) ? (m[field] as Json[]) : []));
@@ -100,6 +104,7 @@ export async function startFamilies(): Promise<Families> {
       price: priceOf("gpt-4o"),
       path: () => "/v1/chat/completions",
       received: fromScripted(openai),
+      failure: { model: "gpt-4o", prompt: "please fail", status: 400, message: /Invalid value for 'temperature'/ },
       image: OPENAI_IMAGE,
       imageOf: openAiImage,
       stop: () => openai.stop(),
@@ -120,6 +125,7 @@ export async function startFamilies(): Promise<Families> {
       price: priceOf("claude-sonnet-4-5"),
       path: () => "/v1/messages",
       received: fromScripted(anthropic),
+      failure: { model: "claude-sonnet-4-5", prompt: "please fail", status: 429, message: /exceeded your rate limit/ },
       image: { type: "image", source: { type: "base64", media_type: "image/png", data: PNG_BASE64 } },
       imageOf: (body) => parts(body, "messages", "content").find((block) => block["type"] === "image"),
       stop: () => anthropic.stop(),
@@ -138,6 +144,7 @@ export async function startFamilies(): Promise<Families> {
       price: priceOf("gemini-2.5-flash"),
       path: (mode) => `/v1beta/models/gemini-2.5-flash:${mode === "stream" ? "streamGenerateContent" : "generateContent"}`,
       received: () => gemini.seen.map(({ path, body }) => ({ path, body })),
+      failure: { model: "gemini-2.5-flash", prompt: "please fail", status: 429, message: /Resource has been exhausted/ },
       image: { inlineData: { mimeType: "image/png", data: PNG_BASE64 } },
       imageOf: (body) => parts(body, "contents", "parts").find((part) => "inlineData" in part),
       stop: () => gemini.stop(),
@@ -157,6 +164,7 @@ export async function startFamilies(): Promise<Families> {
       price: priceOf(BEDROCK_MODEL),
       path: (mode) => `/model/${BEDROCK_MODEL}/${mode === "stream" ? "converse-stream" : "converse"}`,
       received: () => bedrock.requests.map((r) => ({ path: `/model/${r.modelId}/${r.stream ? "converse-stream" : "converse"}`, body: r.body })),
+      failure: { model: "claude-eu-throttled", prompt: "Hi", status: 429, message: /ThrottlingException: Too many requests/ },
       image: { image: { format: "png", source: { bytes: PNG_BASE64 } } },
       imageOf: (body) => parts(body, "messages", "content").find((block) => "image" in block),
       stop: () => bedrock.stop(),
@@ -171,6 +179,7 @@ export async function startFamilies(): Promise<Families> {
       price: priceOf(AZURE_DEPLOYMENT),
       path: () => `/openai/deployments/${AZURE_DEPLOYMENT}/chat/completions`,
       received: fromScripted(azure),
+      failure: { model: "gpt-eu", prompt: "please fail", status: 400, message: /Invalid value for 'temperature'/ },
       image: OPENAI_IMAGE,
       imageOf: openAiImage,
       stop: () => azure.stop(),
@@ -192,8 +201,10 @@ export async function startFamilies(): Promise<Families> {
         "claude-sonnet-4-5": { provider: "claude", translate: true },
         "gemini-2.5-flash": { provider: "google", translate: true },
         "claude-eu": { provider: "br", model: BEDROCK_MODEL, translate: true },
+        "claude-eu-throttled": { provider: "br", model: BEDROCK_THROTTLED, translate: true },
         "gpt-eu": { provider: "az", model: AZURE_DEPLOYMENT, translate: true },
       },
+      prices: { [BEDROCK_THROTTLED]: { input: 3, output: 15, maxOutputTokens: 8192 } },
     },
     stop: async () => {
       await Promise.all(all.map((family) => family.stop()));

@@ -1,7 +1,7 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
-import { generateText, jsonSchema, streamText, tool, type LanguageModel, type LanguageModelUsage, type ModelMessage } from "ai";
-import type { Caller, Observed } from "./matrix-callers.ts";
+import { APICallError, generateText, jsonSchema, streamText, tool, type LanguageModel, type LanguageModelUsage, type ModelMessage } from "ai";
+import type { Caller, Observed, ObservedError } from "./matrix-callers.ts";
 import { TOOL, type Content, type Mode } from "./matrix-providers.ts";
 import { PNG_BASE64 } from "./png-fixture.ts";
 import { TEST_KEY } from "./relay-harness.ts";
@@ -51,6 +51,27 @@ async function call(model: LanguageModel, content: Content, mode: Mode, usageOf:
   };
 }
 
+/** The error type of an error body (`error.type` in OpenAI's envelope and in Anthropic's). */
+const errorTypeOf = (body: unknown): string | undefined => (body as { error?: { type?: string } } | null)?.error?.type;
+
+/** A call the provider answers with an error: the `APICallError` the SDK raised. */
+async function fail(model: LanguageModel, prompt: string, mode: Mode): Promise<ObservedError> {
+  const request = { model, prompt, maxOutputTokens: 8, maxRetries: 0 };
+  let error: unknown;
+  try {
+    if (mode === "json") await generateText(request);
+    else for await (const part of streamText({ ...request, onError: () => {} }).fullStream) if (part.type === "error") throw part.error;
+    error = new Error("the call succeeded");
+  } catch (caught) {
+    error = caught;
+  }
+  if (!APICallError.isInstance(error)) throw error;
+  return { status: error.statusCode, type: errorTypeOf(JSON.parse(error.responseBody ?? "null")), message: error.message, requestId: error.responseHeaders?.["x-request-id"] ?? "" };
+}
+
+const openAiModel = (relayUrl: string, model: string) => createOpenAI({ baseURL: `${relayUrl}/v1`, apiKey: TEST_KEY }).chat(model);
+const anthropicModel = (relayUrl: string, model: string) => createAnthropic({ baseURL: `${relayUrl}/v1`, apiKey: TEST_KEY }).messages(model);
+
 const usageFields = (usage: LanguageModelUsage) => ({
   inputTokens: usage.inputTokens ?? -1,
   cacheReadTokens: usage.inputTokenDetails.cacheReadTokens ?? -1,
@@ -62,7 +83,8 @@ export const VERCEL_OPENAI_CALLER: Caller = {
   name: "Vercel ai SDK (@ai-sdk/openai chat)",
   finish: { text: "stop", tools: "tool-calls" },
   usageOf: (booked) => ({ inputTokens: booked.inputTokens + booked.cachedInputTokens, cacheReadTokens: booked.cachedInputTokens, outputTokens: booked.outputTokens }),
-  call: (relayUrl, model, content, mode) => call(createOpenAI({ baseURL: `${relayUrl}/v1`, apiKey: TEST_KEY }).chat(model), content, mode, usageFields),
+  call: (relayUrl, model, content, mode) => call(openAiModel(relayUrl, model), content, mode, usageFields),
+  fail: (relayUrl, model, prompt, mode) => fail(openAiModel(relayUrl, model), prompt, mode),
 };
 
 /** `@ai-sdk/anthropic` (Messages) with its baseURL at Renio's `/v1`. */
@@ -76,8 +98,9 @@ export const VERCEL_ANTHROPIC_CALLER: Caller = {
     outputTokens: booked.outputTokens,
   }),
   call: (relayUrl, model, content, mode) =>
-    call(createAnthropic({ baseURL: `${relayUrl}/v1`, apiKey: TEST_KEY }).messages(model), content, mode, (usage) => ({
+    call(anthropicModel(relayUrl, model), content, mode, (usage) => ({
       ...usageFields(usage),
       cacheWriteTokens: usage.inputTokenDetails.cacheWriteTokens ?? -1,
     })),
+  fail: (relayUrl, model, prompt, mode) => fail(anthropicModel(relayUrl, model), prompt, mode),
 };

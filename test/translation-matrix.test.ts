@@ -1,7 +1,7 @@
 import { after, before, describe, test } from "node:test";
 import { ANTHROPIC_CALLER, OPENAI_CALLER } from "./support/matrix-callers.ts";
-import { assertCell, assertErrorCell } from "./support/matrix-cell.ts";
-import { FAMILY_NAMES, type Content, type Mode } from "./support/matrix-providers.ts";
+import { assertCell, assertCutCell, assertErrorCell } from "./support/matrix-cell.ts";
+import { FAMILY_NAMES, PASSTHROUGH, type Content, type Mode } from "./support/matrix-providers.ts";
 import { startMatrixRelay, type MatrixRelay } from "./support/matrix-relay.ts";
 
 // The translation matrix: caller format (the official OpenAI and Anthropic SDKs) × provider
@@ -30,6 +30,7 @@ for (const caller of [OPENAI_CALLER, ANTHROPIC_CALLER]) {
         }
         test(`→ ${name} · ${mode} · provider error`, () => assertErrorCell(caller, matrix.families.get(name), mode, matrix.url, matrix.store));
       }
+      if (PASSTHROUGH[name] !== caller.wire) test(`→ ${name} · stream · cut mid-event`, () => assertCutCell(caller, matrix.families.get(name), matrix.url, matrix.store));
     }
   });
 }

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from "node:test";
 import { assertCell, assertErrorCell } from "./support/matrix-cell.ts";
 import type { Caller } from "./support/matrix-callers.ts";
-import { FAMILY_NAMES, type Content, type FamilyName, type Mode } from "./support/matrix-providers.ts";
+import { FAMILY_NAMES, PASSTHROUGH, type Content, type FamilyName, type Mode } from "./support/matrix-providers.ts";
 import { startMatrixRelay, type MatrixRelay } from "./support/matrix-relay.ts";
 import { VERCEL_ANTHROPIC_CALLER, VERCEL_OPENAI_CALLER } from "./support/vercel-ai-callers.ts";
 
@@ -17,7 +17,7 @@ const CONTENTS: readonly Content[] = ["plain", "tools", "images"];
  * future event type (as the API reference allows), which this SDK's schema rejects
  * (AI_TypeValidationError) — the SDK's strictness, not a translation path.
  */
-const untranslatedUnknownEvents = (caller: Caller, name: FamilyName, mode: Mode) => caller === VERCEL_ANTHROPIC_CALLER && name === "Anthropic" && mode === "stream";
+const untranslatedUnknownEvents = (caller: Caller, name: FamilyName, mode: Mode) => caller === VERCEL_ANTHROPIC_CALLER && PASSTHROUGH[name] === caller.wire && mode === "stream";
 
 let matrix: MatrixRelay;
 

@@ -67,13 +67,15 @@ export const GEMINI_QUOTA_ERROR = { error: { code: 429, message: "Resource has b
 
 /**
  * Answers a request as Gemini would, reporting `usageOf(request)` ("please fail" in the body:
- * a 429 RESOURCE_EXHAUSTED): with `functionDeclarations`,
+ * a 429 RESOURCE_EXHAUSTED; "cut me": a stream cut mid-event): with `functionDeclarations`,
  * a `functionCall` of the first one (Gemini sends a call whole, in one event); else "Salut",
  * streamed in two events (usage growing, the full usage on the last) on `streamGenerateContent`.
  */
 export function geminiAnswering(usageOf: (seen: GeminiRequestSeen) => GeminiUsage): (seen: GeminiRequestSeen) => GeminiAnswer {
   return (seen) => {
     if (JSON.stringify(seen.body).includes("please fail")) return { status: 429, json: GEMINI_QUOTA_ERROR };
+    // The provider's stream cut in the middle of an event.
+    if (JSON.stringify(seen.body).includes("cut me")) return { raw: `data: ${JSON.stringify(geminiResponse([{ text: "Hi" }], undefined))}\r\n\r\ndata: {"candidates":[{"content":{"parts":[{"text":"th` };
     const usage = usageOf(seen);
     const declarations = (seen.body["tools"] as { functionDeclarations?: { name: string }[] }[] | undefined)?.[0]?.functionDeclarations;
     const tool = declarations?.[0]?.name;

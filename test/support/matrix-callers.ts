@@ -1,4 +1,5 @@
 import Anthropic from "@anthropic-ai/sdk";
+import assert from "node:assert/strict";
 import OpenAI from "openai";
 import type { Usage } from "../../src/shared/usage.ts";
 import { TOOL, type Content, type Mode } from "./matrix-providers.ts";
@@ -34,6 +35,8 @@ export interface ObservedError {
 
 export interface Caller {
   readonly name: string;
+  /** The wire format it speaks. */
+  readonly wire: "openai" | "anthropic";
   /** The finish reason of a text answer and of a tool call, in the caller's vocabulary. */
   readonly finish: { readonly text: string; readonly tools: string };
   /** The usage a booked provider usage must show in the caller's fields. */
@@ -41,6 +44,12 @@ export interface Caller {
   call(relayUrl: string, model: string, content: Content, mode: Mode): Promise<Observed>;
   /** Makes a call of `prompt` to `model` that the provider answers with an error. */
   fail(relayUrl: string, model: string, prompt: string, mode: Mode): Promise<ObservedError>;
+}
+
+/** A caller that also reads a stream the provider cuts mid-event. */
+export interface CuttingCaller extends Caller {
+  /** Streams `prompt` from `model`, whose provider cuts the stream mid-event; asserts the client's stream fails. */
+  cut(relayUrl: string, model: string, prompt: string): Promise<{ requestId: string }>;
 }
 
 /** The SDK error `attempt` rejects with, as an ObservedError; anything else is rethrown. */
@@ -60,8 +69,9 @@ const anthropicClient = (relayUrl: string) => new Anthropic({ apiKey: TEST_KEY, 
 const PROMPT: Record<Content, string> = { plain: "Say hi", tools: "Weather in Paris?", images: "What is this?" };
 const writes = (usage: Usage): number => (usage.cacheWrite5mTokens ?? 0) + (usage.cacheWrite1hTokens ?? 0);
 
-export const OPENAI_CALLER: Caller = {
+export const OPENAI_CALLER: CuttingCaller = {
   name: "OpenAI SDK",
+  wire: "openai",
   finish: { text: "stop", tools: "tool_calls" },
   usageOf: (booked) => ({ prompt_tokens: booked.inputTokens + booked.cachedInputTokens, cached_tokens: booked.cachedInputTokens, completion_tokens: booked.outputTokens }),
   async call(relayUrl, model, content, mode) {
@@ -110,12 +120,20 @@ export const OPENAI_CALLER: Caller = {
       requestId: response.headers.get("x-request-id")!,
     };
   },
+  async cut(relayUrl, model, prompt) {
+    const { data: stream, response } = await openAiClient(relayUrl).chat.completions.create({ model, max_tokens: 20, messages: [{ role: "user", content: prompt }], stream: true }).withResponse();
+    await assert.rejects(async () => {
+      for await (const _chunk of stream);
+    }, "the client's stream fails");
+    return { requestId: response.headers.get("x-request-id")! };
+  },
   fail: (relayUrl, model, prompt, mode) =>
     raised(openAiClient(relayUrl).chat.completions.create({ model, max_tokens: 8, messages: [{ role: "user", content: prompt }], stream: mode === "stream" }), OpenAI.APIError, (error) => error.type),
 };
 
-export const ANTHROPIC_CALLER: Caller = {
+export const ANTHROPIC_CALLER: CuttingCaller = {
   name: "Anthropic SDK",
+  wire: "anthropic",
   finish: { text: "end_turn", tools: "tool_use" },
   usageOf: (booked) => ({
     input_tokens: booked.inputTokens - writes(booked),
@@ -157,6 +175,13 @@ export const ANTHROPIC_CALLER: Caller = {
       },
       requestId: response.headers.get("x-request-id")!,
     };
+  },
+  async cut(relayUrl, model, prompt) {
+    const { data: stream, response } = await anthropicClient(relayUrl).messages.create({ model, max_tokens: 20, messages: [{ role: "user", content: prompt }], stream: true }).withResponse();
+    await assert.rejects(async () => {
+      for await (const _event of stream);
+    }, "the client's stream fails");
+    return { requestId: response.headers.get("x-request-id")! };
   },
   fail: (relayUrl, model, prompt, mode) =>
     raised(anthropicClient(relayUrl).messages.create({ model, max_tokens: 8, messages: [{ role: "user", content: prompt }], stream: mode === "stream" }), Anthropic.APIError, (error) => (error.error as { error?: { type?: string } } | undefined)?.error?.type),

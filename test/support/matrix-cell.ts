@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { costOf } from "../../src/budget/cost.ts";
 import type { Store } from "../../src/storage/store.ts";
-import type { Caller } from "./matrix-callers.ts";
+import type { Caller, CuttingCaller } from "./matrix-callers.ts";
 import { TOOL, type Content, type Mode, type ProviderFamily } from "./matrix-providers.ts";
 import { finishedEntries } from "./relay-calls.ts";
 
@@ -58,4 +58,19 @@ export async function assertErrorCell(caller: Caller, family: ProviderFamily, mo
   const entry = (await finishedEntries(store, [error.requestId])).get(error.requestId)!;
   assert.equal(entry.status, status);
   assert.equal(entry.cost ?? 0, 0, "an error answer is not charged");
+}
+
+/**
+ * The cut row of the matrix, for translated calls: a provider stream that ends in the middle of
+ * an event fails the caller's stream (never a clean end it could mistake for a whole answer),
+ * and the call is journaled as an upstream error charged its reservation (the provider may have
+ * billed it). Calls relayed byte for byte are left to the stream-cut tests.
+ */
+export async function assertCutCell(caller: CuttingCaller, family: ProviderFamily, relayUrl: string, store: Store): Promise<void> {
+  const { requestId } = await caller.cut(relayUrl, family.cut.model, family.cut.prompt);
+  const entry = (await finishedEntries(store, [requestId])).get(requestId)!;
+  assert.equal(entry.outcome, "upstream_error");
+  assert.ok(entry.reservedCost! > 0);
+  assert.equal(entry.cost, entry.reservedCost, "charged its reservation");
+  assert.equal(entry.costEstimated, true);
 }

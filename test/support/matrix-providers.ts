@@ -33,6 +33,9 @@ export interface Received {
 export const FAMILY_NAMES = ["OpenAI", "Anthropic", "Gemini", "Bedrock", "Azure"] as const;
 export type FamilyName = (typeof FAMILY_NAMES)[number];
 
+/** The caller format Renio relays to each family byte for byte, untranslated (undefined: every call is translated). */
+export const PASSTHROUGH: Readonly<Record<FamilyName, "openai" | "anthropic" | undefined>> = { OpenAI: "openai", Anthropic: "anthropic", Gemini: undefined, Bedrock: undefined, Azure: "openai" };
+
 /** One provider family behind Renio. */
 export interface ProviderFamily {
   readonly name: FamilyName;
@@ -54,6 +57,8 @@ export interface ProviderFamily {
   received(): Received[];
   /** A call the provider answers with an error: the model and prompt to send, its status and message. */
   readonly failure: { readonly model: string; readonly prompt: string; readonly status: number; readonly message: RegExp };
+  /** A stream the provider cuts in the middle of an event: the model and prompt to send. */
+  readonly cut: { readonly model: string; readonly prompt: string };
   /** The caller's PNG as it must arrive in this provider's request. */
   readonly image: unknown;
   /** The first image part of a request, in this provider's shape. */
@@ -73,8 +78,9 @@ const prices = createPriceBook({});
 const priceOf = (model: string): Price => prices.priceOf(model)!;
 const AWS = { accessKeyId: "AKIDMATRIXTEST01", secretAccessKey: "matrix-aws-secret-1a2b3c", sessionToken: "matrix-session-4d5e" };
 const BEDROCK_MODEL = "eu.anthropic.claude-3-5-sonnet-20240620-v1:0";
-/** A model id the scripted Bedrock answers with a ThrottlingException. */
+/** Model ids the scripted Bedrock answers with a ThrottlingException, and with a stream whose third frame fails its checksum. */
 const BEDROCK_THROTTLED = "eu.anthropic.claude-3-5-sonnet-throttle-v1:0";
+const BEDROCK_BAD_CRC = "eu.anthropic.claude-3-5-sonnet-badcrc-v1:0";
 const AZURE_DEPLOYMENT = "gpt-4o-mini";
 
 const parts = (body: Json, list: string, field: string): Json[] => ((body[list] as Json[] | undefined) ?? []).flatMap((m) => (Array.isArray(m[field]) ? (m[field] as Json[]) : []));
@@ -105,6 +111,7 @@ export async function startFamilies(): Promise<Families> {
       path: () => "/v1/chat/completions",
       received: fromScripted(openai),
       failure: { model: "gpt-4o", prompt: "please fail", status: 400, message: /Invalid value for 'temperature'/ },
+      cut: { model: "gpt-4o", prompt: "cut me" },
       image: OPENAI_IMAGE,
       imageOf: openAiImage,
       stop: () => openai.stop(),
@@ -126,6 +133,7 @@ export async function startFamilies(): Promise<Families> {
       path: () => "/v1/messages",
       received: fromScripted(anthropic),
       failure: { model: "claude-sonnet-4-5", prompt: "please fail", status: 429, message: /exceeded your rate limit/ },
+      cut: { model: "claude-sonnet-4-5", prompt: "cut me" },
       image: { type: "image", source: { type: "base64", media_type: "image/png", data: PNG_BASE64 } },
       imageOf: (body) => parts(body, "messages", "content").find((block) => block["type"] === "image"),
       stop: () => anthropic.stop(),
@@ -145,6 +153,7 @@ export async function startFamilies(): Promise<Families> {
       path: (mode) => `/v1beta/models/gemini-2.5-flash:${mode === "stream" ? "streamGenerateContent" : "generateContent"}`,
       received: () => gemini.seen.map(({ path, body }) => ({ path, body })),
       failure: { model: "gemini-2.5-flash", prompt: "please fail", status: 429, message: /Resource has been exhausted/ },
+      cut: { model: "gemini-2.5-flash", prompt: "cut me" },
       image: { inlineData: { mimeType: "image/png", data: PNG_BASE64 } },
       imageOf: (body) => parts(body, "contents", "parts").find((part) => "inlineData" in part),
       stop: () => gemini.stop(),
@@ -165,6 +174,7 @@ export async function startFamilies(): Promise<Families> {
       path: (mode) => `/model/${BEDROCK_MODEL}/${mode === "stream" ? "converse-stream" : "converse"}`,
       received: () => bedrock.requests.map((r) => ({ path: `/model/${r.modelId}/${r.stream ? "converse-stream" : "converse"}`, body: r.body })),
       failure: { model: "claude-eu-throttled", prompt: "Hi", status: 429, message: /ThrottlingException: Too many requests/ },
+      cut: { model: "claude-eu-badcrc", prompt: "Hi" },
       image: { image: { format: "png", source: { bytes: PNG_BASE64 } } },
       imageOf: (body) => parts(body, "messages", "content").find((block) => "image" in block),
       stop: () => bedrock.stop(),
@@ -180,6 +190,7 @@ export async function startFamilies(): Promise<Families> {
       path: () => `/openai/deployments/${AZURE_DEPLOYMENT}/chat/completions`,
       received: fromScripted(azure),
       failure: { model: "gpt-eu", prompt: "please fail", status: 400, message: /Invalid value for 'temperature'/ },
+      cut: { model: "gpt-eu", prompt: "cut me" },
       image: OPENAI_IMAGE,
       imageOf: openAiImage,
       stop: () => azure.stop(),
@@ -202,9 +213,10 @@ export async function startFamilies(): Promise<Families> {
         "gemini-2.5-flash": { provider: "google", translate: true },
         "claude-eu": { provider: "br", model: BEDROCK_MODEL, translate: true },
         "claude-eu-throttled": { provider: "br", model: BEDROCK_THROTTLED, translate: true },
+        "claude-eu-badcrc": { provider: "br", model: BEDROCK_BAD_CRC, translate: true },
         "gpt-eu": { provider: "az", model: AZURE_DEPLOYMENT, translate: true },
       },
-      prices: { [BEDROCK_THROTTLED]: { input: 3, output: 15, maxOutputTokens: 8192 } },
+      prices: { [BEDROCK_THROTTLED]: { input: 3, output: 15, maxOutputTokens: 8192 }, [BEDROCK_BAD_CRC]: { input: 3, output: 15, maxOutputTokens: 8192 } },
     },
     stop: async () => {
       await Promise.all(all.map((family) => family.stop()));

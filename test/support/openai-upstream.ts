@@ -12,7 +12,8 @@ const firstToolName = (body: Record<string, unknown>): string | undefined => (bo
 /**
  * Answers like OpenAI's chat/completions API (shapes from its API reference), on any path (Azure's
  * deployment routes too): a request with tools gets a call of its first tool, others "Hallo";
- * "please fail" in the body is a 400. Streams end with a usage chunk and `[DONE]`.
+ * "please fail" in the body is a 400, "cut me" a stream cut in the middle of an event. Streams
+ * end with a usage chunk and `[DONE]`.
  */
 export function openAiAnswer({ body }: ReceivedRequest): ScriptedAnswer {
   if (JSON.stringify(body).includes("please fail")) return { status: 400, json: { error: { message: "Invalid value for 'temperature'", type: "invalid_request_error", param: "temperature", code: null } } };
@@ -24,6 +25,8 @@ export function openAiAnswer({ body }: ReceivedRequest): ScriptedAnswer {
   }
   const chunk = (delta: unknown, finish: string | null = null) => `data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}`;
   const events = [chunk({ role: "assistant", content: "" })];
+  // The provider's stream cut in the middle of an event.
+  if (JSON.stringify(body).includes("cut me")) return { sse: [...events, `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"cont`] };
   if (tool !== undefined) {
     events.push(chunk({ tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: tool, arguments: "" } }] }));
     for (const part of [OPENAI_TOOL_ARGS.slice(0, 3), OPENAI_TOOL_ARGS.slice(3, 11), OPENAI_TOOL_ARGS.slice(11)]) events.push(chunk({ tool_calls: [{ index: 0, function: { arguments: part } }] }));

@@ -81,6 +81,7 @@ const usageFields = (usage: LanguageModelUsage) => ({
 /** `@ai-sdk/openai`'s chat model (chat/completions) with its baseURL at Renio's `/v1`. */
 export const VERCEL_OPENAI_CALLER: Caller = {
   name: "Vercel ai SDK (@ai-sdk/openai chat)",
+  wire: "openai",
   finish: { text: "stop", tools: "tool-calls" },
   usageOf: (booked) => ({ inputTokens: booked.inputTokens + booked.cachedInputTokens, cacheReadTokens: booked.cachedInputTokens, outputTokens: booked.outputTokens }),
   call: (relayUrl, model, content, mode) => call(openAiModel(relayUrl, model), content, mode, usageFields),
@@ -90,6 +91,7 @@ export const VERCEL_OPENAI_CALLER: Caller = {
 /** `@ai-sdk/anthropic` (Messages) with its baseURL at Renio's `/v1`. */
 export const VERCEL_ANTHROPIC_CALLER: Caller = {
   name: "Vercel ai SDK (@ai-sdk/anthropic)",
+  wire: "anthropic",
   finish: { text: "stop", tools: "tool-calls" },
   usageOf: (booked) => ({
     inputTokens: booked.inputTokens + booked.cachedInputTokens,

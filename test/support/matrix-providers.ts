@@ -5,7 +5,7 @@ import { BEDROCK_USAGE, startBedrockUpstream } from "./bedrock-upstream.ts";
 import { GEMINI_TEXT, GEMINI_TOOL_ARGS, GEMINI_USAGE, scriptedGeminiAnswer, startGeminiUpstream } from "./gemini-upstream.ts";
 import { OPENAI_TEXT, OPENAI_TOOL_ARGS, OPENAI_USAGE, openAiAnswer } from "./openai-upstream.ts";
 import { PNG_BASE64, PNG_DATA_URL } from "./png-fixture.ts";
-import { startAnsweringUpstream } from "./scripted-upstream.ts";
+import { startAnsweringUpstream, type ScriptedUpstream } from "./scripted-upstream.ts";
 
 /**
  * The provider families of the translation matrix (test/translation-matrix.test.ts), each a
@@ -84,9 +84,28 @@ const BEDROCK_BAD_CRC = "eu.anthropic.claude-3-5-sonnet-badcrc-v1:0";
 const AZURE_DEPLOYMENT = "gpt-4o-mini";
 
 const parts = (body: Json, list: string, field: string): Json[] => ((body[list] as Json[] | undefined) ?? []).flatMap((m) => (Array.isArray(m[field]) ? (m[field] as Json[]) : []));
-const openAiImage = (body: Json): unknown => parts(body, "messages", "content").find((part) => part["type"] === "image_url");
-const openAiUsage = (): Usage => ({ inputTokens: OPENAI_USAGE.prompt_tokens - OPENAI_USAGE.prompt_tokens_details.cached_tokens, cachedInputTokens: OPENAI_USAGE.prompt_tokens_details.cached_tokens, outputTokens: OPENAI_USAGE.completion_tokens });
-const OPENAI_IMAGE = { type: "image_url", image_url: { url: PNG_DATA_URL } };
+const receivedBy = (upstream: ScriptedUpstream) => (): Received[] => upstream.bodies.map((body, i) => ({ path: upstream.paths[i]!, body }));
+
+/** A family answering in OpenAI's format (the scripted OpenAI answers), serving `model` (priced as `upstreamModel`) at `path`. */
+function openAiFamily(name: FamilyName, upstream: ScriptedUpstream, model: string, upstreamModel: string, path: string): ProviderFamily {
+  const cached = OPENAI_USAGE.prompt_tokens_details.cached_tokens;
+  return {
+    name,
+    url: upstream.url,
+    model,
+    text: () => OPENAI_TEXT,
+    toolArgs: OPENAI_TOOL_ARGS,
+    booked: { inputTokens: OPENAI_USAGE.prompt_tokens - cached, cachedInputTokens: cached, outputTokens: OPENAI_USAGE.completion_tokens },
+    price: priceOf(upstreamModel),
+    path: () => path,
+    received: receivedBy(upstream),
+    failure: { model, prompt: "please fail", status: 400, message: /Invalid value for 'temperature'/ },
+    cut: { model, prompt: "cut me" },
+    image: { type: "image_url", image_url: { url: PNG_DATA_URL } },
+    imageOf: (body) => parts(body, "messages", "content").find((part) => part["type"] === "image_url"),
+    stop: () => upstream.stop(),
+  };
+}
 
 /** Starts every family's scripted upstream. */
 export async function startFamilies(): Promise<Families> {
@@ -98,24 +117,8 @@ export async function startFamilies(): Promise<Families> {
     startAnsweringUpstream(openAiAnswer),
   ]);
   gemini.answer = scriptedGeminiAnswer;
-  const fromScripted = (upstream: typeof openai) => () => upstream.bodies.map((body, i) => ({ path: upstream.paths[i]!, body }));
   const all: ProviderFamily[] = [
-    {
-      name: "OpenAI",
-      url: openai.url,
-      model: "gpt-4o",
-      text: () => OPENAI_TEXT,
-      toolArgs: OPENAI_TOOL_ARGS,
-      booked: openAiUsage(),
-      price: priceOf("gpt-4o"),
-      path: () => "/v1/chat/completions",
-      received: fromScripted(openai),
-      failure: { model: "gpt-4o", prompt: "please fail", status: 400, message: /Invalid value for 'temperature'/ },
-      cut: { model: "gpt-4o", prompt: "cut me" },
-      image: OPENAI_IMAGE,
-      imageOf: openAiImage,
-      stop: () => openai.stop(),
-    },
+    openAiFamily("OpenAI", openai, "gpt-4o", "gpt-4o", "/v1/chat/completions"),
     {
       name: "Anthropic",
       url: anthropic.url,
@@ -131,7 +134,7 @@ export async function startFamilies(): Promise<Families> {
       },
       price: priceOf("claude-sonnet-4-5"),
       path: () => "/v1/messages",
-      received: fromScripted(anthropic),
+      received: receivedBy(anthropic),
       failure: { model: "claude-sonnet-4-5", prompt: "please fail", status: 429, message: /exceeded your rate limit/ },
       cut: { model: "claude-sonnet-4-5", prompt: "cut me" },
       image: { type: "image", source: { type: "base64", media_type: "image/png", data: PNG_BASE64 } },
@@ -179,22 +182,7 @@ export async function startFamilies(): Promise<Families> {
       imageOf: (body) => parts(body, "messages", "content").find((block) => "image" in block),
       stop: () => bedrock.stop(),
     },
-    {
-      name: "Azure",
-      url: azure.url,
-      model: "gpt-eu",
-      text: () => OPENAI_TEXT,
-      toolArgs: OPENAI_TOOL_ARGS,
-      booked: openAiUsage(),
-      price: priceOf(AZURE_DEPLOYMENT),
-      path: () => `/openai/deployments/${AZURE_DEPLOYMENT}/chat/completions`,
-      received: fromScripted(azure),
-      failure: { model: "gpt-eu", prompt: "please fail", status: 400, message: /Invalid value for 'temperature'/ },
-      cut: { model: "gpt-eu", prompt: "cut me" },
-      image: OPENAI_IMAGE,
-      imageOf: openAiImage,
-      stop: () => azure.stop(),
-    },
+    openAiFamily("Azure", azure, "gpt-eu", AZURE_DEPLOYMENT, `/openai/deployments/${AZURE_DEPLOYMENT}/chat/completions`),
   ];
   return {
     all,

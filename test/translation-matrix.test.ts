@@ -11,7 +11,7 @@ import { startMatrixRelay, type MatrixRelay } from "./support/matrix-relay.ts";
 // Anthropic callers of Gemini, Bedrock and Azure go through two translations. Each family and
 // mode also has an error row: the provider's error answer in the caller's envelope.
 const MODES: readonly Mode[] = ["json", "stream"];
-const CONTENTS: readonly Content[] = ["plain", "tools", "images"];
+const CONTENTS: readonly Content[] = ["plain", "tools", "images", "tool result"];
 
 let matrix: MatrixRelay;
 

@@ -10,7 +10,7 @@ import { VERCEL_ANTHROPIC_CALLER, VERCEL_OPENAI_CALLER } from "./support/vercel-
 // OpenAI route and `@ai-sdk/anthropic` at its Anthropic route, to every provider family of the
 // translation matrix (so across translated and chained paths), with the same checks.
 const MODES: readonly Mode[] = ["json", "stream"];
-const CONTENTS: readonly Content[] = ["plain", "tools", "images"];
+const CONTENTS: readonly Content[] = ["plain", "tools", "images", "tool result"];
 /**
  * Left out: `@ai-sdk/anthropic` streaming from the Anthropic family. That call is not translated,
  * so Renio forwards the provider's bytes untouched, and the scripted stream carries an unknown

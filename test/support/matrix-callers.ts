@@ -2,7 +2,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import assert from "node:assert/strict";
 import OpenAI from "openai";
 import type { Usage } from "../../src/shared/usage.ts";
-import { TOOL, type Content, type Mode } from "./matrix-providers.ts";
+import { TOOL, TOOL_TURN, type Content, type Mode } from "./matrix-providers.ts";
 import { PNG_BASE64, PNG_DATA_URL } from "./png-fixture.ts";
 import { TEST_KEY } from "./relay-harness.ts";
 
@@ -66,7 +66,8 @@ async function raised<E extends Error & { status: number | undefined; headers: H
 
 const openAiClient = (relayUrl: string) => new OpenAI({ apiKey: TEST_KEY, baseURL: `${relayUrl}/v1`, maxRetries: 0, timeout: 10_000 });
 const anthropicClient = (relayUrl: string) => new Anthropic({ apiKey: TEST_KEY, baseURL: relayUrl, maxRetries: 0, timeout: 10_000 });
-const PROMPT: Record<Content, string> = { plain: "Say hi", tools: "Weather in Paris?", images: "What is this?" };
+const PROMPT: Record<Content, string> = { plain: "Say hi", tools: "Weather in Paris?", images: "What is this?", "tool result": "Weather in Paris?" };
+const offersTool = (content: Content): boolean => content === "tools" || content === "tool result";
 const writes = (usage: Usage): number => (usage.cacheWrite5mTokens ?? 0) + (usage.cacheWrite1hTokens ?? 0);
 
 export const OPENAI_CALLER: CuttingCaller = {
@@ -77,12 +78,14 @@ export const OPENAI_CALLER: CuttingCaller = {
   async call(relayUrl, model, content, mode) {
     const client = openAiClient(relayUrl);
     const userContent: OpenAI.ChatCompletionContentPart[] | string = content === "images" ? [{ type: "text", text: PROMPT.images }, { type: "image_url", image_url: { url: PNG_DATA_URL } }] : PROMPT[content];
-    const body = {
-      model,
-      max_tokens: 64,
-      messages: [{ role: "user" as const, content: userContent }],
-      ...(content === "tools" ? { tools: [{ type: "function" as const, function: TOOL }] } : {}),
-    };
+    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: userContent }];
+    if (content === "tool result") {
+      messages.push(
+        { role: "assistant", content: null, tool_calls: [{ id: TOOL_TURN.id, type: "function", function: { name: TOOL.name, arguments: JSON.stringify(TOOL_TURN.input) } }] },
+        { role: "tool", tool_call_id: TOOL_TURN.id, content: TOOL_TURN.result },
+      );
+    }
+    const body = { model, max_tokens: 64, messages, ...(offersTool(content) ? { tools: [{ type: "function" as const, function: TOOL }] } : {}) };
     const usageOf = (usage: OpenAI.CompletionUsage | undefined | null) => ({ prompt_tokens: usage?.prompt_tokens ?? -1, cached_tokens: usage?.prompt_tokens_details?.cached_tokens ?? -1, completion_tokens: usage?.completion_tokens ?? -1 });
     if (mode === "json") {
       const { data, response } = await client.chat.completions.create(body).withResponse();
@@ -144,11 +147,18 @@ export const ANTHROPIC_CALLER: CuttingCaller = {
   async call(relayUrl, model, content, mode) {
     const client = anthropicClient(relayUrl);
     const userContent: Anthropic.ContentBlockParam[] | string = content === "images" ? [{ type: "text", text: PROMPT.images }, { type: "image", source: { type: "base64", media_type: "image/png", data: PNG_BASE64 } }] : PROMPT[content];
+    const messages: Anthropic.MessageParam[] = [{ role: "user", content: userContent }];
+    if (content === "tool result") {
+      messages.push(
+        { role: "assistant", content: [{ type: "tool_use", id: TOOL_TURN.id, name: TOOL.name, input: TOOL_TURN.input }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: TOOL_TURN.id, content: TOOL_TURN.result }] },
+      );
+    }
     const body: Anthropic.MessageCreateParamsNonStreaming = {
       model,
       max_tokens: 64,
-      messages: [{ role: "user", content: userContent }],
-      ...(content === "tools" ? { tools: [{ name: TOOL.name, description: TOOL.description, input_schema: TOOL.parameters as Anthropic.Tool.InputSchema }] } : {}),
+      messages,
+      ...(offersTool(content) ? { tools: [{ name: TOOL.name, description: TOOL.description, input_schema: TOOL.parameters as Anthropic.Tool.InputSchema }] } : {}),
     };
     let message: Anthropic.Message;
     let response: Response;

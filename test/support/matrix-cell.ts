@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { costOf } from "../../src/budget/cost.ts";
 import type { Store } from "../../src/storage/store.ts";
 import type { Caller, CuttingCaller } from "./matrix-callers.ts";
-import { TOOL, type Content, type Mode, type ProviderFamily } from "./matrix-providers.ts";
+import { TOOL, TOOL_TURN, type Content, type Mode, type ProviderFamily } from "./matrix-providers.ts";
 import { finishedEntries } from "./relay-calls.ts";
 
 /**
@@ -19,17 +19,24 @@ export async function assertCell(caller: Caller, family: ProviderFamily, mode: M
   const sent = family.received().slice(sentBefore);
   assert.equal(sent.length, 1, "one request reached the provider");
   assert.equal(sent[0]!.path, family.path(mode), "in the provider's own API");
-  if (content === "tools") {
+  if (content === "plain" || content === "images") {
+    assert.equal(got.text, family.text(content));
+    assert.equal(got.tool, undefined);
+    assert.equal(got.finish, caller.finish.text);
+  } else {
     assert.equal(got.tool?.name, TOOL.name);
     assert.deepEqual(got.tool.input, JSON.parse(family.toolArgs));
     if (mode === "stream") assert.equal(got.tool.streamedArgs, family.toolArgs, "the argument fragments join to exactly the provider's JSON");
     assert.equal(got.finish, caller.finish.tools);
-  } else {
-    assert.equal(got.text, family.text(content));
-    assert.equal(got.tool, undefined);
-    assert.equal(got.finish, caller.finish.text);
   }
   if (content === "images") assert.deepEqual(family.imageOf(sent[0]!.body), family.image, "the image reached the provider in its shape");
+  if (content === "tool result") {
+    const link = family.linksById ? TOOL_TURN.id : TOOL.name;
+    assert.deepEqual(family.toolTurnOf(sent[0]!.body), {
+      call: { id: family.linksById ? TOOL_TURN.id : undefined, name: TOOL.name, input: TOOL_TURN.input },
+      result: { id: link, text: TOOL_TURN.result },
+    }, "the earlier call and its result reached the provider, linked, in its shape");
+  }
   assert.deepEqual(got.usage, caller.usageOf(family.booked), "usage in the caller's fields");
 
   const entry = (await finishedEntries(store, [got.requestId])).get(got.requestId)!;

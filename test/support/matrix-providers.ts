@@ -16,12 +16,20 @@ import { startAnsweringUpstream, type ScriptedUpstream } from "./scripted-upstre
 
 type Json = Record<string, unknown>;
 
-/** What a cell sends: plain text, a tool to call, or an image to describe. */
-export type Content = "plain" | "tools" | "images";
+/** What a cell sends: plain text, a tool to call, an image to describe, or a tool's result (a second turn, the tool still offered). */
+export type Content = "plain" | "tools" | "images" | "tool result";
 export type Mode = "json" | "stream";
 
 /** The tool every cell offers (each scripted upstream calls the first tool it is given). */
 export const TOOL = { name: "get_weather", description: "Weather in a city", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } };
+/** The earlier turn a "tool result" cell sends: the assistant's call of TOOL, and what the tool answered. */
+export const TOOL_TURN = { id: "call_7", input: { city: "Paris" }, result: "18°C, sunny" };
+
+/** A tool call and its result as a provider received them (`id`: what links the result to the call; Gemini links by name). */
+export interface ToolTurn {
+  readonly call: { readonly id: string | undefined; readonly name: unknown; readonly input: unknown };
+  readonly result: { readonly id: unknown; readonly text: unknown };
+}
 
 /** One request as a family's upstream received it. */
 export interface Received {
@@ -59,6 +67,10 @@ export interface ProviderFamily {
   readonly failure: { readonly model: string; readonly prompt: string; readonly status: number; readonly message: RegExp };
   /** A stream the provider cuts in the middle of an event: the model and prompt to send. */
   readonly cut: { readonly model: string; readonly prompt: string };
+  /** The earlier tool call and its result in a request, read from this provider's shape. */
+  toolTurnOf(body: Json): ToolTurn;
+  /** Whether the provider links a result to its call by id (else by the function's name). */
+  readonly linksById: boolean;
   /** The caller's PNG as it must arrive in this provider's request. */
   readonly image: unknown;
   /** The first image part of a request, in this provider's shape. */
@@ -84,6 +96,9 @@ const BEDROCK_BAD_CRC = "eu.anthropic.claude-3-5-sonnet-badcrc-v1:0";
 const AZURE_DEPLOYMENT = "gpt-4o-mini";
 
 const parts = (body: Json, list: string, field: string): Json[] => ((body[list] as Json[] | undefined) ?? []).flatMap((m) => (Array.isArray(m[field]) ? (m[field] as Json[]) : []));
+const textOf = (content: unknown): unknown => (Array.isArray(content) ? content.map((part: Json) => part["text"]).join("") : content);
+const find = (blocks: Json[], key: string): Json => (blocks.find((block) => key in block)?.[key] as Json | undefined) ?? {};
+
 const receivedBy = (upstream: ScriptedUpstream) => (): Received[] => upstream.bodies.map((body, i) => ({ path: upstream.paths[i]!, body }));
 
 /** A family answering in OpenAI's format (the scripted OpenAI answers), serving `model` (priced as `upstreamModel`) at `path`. */
@@ -103,6 +118,14 @@ function openAiFamily(name: FamilyName, upstream: ScriptedUpstream, model: strin
     cut: { model, prompt: "cut me" },
     image: { type: "image_url", image_url: { url: PNG_DATA_URL } },
     imageOf: (body) => parts(body, "messages", "content").find((part) => part["type"] === "image_url"),
+    toolTurnOf: (body) => {
+      const messages = body["messages"] as Json[];
+      const call = (messages.find((m) => Array.isArray(m["tool_calls"]))?.["tool_calls"] as Json[] | undefined)?.[0] ?? {};
+      const fn = (call["function"] as Json | undefined) ?? {};
+      const result = messages.find((m) => m["role"] === "tool") ?? {};
+      return { call: { id: call["id"] as string, name: fn["name"], input: JSON.parse(String(fn["arguments"] ?? "null")) }, result: { id: result["tool_call_id"], text: textOf(result["content"]) } };
+    },
+    linksById: true,
     stop: () => upstream.stop(),
   };
 }
@@ -139,6 +162,13 @@ export async function startFamilies(): Promise<Families> {
       cut: { model: "claude-sonnet-4-5", prompt: "cut me" },
       image: { type: "image", source: { type: "base64", media_type: "image/png", data: PNG_BASE64 } },
       imageOf: (body) => parts(body, "messages", "content").find((block) => block["type"] === "image"),
+      toolTurnOf: (body) => {
+        const blocks = parts(body, "messages", "content");
+        const call = blocks.find((block) => block["type"] === "tool_use") ?? {};
+        const result = blocks.find((block) => block["type"] === "tool_result") ?? {};
+        return { call: { id: call["id"] as string, name: call["name"], input: call["input"] }, result: { id: result["tool_use_id"], text: textOf(result["content"]) } };
+      },
+      linksById: true,
       stop: () => anthropic.stop(),
     },
     {
@@ -159,6 +189,13 @@ export async function startFamilies(): Promise<Families> {
       cut: { model: "gemini-2.5-flash", prompt: "cut me" },
       image: { inlineData: { mimeType: "image/png", data: PNG_BASE64 } },
       imageOf: (body) => parts(body, "contents", "parts").find((part) => "inlineData" in part),
+      toolTurnOf: (body) => {
+        const all = parts(body, "contents", "parts");
+        const call = find(all, "functionCall");
+        const result = find(all, "functionResponse");
+        return { call: { id: undefined, name: call["name"], input: call["args"] }, result: { id: result["name"], text: (result["response"] as Json | undefined)?.["content"] } };
+      },
+      linksById: false,
       stop: () => gemini.stop(),
     },
     {
@@ -180,6 +217,13 @@ export async function startFamilies(): Promise<Families> {
       cut: { model: "claude-eu-badcrc", prompt: "Hi" },
       image: { image: { format: "png", source: { bytes: PNG_BASE64 } } },
       imageOf: (body) => parts(body, "messages", "content").find((block) => "image" in block),
+      toolTurnOf: (body) => {
+        const blocks = parts(body, "messages", "content");
+        const call = find(blocks, "toolUse");
+        const result = find(blocks, "toolResult");
+        return { call: { id: call["toolUseId"] as string, name: call["name"], input: call["input"] }, result: { id: result["toolUseId"], text: textOf(result["content"]) } };
+      },
+      linksById: true,
       stop: () => bedrock.stop(),
     },
     openAiFamily("Azure", azure, "gpt-eu", AZURE_DEPLOYMENT, `/openai/deployments/${AZURE_DEPLOYMENT}/chat/completions`),

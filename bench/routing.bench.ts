@@ -23,6 +23,8 @@ models["mock-gpt"] = { provider: "mock" };
 const deployments = [{ provider: "us", model: "gpt-x", weight: 5 }, { provider: "eu", model: "gpt-x", weight: 3 }, { provider: "mock", model: "gpt-x", weight: 2 }, { provider: "mock", model: "gpt-y", priority: -1 }];
 models["pool"] = { targets: deployments, fallbacks: ["mock-gpt"] };
 models["pool-busy"] = { targets: deployments, strategy: "least-busy" };
+// Three distinctly priced deployments, the cheapest picked first: the reservation is the dearest's.
+models["tiered"] = { targets: [{ provider: "us", model: "gpt-cheap" }, { provider: "eu", model: "gpt-mid" }, { provider: "mock", model: "gpt-dear" }] };
 const keys = Array.from({ length: 200 }, (_, i) => ({
   id: `key-${i}`,
   secret: `renio-secret-${i.toString().padStart(8, "0")}`,
@@ -37,7 +39,10 @@ const config = validateConfig({
   },
   models,
   keys,
-  prices: { "gpt-x": { input: 1, output: 2 }, "gpt-y": { input: 1, output: 2 }, "mock-gpt": { input: 1, output: 2 } },
+  prices: {
+    "gpt-x": { input: 1, output: 2 }, "gpt-y": { input: 1, output: 2 }, "mock-gpt": { input: 1, output: 2 },
+    "gpt-cheap": { input: 0.5, output: 1 }, "gpt-mid": { input: 1, output: 4 }, "gpt-dear": { input: 3, output: 12 },
+  },
   budgets: [{ id: "bench-total", scope: "total", period: "total", limit: 1e6, mode: "strict" }],
 });
 const providers = createProviders(config, () => Promise.reject(new Error("no network in benchmarks")));
@@ -58,6 +63,7 @@ const now = Date.now();
 const mockPlan = router.resolve(open, "mock-gpt", "openai");
 const poolPlan = router.resolve(open, "pool", "openai");
 const busyPlan = router.resolve(open, "pool-busy", "openai");
+const tieredPlan = router.resolve(open, "tiered", "openai");
 // One deployment of the pool cools down: the pick must skip it.
 const cooling = router.resolve(open, "model-0", "openai");
 const settings = { failures: 1, windowMs: 60_000, cooldownMs: 3_600_000 };
@@ -106,6 +112,9 @@ bench
   })
   .add("quoteRoute, 4 targets and a fallback (3 prices)", () => {
     quoteRoute(pricing, poolPlan, poolPlan.targets[0]!, quoteInput);
+  })
+  .add("quoteRoute, 3 distinctly priced targets, the cheapest first", () => {
+    quoteRoute(pricing, tieredPlan, tieredPlan.targets[0]!, quoteInput);
   })
   .add("router.modelsFor (GET /v1/models)", () => {
     if (router.modelsFor(restricted).length !== 3) throw new Error("models");

@@ -47,6 +47,7 @@ before(async () => {
       if (url.pathname === "/tenant-refuses/oauth2/v2.0/token") return Response.json({ error: "invalid_client", error_description: `AADSTS7000215: Invalid client secret ${CLIENT_SECRET}` }, { status: 401 });
       received.push({ url, headers: new Headers(request.headers) });
       if (url.pathname.startsWith("/openai/deployments/gpt-filtered/")) return Response.json(CONTENT_FILTER_ERROR, { status: 400 });
+      if (url.pathname.startsWith("/openai/deployments/gpt-down/")) return Response.json({ error: { message: "The deployment is overloaded", type: null, code: "overloaded" } }, { status: 503 });
       // Azure's routes, answered in the OpenAI format Azure uses.
       const path = url.pathname.replace(/^\/openai\/deployments\/[^/]+\//, "/v1/").replace(/^\/openai\/(v1\/)?/, "/v1/");
       return forward(new Request(new URL(path, url), { method: "POST", headers: request.headers, body: await request.arrayBuffer() }));
@@ -64,6 +65,8 @@ before(async () => {
       "gpt-eu-v1": { provider: "v1", model: "gpt-4o-mini" },
       "gpt-filtered": { provider: "classic", model: "gpt-filtered" },
       "gpt-refused": { provider: "refused", model: "gpt-4o-mini" },
+      "gpt-eu-routed": { targets: [{ provider: "classic", model: "gpt-down" }], fallbacks: ["gpt-eu-backup"], retry: { maxAttempts: 1 } },
+      "gpt-eu-backup": { provider: "classic", model: "gpt-4o-eu-backup" },
     },
     prices: { "gpt-filtered": { input: 0.15, output: 0.6 } },
   }));
@@ -113,6 +116,18 @@ describe("azure provider through the official openai client", () => {
     assert.equal(response.status, "completed");
     assert.equal(last().url.pathname, "/openai/responses", "the Responses API is per resource, the model in the body");
     assert.equal(last().url.searchParams.get("api-version"), "2024-10-21");
+  });
+
+  test("classic deployments: each attempt's deployment is its routed target's upstream model, a fallback's included", async () => {
+    const sent = received.length;
+    const { data, response } = await client().chat.completions
+      .create({ model: "gpt-eu-routed", messages: [{ role: "user", content: "hi" }], max_tokens: 2 })
+      .withResponse();
+    assert.equal(data.usage?.completion_tokens, 2);
+    assert.deepEqual(received.slice(sent).map((entry) => entry.url.pathname), ["/openai/deployments/gpt-down/chat/completions", "/openai/deployments/gpt-4o-eu-backup/chat/completions"]);
+    const id = response.headers.get("x-request-id")!;
+    const entry = (await finishedEntries(store, [id])).get(id)!;
+    assert.deepEqual([entry.outcome, entry.provider, entry.upstreamModel], ["ok", "classic", "gpt-4o-eu-backup"]);
   });
 
   test("v1 API with Entra ID: form fields of the client-credentials grant, Bearer token reused across calls", async () => {

@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { ConfigError, formatProblem } from "../src/config/config-error.ts";
-import { withoutOverrides, type ConfigOverride } from "../src/config/config-overrides.ts";
+import type { ConfigOverride } from "../src/config/config-overrides.ts";
+import { childEnvironment } from "../src/config/child-environment.ts";
 import { resolveConfig, type ConfigRequest, type ResolvedConfig } from "../src/config/config-resolve.ts";
 import { freePort } from "./support/free-port.ts";
 import { runCommand, sourceCommand, startCommand } from "./support/cli-process.ts";
@@ -96,9 +97,9 @@ describe("precedence: flag > environment > config file > default", () => {
   });
 });
 
-test("bench's child processes get the environment without the override variables (they run with the config bench writes)", async () => {
-  const env = withoutOverrides({ PATH: "/bin", RENIO_CONFIG: YAML_FILE, RENIO_PORT: "1", RENIO_LOG_LEVEL: "verbose", RENIO_ADMIN_TOKEN: ADMIN_TOKEN, RENIO_TEST_X: "kept" });
-  assert.deepEqual(env, { PATH: "/bin", RENIO_TEST_X: "kept" });
+test("bench's child processes get the runtime's variables only: no override, no unrelated secret (they run with the config bench writes)", async () => {
+  const env = childEnvironment({ PATH: "/bin", HOME: "/home/op", RENIO_CONFIG: YAML_FILE, RENIO_PORT: "1", RENIO_LOG_LEVEL: "verbose", RENIO_ADMIN_TOKEN: ADMIN_TOKEN, OPENAI_API_KEY: "sk-operator-secret-0001" });
+  assert.deepEqual(env, { PATH: "/bin", HOME: "/home/op" });
   assert.equal((await resolveConfig({ file: YAML_FILE, env })).config.server.port, 9000);
 });
 

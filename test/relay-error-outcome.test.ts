@@ -48,7 +48,7 @@ test("an unexpected exception after the provider answered: entry completed as re
 test("an exception while settling: entry completed as relay_error at the reservation, the response still delivered", async () => {
   fake.answer = () => Response.json({ usage: { prompt_tokens: 3, completion_tokens: 4 } });
   const real = createCallPricing(fake.config);
-  const pricing: CallPricing = { quote: real.quote, settle: () => { throw new Error("price book bug"); } };
+  const pricing: CallPricing = { quote: real.quote, priceOf: real.priceOf, settle: () => { throw new Error("price book bug"); } };
   const relay = fake.relay(pricing);
   const errors: unknown[] = [];
   const log = console.error;

@@ -41,6 +41,18 @@ describe("parseBenchArgs", () => {
     assert.throws(() => parseBenchArgs(["--journal", "fsync,batch"]), /--journal must be one of fsync, process, off \(or a list of them\), got "batch"/);
   });
 
+  it("takes a list of models, one Renio each, a name ending in -translated served through translation", () => {
+    const options = parseBenchArgs(["--model", "mock-gpt, mock-claude-translated"]);
+    assert.deepEqual(options.models, [{ name: "mock-gpt", translated: false }, { name: "mock-claude-translated", translated: true }]);
+    assert.equal(options.model, "mock-gpt");
+    assert.deepEqual(parseBenchArgs([]).models, [{ name: "mock-gpt", translated: false }]);
+    assert.deepEqual(parseBenchArgs(["--model", "claude-translated"]).models, [{ name: "claude-translated", translated: true }]);
+    assert.throws(() => parseBenchArgs(["--model", "a,a"]), /--model has a repeated value/);
+    assert.throws(() => parseBenchArgs(["--model", "a,,b"]), /--model has an empty name in "a,,b"/);
+    assert.throws(() => parseBenchArgs(["--model", "a,b", "--target", "http://127.0.0.1:4000"]), /--target measures one model/);
+    assert.throws(() => parseBenchArgs(["--model", "a,b", "--duration", "1m"]), /no --journal or --model list/);
+  });
+
   it("reads a soak duration in seconds, minutes or hours, at concurrency 64 unless given", () => {
     const soak = parseBenchArgs(["--duration", "10m"]);
     assert.deepEqual(soak.soak, { durationSeconds: 600, sampleSeconds: 60 });

@@ -12,6 +12,17 @@ export type BudgetSetting = "strict" | "observe" | "off";
 /** Output format of the report. */
 export type ReportFormat = "text" | "markdown" | "json";
 
+/** A model measured through Renio: passthrough, or served by an Anthropic-format upstream through translation. */
+export interface BenchModel {
+  /** The model in the request body (the public name). */
+  readonly name: string;
+  /** Named `…-translated`: routed to the mock's Anthropic wire with `translate: true`. */
+  readonly translated: boolean;
+}
+
+/** The suffix that marks a --model as translated. */
+export const TRANSLATED_SUFFIX = "-translated";
+
 /** Everything `renio bench` was asked to do, validated. */
 export interface BenchOptions {
   readonly concurrency: readonly number[];
@@ -33,8 +44,10 @@ export interface BenchOptions {
   readonly headers: ReadonlyArray<readonly [string, string]>;
   /** Also measure a bare fetch passthrough as the floor. */
   readonly baseline: "passthrough" | undefined;
-  /** Model name in the request body. */
+  /** The first of {@link models}: the model in the request body of direct (and of a --target or the passthrough). */
   readonly model: string;
+  /** One Renio per model, measured in the same rounds (e.g. a passthrough and a translated model side by side). */
+  readonly models: readonly BenchModel[];
   /** Port for the mock (0 picks one); fix it when a --target gateway must forward to the mock. */
   readonly mockPort: number;
   /** Overall deadline for the whole run, in seconds. */
@@ -57,7 +70,9 @@ export const BENCH_HELP = `usage: renio bench [options]
   --target URL                measure another relay or gateway instead (it must forward to the mock;
   --header 'Name: value'        see --mock-port); --header is repeatable
   --mock-port N               port of the mock (default: any free port)
-  --model NAME                model in the request body (default mock-gpt)
+  --model NAME                model in the request body (default mock-gpt); a list (mock-gpt,mock-claude-translated)
+                              starts one Renio per model, measured in the same rounds; a name ending in -translated
+                              is served by the mock's Anthropic wire through translation (OpenAI caller, translate: true)
   --rounds 10                 alternating direct / relay rounds per point
   --max-seconds 1800          overall deadline
   --duration 10m              soak mode: one Renio at one concurrency (default 64), non-streaming,
@@ -102,10 +117,12 @@ export function parseBenchArgs(args: readonly string[]): BenchOptions {
     throw new UsageError("--journal and --budget configure the Renio started here; they do not apply to --target");
   }
   const journals = journalList(v.journal ?? "fsync");
+  const models = modelList(v.model);
+  if (models.length > 1 && target !== undefined) throw new UsageError("--model takes a list for the Renio started here only; --target measures one model");
   const journal = journals[0]!;
   if (soak !== undefined) {
     if (concurrency.length > 1) throw new UsageError("--duration runs one concurrency: give --concurrency a single value");
-    if (journals.length > 1 || target !== undefined || v.baseline !== undefined) throw new UsageError("--duration soaks one Renio started here: no --journal list, --target or --baseline");
+    if (journals.length > 1 || models.length > 1 || target !== undefined || v.baseline !== undefined) throw new UsageError("--duration soaks one Renio started here: no --journal or --model list, --target or --baseline");
     if (soak.durationSeconds > v["max-seconds"]) throw new UsageError("--duration is longer than --max-seconds");
   }
   const allOff = journals.every((setting) => setting === "off");
@@ -124,7 +141,8 @@ export function parseBenchArgs(args: readonly string[]): BenchOptions {
     target,
     headers,
     baseline: v.baseline,
-    model: v.model,
+    model: models[0]!.name,
+    models,
     mockPort: v["mock-port"],
     maxSeconds: v["max-seconds"],
     soak,
@@ -152,6 +170,13 @@ function journalList(text: string): JournalSetting[] {
   }
   if (new Set(parts).size !== parts.length) throw new UsageError("--journal has a repeated value");
   return parts as JournalSetting[];
+}
+
+function modelList(text: string): BenchModel[] {
+  const names = text.split(",").map((part) => part.trim());
+  if (names.some((name) => name === "")) throw new UsageError(`--model has an empty name in "${text}"`);
+  if (new Set(names).size !== names.length) throw new UsageError("--model has a repeated value");
+  return names.map((name) => ({ name, translated: name.endsWith(TRANSLATED_SUFFIX) }));
 }
 
 function headerPair(text: string): readonly [string, string] {

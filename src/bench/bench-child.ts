@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import process from "node:process";
-import { withoutOverrides } from "../config/config-overrides.ts";
+import { childEnvironment } from "../config/child-environment.ts";
 
 /** A server process started for the benchmark (mock, relay or passthrough). */
 export interface ChildServer {
@@ -24,8 +24,9 @@ let hooked = false;
  */
 export function startChildServer(name: string, argv: readonly string[], timeoutMs = 20_000): Promise<ChildServer> {
   hookExit();
-  // The operator's RENIO_PORT, RENIO_LOG_LEVEL, … must not change the setup being measured.
-  const child = spawn(argv[0]!, argv.slice(1), { stdio: ["ignore", "pipe", "pipe"], env: withoutOverrides(process.env) });
+  // Only what the runtime needs: the operator's RENIO_PORT, RENIO_LOG_LEVEL, … must not change the setup
+  // being measured, and bench's configs name no variable, so no other secret of the operator's reaches a child.
+  const child = spawn(argv[0]!, argv.slice(1), { stdio: ["ignore", "pipe", "pipe"], env: childEnvironment(process.env) });
   running.add(child);
   const tail: string[] = [];
   const remember = (line: string) => {

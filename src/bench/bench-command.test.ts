@@ -60,6 +60,26 @@ describe("renio bench (end to end, real processes on loopback)", () => {
     assert.equal(cost!.ratio, cost!.fsyncMinusProcessMs / report.diskFloor!.latency.median);
   });
 
+  it("measures a passthrough and a translated model side by side, the translated one through the mock's Anthropic wire", { timeout: 90_000 }, async () => {
+    const { code, stdout, stderr } = await renio(["bench", "--model", "mock-gpt,mock-claude-translated", "--requests", "10", "--warmup", "2", "--rounds", "2", "--concurrency", "1", "--json"], 80_000);
+    assert.equal(code, 0, stderr);
+    const report = JSON.parse(stdout) as BenchReport;
+    assert.deepEqual(report.relay?.models, [{ name: "mock-gpt", translated: false }, { name: "mock-claude-translated", translated: true }]);
+    assert.deepEqual(report.modes.map((mode) => mode.mode), ["json", "stream"]);
+    for (const mode of report.modes) {
+      const [point] = mode.points;
+      assert.equal(point!.direct.errors, 0);
+      assert.deepEqual(
+        point!.relays.map((relay) => [relay.id, relay.model, relay.translated ?? false, relay.latency.samples, relay.latency.errors]),
+        [["renio", "mock-gpt", false, 10, 0], ["renio@mock-claude-translated", "mock-claude-translated", true, 10, 0]],
+      );
+      for (const relay of point!.relays) assert.equal(relay.overhead.median, relay.latency.median - point!.direct.median);
+    }
+    // Per mode, 2 warm-up + 10 measured each: direct and Renio mock-gpt reach the OpenAI wire,
+    // Renio mock-claude-translated only the Anthropic one (so it really was translated).
+    assert.deepEqual(report.mockCalls, { openai: 2 * 2 * 12, anthropic: 2 * 12 });
+  });
+
   it("soaks for a bounded time, sampling the relay's RSS, CPU and overhead in each interval", { timeout: 60_000 }, async () => {
     const { code, stdout, stderr } = await renio(["bench", "--duration", "3s", "--sample-seconds", "1", "--concurrency", "2", "--warmup", "5", "--json"], 50_000);
     assert.equal(code, 0, stderr);

@@ -62,21 +62,28 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
       const secret = benchSecret();
       directHeaders = [["authorization", `Bearer ${secret}`]];
       const several = options.journals.length > 1;
+      const perModel = options.models.length > 1;
       for (const journal of options.journals) {
-        const relayDir = several ? join(dir, journal) : dir;
-        mkdirSync(relayDir, { recursive: true });
-        const configPath = join(relayDir, "renio.json");
-        writeFileSync(configPath, JSON.stringify(benchRelayConfig({ mockUrl: mock.url, model: options.model, dir: relayDir, journal, budget: options.budget, secret }), null, 2));
-        progress.update(`starting Renio${several ? ` (journal ${journal})` : ""}`);
-        const relay = await startChildServer("relay", [...self, "serve", "--config", configPath]);
-        children.push(relay);
-        relays.push({
-          id: several ? renioRelayId(journal) : "renio",
-          label: several ? `Renio ${journal}` : "Renio",
-          url: relay.url + CHAT_PATH,
-          headers: directHeaders,
-          probe: createProcessProbe(relay.pid, ticks),
-        });
+        for (const [index, model] of options.models.entries()) {
+          const relayDir = several || perModel ? join(dir, perModel ? `${journal}-${index}` : journal) : dir;
+          mkdirSync(relayDir, { recursive: true });
+          const configPath = join(relayDir, "renio.json");
+          writeFileSync(configPath, JSON.stringify(benchRelayConfig({ mockUrl: mock.url, model, dir: relayDir, journal, budget: options.budget, secret }), null, 2));
+          const label = `${several ? `Renio ${journal}` : "Renio"}${perModel ? ` ${model.name}` : ""}`;
+          progress.update(`starting ${label}`);
+          const relay = await startChildServer("relay", [...self, "serve", "--config", configPath]);
+          children.push(relay);
+          const id = several ? renioRelayId(journal) : "renio";
+          relays.push({
+            // The first model keeps the plain ids (the durable-write comparison reads them).
+            id: index === 0 ? id : `${id}@${model.name}`,
+            label,
+            url: relay.url + CHAT_PATH,
+            headers: directHeaders,
+            probe: createProcessProbe(relay.pid, ticks),
+            ...(perModel || model.translated ? { model: model.name, translated: model.translated } : {}),
+          });
+        }
       }
     } else {
       relays.push({ id: "target", label: "target", url: options.target, headers: options.headers });
@@ -92,6 +99,7 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
       ? undefined
       : await runSoak({ ...options.soak, concurrency: options.concurrency[0]!, warmup: options.warmup, model: options.model, directUrl, directHeaders, relay: relays[0]!, progress, signal: deadline.signal });
     const modes = soak !== undefined ? [] : await runMeasurements({ options, directUrl, directHeaders, relays, progress, signal: deadline.signal });
+    const mockCalls = await mockCallsByWire(mock.url);
     progress.done();
     const report: BenchReport = {
       renioVersion: versionOf(self),
@@ -101,9 +109,10 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
       machine: machineInfo(),
       runtime: `${runtime.name} ${runtime.version}`,
       ...(options.target === undefined
-        ? { relay: relaySettings(options.journals, options.budget) }
+        ? { relay: relaySettings(options.journals, options.budget, options.models) }
         : { target: { url: options.target, headerNames: options.headers.map(([name]) => name) } }),
       ...(options.baseline ? { baseline: options.baseline } : {}),
+      ...(mockCalls !== undefined ? { mockCalls } : {}),
       diskFloor,
       durableWrite: durableWriteCosts(modes, diskFloor),
       ...(soak !== undefined ? { soak } : {}),
@@ -119,6 +128,16 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
     progress.done();
     await Promise.all(children.reverse().map((child) => child.stop()));
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The calls the mock received by wire format (so a translated row shows it reached the Anthropic wire); undefined if it cannot tell. */
+async function mockCallsByWire(mockUrl: string): Promise<BenchReport["mockCalls"]> {
+  try {
+    const stats = (await (await fetch(`${mockUrl}/_mock/stats`)).json()) as { receivedByWire?: BenchReport["mockCalls"] };
+    return stats.receivedByWire;
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,12 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import type { BudgetSetting, JournalSetting } from "./bench-args.ts";
+import type { BenchModel, BudgetSetting, JournalSetting } from "./bench-args.ts";
 
 /** The relay settings a benchmark ran with, as reported. */
 export interface RelaySettings {
   readonly journal: JournalSetting;
   /** When one Renio ran per journal setting (the first is `journal`). */
   readonly journals?: readonly JournalSetting[];
+  /** When one Renio ran per model (--model list), and which of them were translated. */
+  readonly models?: readonly BenchModel[];
   readonly budget: BudgetSetting;
   readonly storage: string;
 }
@@ -14,7 +16,7 @@ export interface RelaySettings {
 /** Inputs for {@link benchRelayConfig}. */
 export interface BenchRelayConfigInput {
   readonly mockUrl: string;
-  readonly model: string;
+  readonly model: BenchModel;
   readonly dir: string;
   readonly journal: JournalSetting;
   readonly budget: BudgetSetting;
@@ -29,7 +31,11 @@ export function benchSecret(): string {
 
 /**
  * The config of the Renio under test: the out-of-process mock as its only
- * provider, one key, SQLite in `dir`, and (unless off) a large total budget.
+ * upstream, one key, SQLite in `dir`, and (unless off) a large total budget.
+ * A passthrough model is served by the mock as a `mock` provider (the OpenAI
+ * call is forwarded as is); a translated one by the mock's Anthropic wire as an
+ * `anthropic` provider with `translate: true`, so the OpenAI call is translated
+ * to Anthropic Messages and the answer back.
  */
 export function benchRelayConfig(input: BenchRelayConfigInput): Record<string, unknown> {
   const journalOn = input.journal !== "off";
@@ -39,16 +45,19 @@ export function benchRelayConfig(input: BenchRelayConfigInput): Record<string, u
     storage: { type: "sqlite", path: join(input.dir, "renio.db") },
     journal: journalOn ? { enabled: true, durability: input.journal } : { enabled: false },
     budget: { currency: "USD", mode: input.budget === "observe" ? "observe" : "strict" },
-    providers: { mock: { type: "mock", baseUrl: input.mockUrl } },
-    models: { [input.model]: { provider: "mock" } },
+    providers: input.model.translated
+      ? { "mock-anthropic": { type: "anthropic", baseUrl: input.mockUrl, apiKey: "renio-bench-mock" } }
+      : { mock: { type: "mock", baseUrl: input.mockUrl } },
+    models: { [input.model.name]: input.model.translated ? { provider: "mock-anthropic", translate: true } : { provider: "mock" } },
     keys: [{ id: "bench", secret: input.secret }],
     budgets: budgetOn ? [{ id: "bench-total", scope: "total", period: "total", limit: 9_000_000, mode: input.budget }] : [],
-    prices: { [input.model]: { input: 1, output: 2 } },
+    prices: { [input.model.name]: { input: 1, output: 2 } },
   };
 }
 
 /** How the report describes the relay's settings. */
-export function relaySettings(journals: readonly JournalSetting[], budget: BudgetSetting): RelaySettings {
+export function relaySettings(journals: readonly JournalSetting[], budget: BudgetSetting, models: readonly BenchModel[]): RelaySettings {
   const journal = journals[0]!;
-  return { journal, ...(journals.length > 1 ? { journals } : {}), budget: journals.every((setting) => setting === "off") ? "off" : budget, storage: "sqlite (temporary directory)" };
+  const listed = models.length > 1 || models.some((model) => model.translated);
+  return { journal, ...(journals.length > 1 ? { journals } : {}), ...(listed ? { models } : {}), budget: journals.every((setting) => setting === "off") ? "off" : budget, storage: "sqlite (temporary directory)" };
 }

@@ -73,6 +73,24 @@ describe("renderReport", () => {
     assert.match(text, /method: soak: after 1 warm-up, direct and Renio rounds of 1280 requests in turn for 120 s, sampled every 60 s/);
   });
 
+  it("gives each model of a --model list its own row with its overhead, and says what direct is for a translated one", () => {
+    const models = [{ name: "mock-gpt", translated: false }, { name: "mock-claude-translated", translated: true }];
+    const byModel: PointResult = {
+      concurrency: 1,
+      direct: summarize([2, 2.1, 2.2]),
+      relays: [
+        { id: "renio", label: "Renio mock-gpt", model: "mock-gpt", latency: summarize([2.5, 2.6, 2.7]), overhead: { median: 0.5, p95: 0.5 } },
+        { id: "renio@mock-claude-translated", label: "Renio mock-claude-translated", model: "mock-claude-translated", translated: true, latency: summarize([2.8, 2.9, 3]), overhead: { median: 0.8, p95: 0.8 } },
+      ],
+    };
+    const text = renderReport({ ...report(false), baseline: undefined, relay: { journal: "fsync", models, budget: "strict", storage: "sqlite" }, mockCalls: { openai: 8, anthropic: 4 }, modes: [{ mode: "json", points: [byModel] }] }, "text");
+    assert.match(text, /\nConcurrent requests +Via +Direct \(median\) +Via \(median\) +Median overhead +P95 overhead\n/);
+    assert.match(text, /\n1 +Renio mock-gpt +2\.10 ms +2\.60 ms +0\.50 ms +0\.50 ms\n1 +Renio mock-claude-translated \(translated\) +2\.10 ms +2\.90 ms +0\.80 ms +0\.80 ms\n/);
+    assert.match(text, /models: one Renio per model, measured in the same rounds: mock-gpt \(passthrough[^;]*\); mock-claude-translated \(translated: the OpenAI call becomes an Anthropic Messages call/);
+    assert.match(text, /direct, for every model: the client's own OpenAI request straight to the mock's \/v1\/chat\/completions, so a translated row's overhead includes translating/);
+    assert.match(text, /the mock received 8 OpenAI-format and 4 Anthropic-format calls/);
+  });
+
   it("lists failed requests", () => {
     const failing = report(false);
     const first = failing.modes[0]!.points[0]!;

@@ -12,6 +12,10 @@ export interface RelayPoint {
   readonly id: string;
   /** As shown in column titles (`Renio`, `target`, `passthrough`). */
   readonly label: string;
+  /** The model in its request body, when one Renio ran per model (--model list). */
+  readonly model?: string;
+  /** Served by translating the OpenAI call to an Anthropic-format upstream (and the answer back). */
+  readonly translated?: true;
   readonly latency: LatencySummary;
   readonly overhead: Overhead;
   /** CPU seconds (user + sys) of the relay process per request served; absent when not measured. */
@@ -80,6 +84,8 @@ export interface BenchReport {
   readonly relay?: RelaySettings;
   readonly target?: TargetInfo;
   readonly baseline?: "passthrough";
+  /** Calls the mock received over the run (warm-up included), by the wire format of the path called. */
+  readonly mockCalls?: { readonly openai: number; readonly anthropic: number };
   /** The disk's O_DSYNC write latency, measured in the run's directory before the load. */
   readonly diskFloor?: DiskFloor;
   /** Renio fsync − Renio process against the floor, when both ran (--journal fsync,process). */
@@ -116,6 +122,7 @@ export function renderReport(report: BenchReport, format: TableFormat | "json"):
 }
 
 function latencyTable(mode: ModeResult, format: TableFormat): string {
+  if (mode.points.some((point) => point.relays.some((relay) => relay.model !== undefined))) return latencyRows(mode, format);
   const subject = mode.points[0]?.relays[0]?.label ?? "Renio";
   const others = mode.points[0]?.relays.slice(1).map((relay) => relay.label) ?? [];
   const header = [
@@ -137,6 +144,22 @@ function latencyTable(mode: ModeResult, format: TableFormat): string {
       ...rest.flatMap((relay) => [formatMs(relay.overhead.median), formatMs(relay.overhead.p95)]),
     ];
   });
+  return renderTable(header, rows, format);
+}
+
+/** One row per point and relay (a --model list: each model's row with its overhead). */
+function latencyRows(mode: ModeResult, format: TableFormat): string {
+  const header = ["Concurrent requests", "Via", "Direct (median)", "Via (median)", mode.mode === "stream" ? "First-token overhead" : "Median overhead", "P95 overhead"];
+  const rows = mode.points.flatMap((point) =>
+    point.relays.map((relay) => [
+      String(point.concurrency),
+      `${relay.label}${relay.translated ? " (translated)" : ""}`,
+      formatMs(point.direct.median),
+      formatMs(relay.latency.median),
+      formatMs(relay.overhead.median),
+      formatMs(relay.overhead.p95),
+    ]),
+  );
   return renderTable(header, rows, format);
 }
 
@@ -220,11 +243,27 @@ function setupLines(report: BenchReport, format: TableFormat): string[] {
     `${bullet}machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.os}`,
     `${bullet}runtime: ${report.runtime} (load client, mock${report.target ? "" : ", relay"}${report.baseline ? ", passthrough" : ""})`,
     `${bullet}${subject}`,
+    ...modelLines(report.relay, bullet),
+    ...(report.mockCalls ? [`${bullet}the mock received ${report.mockCalls.openai} OpenAI-format and ${report.mockCalls.anthropic} Anthropic-format calls (warm-up included)`] : []),
     ...(report.baseline ? [`${bullet}baseline: bare fetch passthrough to the mock (renio passthrough), measured in the same rounds`] : []),
     `${bullet}method: ${report.soak ? `soak: after ${method.warmup} warm-up, direct and Renio rounds of ${report.soak.concurrency * SOAK_ROUND_PER_WORKER} requests in turn for ${report.soak.durationSeconds} s, sampled every ${report.soak.sampleSeconds} s` : `${method.requests} measured requests per point and target after ${method.warmup} warm-up; direct and relays in ${method.rounds} alternating rounds`}; ` +
       `closed loop, keep-alive; mock answers after ${method.mock.latencyMs} ms, ${method.mock.chunkIntervalMs} ms between ${method.mock.chunks} stream chunks; ` +
       `overhead = via − direct for the median and for the P95; CPU = user + sys of the relay process over its measured rounds / requests`,
     `${bullet}run: ${report.startedAt}, ${Math.round(report.durationSeconds)} s`,
+  ];
+}
+
+/** What each model row measures, and the baseline it is compared with. */
+function modelLines(relay: RelaySettings | undefined, bullet: string): string[] {
+  if (relay?.models === undefined) return [];
+  const rows = relay.models.map((model) =>
+    model.translated
+      ? `${model.name} (translated: the OpenAI call becomes an Anthropic Messages call to the mock's /v1/messages, its answer an OpenAI one)`
+      : `${model.name} (passthrough: the OpenAI call forwarded to the mock's /v1/chat/completions)`,
+  );
+  return [
+    `${bullet}models: ${relay.models.length > 1 ? "one Renio per model, measured in the same rounds: " : ""}${rows.join("; ")}`,
+    `${bullet}direct, for every model: the client's own OpenAI request straight to the mock's /v1/chat/completions, so a translated row's overhead includes translating the request and the answer`,
   ];
 }
 

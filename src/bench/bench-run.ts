@@ -15,6 +15,10 @@ export interface MeasuredRelay {
   readonly headers: ReadonlyArray<readonly [string, string]>;
   /** CPU and memory of its process, when it runs here. */
   readonly probe?: ProcessProbe;
+  /** The model in its request body, when not the plan's (--model list). */
+  readonly model?: string;
+  /** It serves the model by translating to an Anthropic-format upstream. */
+  readonly translated?: boolean;
 }
 
 /** What {@link runMeasurements} measures. */
@@ -64,9 +68,10 @@ async function measurePoint(plan: MeasurementPlan, mode: BenchMode, concurrency:
   const { options, progress, signal } = plan;
   const stream = mode === "stream";
   const body = benchRequestBody(options.model, stream);
+  const bodyOf = (relay: MeasuredRelay) => (relay.model === undefined ? body : benchRequestBody(relay.model, stream));
   const accumulators: Accumulator[] = [
     accumulator(createLoadTarget("direct", plan.directUrl, body, plan.directHeaders), undefined),
-    ...plan.relays.map((relay) => accumulator(createLoadTarget(relay.id, relay.url, body, relay.headers), relay)),
+    ...plan.relays.map((relay) => accumulator(createLoadTarget(relay.id, relay.url, bodyOf(relay), relay.headers), relay)),
   ];
   const tag = `${mode} c=${concurrency}`;
   for (const acc of accumulators) {
@@ -112,6 +117,8 @@ async function measurePoint(plan: MeasurementPlan, mode: BenchMode, concurrency:
       return {
         id: acc.relay!.id,
         label: acc.relay!.label,
+        ...(acc.relay!.model !== undefined ? { model: acc.relay!.model } : {}),
+        ...(acc.relay!.translated ? { translated: true } : {}),
         latency: summary,
         overhead: overheadOf(direct!.summary, summary),
         ...(acc.cpuSeconds !== undefined && acc.served > 0 ? { cpuPerRequestSeconds: acc.cpuSeconds / acc.served } : {}),

@@ -82,12 +82,6 @@ export function envOverrides(env: Env, problems: ConfigProblem[]): ConfigOverrid
   return overrides;
 }
 
-/** `env` without the variables that override a config, for a child that must run with exactly the config it is given (bench's relay). */
-export function withoutOverrides(env: Env): Record<string, string | undefined> {
-  const names = new Set([CONFIG_ENV, ...OVERRIDABLE_SETTINGS.map((setting) => setting.env)]);
-  return Object.fromEntries(Object.entries(env).filter(([name]) => !names.has(name)));
-}
-
 /**
  * `raw` (a parsed config, before validation) with each override set in order, so a later one
  * wins; missing sections are created. A section that is not an object is left for validation

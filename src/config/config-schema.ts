@@ -1,17 +1,18 @@
 import { z } from "zod";
+import { anthropicFields } from "./anthropic-schema.ts";
 import { azureFields } from "./azure-schema.ts";
 import { bedrockFields, checkBedrockRegion } from "./bedrock-schema.ts";
 import { loggingSchema } from "./logging-schema.ts";
+import { mockFields } from "./mock-schema.ts";
+import { openAiFields } from "./openai-schema.ts";
 import { priceSchema } from "./price-schema.ts";
-import { amount, positiveInt } from "./schema-numbers.ts";
+import { amount, durationMs, positiveInt } from "./schema-numbers.ts";
 import { tracingSchema } from "./tracing-schema.ts";
 import { checkGeminiRegion, vertexSchema } from "./vertex-schema.ts";
 import { routedModelSchema, routingSchema, targetRoutingFields } from "./routing-schema.ts";
-import { mockScriptSchema } from "./mock-script-schema.ts";
 
 /** Largest budget limit: its billionths must stay an exact integer in a double. */
 const MAX_LIMIT = 9_000_000;
-const durationMs = z.number().int().nonnegative();
 
 const timeouts = {
   /** Time allowed to connect to the upstream (ms). */
@@ -20,26 +21,11 @@ const timeouts = {
   firstByteTimeoutMs: positiveInt.default(120_000),
 };
 
-/** A provider speaking the OpenAI wire format (OpenAI, Mistral, vLLM, Ollama, …). */
-const openAiProvider = z.strictObject({
-  type: z.literal("openai"),
-  baseUrl: z.url(),
-  apiKey: z.string().optional(),
-  region: z.string().min(1).default("global"),
-  headers: z.record(z.string(), z.string()).default({}),
-  ...timeouts,
-});
+/** OpenAI wire format (fields in openai-schema.ts). */
+const openAiProvider = z.strictObject({ ...openAiFields, ...timeouts });
 
-/** Anthropic's Messages API. */
-const anthropicProvider = z.strictObject({
-  type: z.literal("anthropic"),
-  baseUrl: z.url().default("https://api.anthropic.com"),
-  apiKey: z.string().optional(),
-  version: z.string().default("2023-06-01"),
-  region: z.string().min(1).default("global"),
-  headers: z.record(z.string(), z.string()).default({}),
-  ...timeouts,
-});
+/** Anthropic's Messages API (fields in anthropic-schema.ts). */
+const anthropicProvider = z.strictObject({ ...anthropicFields, ...timeouts });
 
 /** Azure OpenAI (fields in azure-schema.ts). */
 const azureProvider = z.strictObject({ ...azureFields, ...timeouts });
@@ -59,18 +45,8 @@ const geminiProvider = z
   })
   .superRefine(checkGeminiRegion);
 
-/** The built-in mock, run in-process (or at `baseUrl` when given). */
-const mockProvider = z.strictObject({
-  type: z.literal("mock"),
-  baseUrl: z.url().optional(),
-  region: z.string().min(1).default("local"),
-  latencyMs: durationMs.default(2),
-  chunkIntervalMs: durationMs.default(1),
-  chunks: positiveInt.default(8),
-  /** A fault script for tests of routing (fail the first N calls, X %, with a status or a reset). */
-  faults: mockScriptSchema.optional(),
-  ...timeouts,
-});
+/** The built-in mock (fields in mock-schema.ts). */
+const mockProvider = z.strictObject({ ...mockFields, ...timeouts });
 
 /** AWS Bedrock; fields and region rule in bedrock-schema.ts. */
 const bedrockProvider = z.strictObject({ ...bedrockFields, ...timeouts }).superRefine(checkBedrockRegion);

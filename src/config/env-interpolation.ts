@@ -12,6 +12,11 @@ export interface Interpolated {
   readonly unresolvedPaths: ReadonlySet<string>;
 }
 
+/** The variable names a config text's `${NAME}` references use, each once, in order of first use. */
+export function referencedVariables(text: string): string[] {
+  return [...new Set(Array.from(text.matchAll(REFERENCE), (match) => match[1]!))];
+}
+
 /**
  * Replaces `${NAME}` in every string value with the environment variable's value. Unset
  * variables are reported once each (never with a value).

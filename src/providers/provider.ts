@@ -9,6 +9,8 @@ export interface UpstreamCall {
   readonly route: RouteSpec;
   /** The body to send (model already rewritten). */
   readonly body: Uint8Array<ArrayBuffer>;
+  /** The upstream model of the target the relay picked (the one written into the body). */
+  readonly model: string;
   /** Client headers safe to forward (see upstream-headers.ts). */
   readonly headers: Headers;
   readonly requestId: string;

@@ -56,7 +56,7 @@ export async function sendRouted(route: AttemptRoute, first: Target, input: Call
     route.attempts.begin(target);
     route.onAttempt(target);
     const remaining = Math.max(1, route.deadlineAt - performance.now());
-    const sent: Sent = await sendUpstream(target.provider, input, route.bodyFor(target)!, connectCheck, trace, {
+    const sent: Sent = await sendUpstream(target.provider, input, route.bodyFor(target)!, target.upstreamModel, connectCheck, trace, {
       connectMs: Math.min(target.connectTimeoutMs, remaining),
       firstByteMs: Math.min(target.firstByteTimeoutMs, remaining),
     });

@@ -51,6 +51,8 @@ export interface QuoteInput {
 /** Prices calls and settles their real cost. */
 export interface CallPricing {
   quote(input: QuoteInput): CallQuote;
+  /** The price `quote` uses for a target: its public model's, else its upstream model's; null when unpriced. */
+  priceOf(model: string, upstreamModel: string): Price | null;
   /**
    * The real cost from the provider's final usage; without it (none seen, or a cut stream's
    * lower bound, which the caller passes as null) the reservation when the call may have been
@@ -64,9 +66,11 @@ const FREE: Price = { input: 0, cachedInput: 0, output: 0 };
 /** Builds the price book once, from config; each call is charged by the budgets `catalog` holds then (default: the config's). */
 export function createCallPricing(config: Config, catalog: BudgetCatalog = createBudgetCatalog(config.budgets, config.budget.mode)): CallPricing {
   const prices = createPriceBook(config.prices);
+  const priceOf = (model: string, upstreamModel: string): Price | null => prices.priceOf(model) ?? prices.priceOf(upstreamModel) ?? null;
   return {
+    priceOf,
     quote({ key, route, model, upstreamModel, requestBytes, maxOutputTokens, choices, references, serviceTier, maxToolCalls, now }) {
-      const known = prices.priceOf(model) ?? prices.priceOf(upstreamModel) ?? null;
+      const known = priceOf(model, upstreamModel);
       if (!route.billable) return { price: known ?? FREE, reserved: 0, reservedTokens: 0, charges: [] };
       // Fresh charge objects per call: the amount is filled in once the reservation is known.
       const charges = catalog.plan().chargesFor(key.id, key.project, 0, now);

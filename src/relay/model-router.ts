@@ -61,9 +61,14 @@ export function createModelRouter(config: Config, providers: ReadonlyMap<string,
     models.set(name, { route, targets });
   }
   const cache = new WeakMap<CallerKey, Map<string, RoutePlan | RelayError>>();
-  const allowedBy = (key: CallerKey, wire: WireFormat) => (target: Target) => target.provider.wires.has(wire) && (key.regions === null || key.regions.has(target.provider.region));
+  // A key's permissions hold for every model that serves its call, fallbacks included: its models, its regions.
+  const allowedBy = (key: CallerKey, wire: WireFormat) => (target: Target) =>
+    target.provider.wires.has(wire) && (key.models === null || key.models.has(target.model)) && (key.regions === null || key.regions.has(target.provider.region));
 
-  /** The stages of `model` and its fallbacks (depth first, each model once) a key may use. */
+  /**
+   * The stages of `model` and its fallbacks (depth first, each model once) a key may use: a
+   * model the key may not call serves none of its calls, but the chain goes on through its fallbacks.
+   */
   const stagesOf = (model: string, allowed: (target: Target) => boolean, seen: Set<string>): RouteStage[] => {
     if (seen.has(model)) return [];
     seen.add(model);

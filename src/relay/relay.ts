@@ -1,7 +1,7 @@
-import type { Config } from "../config/config-schema.ts";
 import type { Admission, BudgetCharge } from "../budget/budget-charge.ts";
 import { periodEnd } from "../budget/budget-plan.ts";
 import type { JournalCompletion, JournalStart } from "../shared/journal-records.ts";
+import type { Usage } from "../shared/usage.ts";
 import type { Ledger } from "../journal/ledger.ts";
 import { RelayError, StoreUnavailableError } from "../shared/relay-error.ts";
 import type { CallQuote } from "./call-pricing.ts";
@@ -13,12 +13,14 @@ import { outputLimitField } from "./output-limit-field.ts";
 import { inspectRequestBody, NOT_JSON, rewriteRequestBody } from "./request-body.ts";
 import { createInFlightCalls } from "./in-flight-calls.ts";
 import { createConnectCheck, type ConnectCheck } from "./upstream-connect.ts";
-import { outcomeOf, type CallEnd } from "./call-end.ts";
+import type { CallEnd } from "./call-end.ts";
 import { exchange, type Exchange } from "./upstream-exchange.ts";
 import type { RateTicket } from "./rate-limiter.ts";
 import type { CallObserver } from "./call-observer.ts";
 import { endRefused, passThroughTracer, type CallTrace, type Tracer } from "./call-trace.ts";
-import { CallAttempts } from "./call-attempts.ts";
+import type { CallAttempts } from "./call-attempts.ts";
+import { attemptsFor, settleCall } from "./call-settlement.ts";
+import { storedBody } from "./stored-body.ts";
 import { callDeadlineMs } from "./call-deadline.ts";
 import { RouteCursor, type RoutePlan, type Target } from "./route-plan.ts";
 import { quoteRoute, type RouteQuote } from "./route-quote.ts";
@@ -55,14 +57,11 @@ export interface Relay {
 /** Creates the relay. */
 export function createRelay(deps: RelayDeps): Relay {
   const { snapshot, ledger, observer } = deps;
-  const decoder = new TextDecoder();
   const inFlight = createInFlightCalls();
   const connectCheck = deps.connectCheck ?? createConnectCheck();
   const tracer = deps.tracer ?? passThroughTracer;
   const clock = deps.clock ?? Date.now;
   const random = deps.random ?? Math.random;
-  const storedBody = (journal: Config["journal"], bytes: Uint8Array): string | null =>
-    journal.bodies === "none" ? null : decoder.decode(bytes.subarray(0, journal.bodyMaxBytes));
 
   const authenticate = (request: Request, keyring: Keyring = snapshot.current.keyring): CallerKey => {
     const secret = presentedSecret(request.headers);
@@ -74,48 +73,13 @@ export function createRelay(deps: RelayDeps): Relay {
 
   /** Completes the entry and settles its charges; never throws, always ends the in-flight count and the rate-limit hold. */
   const settle = ({ config, pricing }: RelaySnapshot, start: JournalStart, quotes: RouteQuote, attempts: CallAttempts, limits: RateTicket, input: CallInput, trace: CallTrace, end: CallEnd) => {
-    const quote = quotes.call;
-    // What was relayed of the answer, if anything was; a stream cut before the provider's final usage has only a lower bound.
-    const relayed = end.kind === "failed" ? undefined : end;
-    const usage = relayed?.usage ?? null;
-    const finalUsage = relayed?.usageFinal ? usage : null;
+    let finalUsage: Usage | null = null;
     try {
-      const { outcome, status, errorCode } = outcomeOf(end);
-      let cost: number;
-      let completion: JournalCompletion;
-      try {
-        // The last attempt is charged at its target's price; the ones before it as they may have been billed (call-attempts.ts).
-        const served = attempts.last!;
-        const servedQuote = quotes.of(served) ?? quote;
-        // Without final usage settle() charges the reservation.
-        const last = pricing.settle(servedQuote, finalUsage, end.mayHaveBeenBilled);
-        attempts.finish(end, servedQuote.price === null ? null : last);
-        cost = last + attempts.charged;
-        const responseBody = relayed?.responseBody ?? null;
-        completion = {
-          outcome,
-          status,
-          ttfbMs: end.firstByteAt === null ? null : end.firstByteAt - input.startedAt,
-          totalMs: performance.now() - input.startedAt,
-          upstreamMs: end.upstreamMs,
-          usage,
-          cost: quote.price === null ? null : cost,
-          // settle() charged a reservation: no final usage and the provider may have billed the call, or an earlier attempt was.
-          costEstimated: quote.price !== null && ((finalUsage === null && end.mayHaveBeenBilled) || attempts.estimated),
-          errorCode,
-          responseBody: config.journal.bodies === "full" && responseBody !== null ? storedBody(config.journal, responseBody) : null,
-          attempts: attempts.records,
-        };
-        servedBy(start, completion, served);
-      } catch (error) {
-        // Renio's own failure while settling: never leave the entry open; charge the reservation.
-        console.error(`renio: settling ${start.id} failed: ${error instanceof Error ? error.message : String(error)}`);
-        cost = end.mayHaveBeenBilled || attempts.charged > 0 ? quote.reserved : 0;
-        completion = { ...RELAY_ERROR, status, totalMs: performance.now() - input.startedAt, usage, cost: quote.price === null ? null : cost, costEstimated: quote.price !== null && cost > 0, attempts: attempts.records };
-      }
-      ledger.complete(start.id, completion, quote.charges, cost);
-      observer?.ended(start, completion);
-      trace.end({ start, ...completion, currency: config.budget.currency });
+      const settled = settleCall({ pricing, journal: config.journal, start, quotes, attempts, startedAt: input.startedAt }, end);
+      finalUsage = settled.finalUsage;
+      ledger.complete(start.id, settled.completion, quotes.call.charges, settled.cost);
+      observer?.ended(start, settled.completion);
+      trace.end({ start, ...settled.completion, currency: config.budget.currency });
     } finally {
       limits.end(finalUsage, end.mayHaveBeenBilled);
       inFlight.end();
@@ -136,13 +100,7 @@ export function createRelay(deps: RelayDeps): Relay {
     const ids: Record<string, string> = input.route.wire === "anthropic" ? { "x-request-id": input.requestId, "request-id": input.requestId } : { "x-request-id": input.requestId };
     const headers = { ...ids, ...budgetHeaders(admission), ...limits.headers };
     const { quotes } = routed;
-    const quote = quotes.call;
-    const strict = quote.charges.some((charge) => charge.mode === "strict");
-    const attempts = new CallAttempts(
-      { boundOf: (target) => boundOf(quotes, target), ceiling: strict ? quote.reserved : undefined },
-      clock,
-      snap.config.routing.cooldown,
-    );
+    const attempts = attemptsFor(quotes, clock, snap.config.routing.cooldown);
     const route = { cursor: routed.cursor, attempts, bodyFor: routed.bodyFor, deadlineAt: routed.deadlineAt, clock, random, onAttempt: routed.onAttempt };
     inFlight.begin();
     return exchange({ ...call, input, route, first: routed.first, headers, onEnd: (end) => settle(snap, start, quotes, attempts, limits, input, call.trace, end), connectCheck });
@@ -264,29 +222,12 @@ interface RoutedCall {
   readonly onAttempt: (target: Target) => void;
 }
 
-/** What an attempt on `target` is charged when it may have been billed without usage: its reservation (null without a price). */
-function boundOf(quotes: RouteQuote, target: Target): number | null {
-  const quote = quotes.of(target);
-  return quote === undefined || quote.price === null ? null : quote.reserved;
-}
-
-/** Records where the call was served (or last tried) when a retry or fallback moved it from the start's target. */
-function servedBy(start: JournalStart, completion: JournalCompletion, served: Target): void {
-  if (served.provider.id === start.provider && served.upstreamModel === start.upstreamModel) return;
-  start.provider = completion.provider = served.provider.id;
-  start.upstreamModel = completion.upstreamModel = served.upstreamModel;
-  start.region = completion.region = served.provider.region;
-}
-
 /** The refusal when every target of the call's route is cooling down: nothing is sent. */
 function coolingDown(plan: RoutePlan, now: number): never {
   const until = Math.min(...plan.targets.map((target) => target.health.openUntil));
   const seconds = Math.max(1, Math.ceil((until - now) / 1000));
   throw new RelayError(503, "targets_cooling_down", `Every target of \`${plan.model}\` is cooling down after repeated failures; retry in ${seconds} s`, { "retry-after": String(seconds) });
 }
-
-/** The fields of a completion for Renio's own unexpected failure. */
-const RELAY_ERROR = { outcome: "relay_error", status: 500, errorCode: "internal_error", ttfbMs: null, totalMs: 0, upstreamMs: null, usage: null, cost: null, responseBody: null } as const satisfies JournalCompletion;
 
 /** How a call that was never forwarded ended, for the observer. */
 function refusalOf(error: unknown, startedAt: number): JournalCompletion {

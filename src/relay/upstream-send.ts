@@ -29,7 +29,7 @@ export interface AttemptTimeouts {
 export type Sent = { readonly answered: Answered } | { readonly failure: UpstreamFailure };
 
 /**
- * Sends a call to its provider: waits for the connect check while the provider is cold, arms
+ * Sends a call (its `body` for the upstream `model`) to its provider: waits for the connect check while the provider is cold, arms
  * the first-byte timer, stops the upstream call when the client goes away, and maps every way
  * of not getting an answer to an UpstreamFailure. The request carries the trace's context. Throws only on Renio's own failures, before
  * anything was sent.
@@ -38,6 +38,7 @@ export async function sendUpstream(
   provider: Provider,
   input: CallInput,
   body: Uint8Array<ArrayBuffer>,
+  model: string,
   connectCheck: ConnectCheck,
   trace: CallTrace,
   timeouts: AttemptTimeouts = { connectMs: provider.connectTimeoutMs, firstByteMs: provider.firstByteTimeoutMs },
@@ -80,7 +81,7 @@ export async function sendUpstream(
   const sentAt = performance.now();
   let response: Response;
   try {
-    response = await provider.send({ route: input.route, body, headers, requestId: input.id, signal: controller.signal });
+    response = await provider.send({ route: input.route, body, model, headers, requestId: input.id, signal: controller.signal });
   } catch (error) {
     return failed(describeUpstreamFailure(error, cause, provider.id));
   }

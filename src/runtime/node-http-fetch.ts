@@ -1,5 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { SocketBody } from "./socket-body.ts";
 
 /** The shape of the global `fetch` the core uses for upstream calls. */
 export type UpstreamFetch = (url: string, init: RequestInit) => Promise<Response>;
@@ -51,54 +52,18 @@ export function createNodeHttpFetch(): UpstreamFetch {
     });
 }
 
-/**
- * A response body as a pull stream: one chunk per read (the socket paused in between), then
- * the end, or the error once every chunk received before it was read.
- */
+/** A response body as a pull stream: one chunk per read (the response paused in between), then its end or error. */
 function bodyOf(response: IncomingMessage): ReadableStream<Uint8Array> {
-  const queue: Uint8Array[] = [];
-  let ended = false;
-  let failure: unknown;
-  let wake: (() => void) | undefined;
-  const notify = () => {
-    const resume = wake;
-    wake = undefined;
-    resume?.();
-  };
+  const body = new SocketBody();
   response.on("data", (chunk: Uint8Array) => {
-    queue.push(chunk);
     response.pause();
-    notify();
+    body.push(chunk);
   });
-  response.on("end", () => {
-    ended = true;
-    notify();
-  });
-  const fail = (error: unknown) => {
-    failure ??= error;
-    notify();
-  };
-  response.on("error", fail);
+  response.on("end", () => body.end());
+  response.on("error", (error) => body.fail(error));
   response.on("close", () => {
-    if (!response.complete) fail(Object.assign(new Error("The connection closed before the response body ended"), { code: "ECONNRESET" }));
+    if (!response.complete) body.fail(Object.assign(new Error("The connection closed before the response body ended"), { code: "ECONNRESET" }));
   });
   response.pause();
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        while (queue.length === 0 && !ended && failure === undefined) {
-          const arrived = new Promise<void>((resolve) => (wake = resolve));
-          response.resume();
-          await arrived;
-        }
-        if (queue.length > 0) controller.enqueue(queue.shift()!);
-        else if (ended) controller.close();
-        else controller.error(failure);
-      },
-      cancel() {
-        response.destroy();
-      },
-    },
-    { highWaterMark: 0 },
-  );
+  return body.stream({ resume: () => response.resume(), cancel: () => response.destroy() });
 }

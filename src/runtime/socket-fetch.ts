@@ -1,7 +1,9 @@
 import { connect as netConnect, isIP, type Socket } from "node:net";
 import { connect as tlsConnect } from "node:tls";
 import { Http1ResponseParser, type ResponseHead } from "./http1-response.ts";
+import { KeepAlivePool } from "./keep-alive-pool.ts";
 import type { UpstreamFetch } from "./node-http-fetch.ts";
+import { SocketBody } from "./socket-body.ts";
 
 /** Options of {@link createSocketFetch}. */
 export interface SocketFetchOptions {
@@ -23,13 +25,6 @@ interface Origin {
   readonly authority: string;
 }
 
-/** A kept-alive connection waiting in the pool. */
-interface Idle {
-  readonly socket: Socket;
-  readonly timer: ReturnType<typeof setTimeout>;
-  readonly evict: () => void;
-}
-
 /**
  * A lean `fetch` for upstream calls: HTTP/1.1 over the runtime's TCP/TLS sockets (node:net,
  * node:tls), one request per connection at a time, a keep-alive pool per origin with idle eviction.
@@ -44,36 +39,8 @@ export function createSocketFetch(options: SocketFetchOptions = {}): UpstreamFet
   const idleMs = options.idleMs ?? 4000;
   const maxIdle = options.maxIdlePerOrigin ?? 64;
   const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
-  const pools = new Map<string, Idle[]>();
+  const pool = new KeepAlivePool(idleMs, maxIdle);
   const origins = new Map<string, Origin>();
-
-  const take = (key: string): Socket | undefined => {
-    const pool = pools.get(key);
-    while (pool && pool.length > 0) {
-      const idle = pool.pop()!;
-      clearTimeout(idle.timer);
-      idle.socket.removeListener("close", idle.evict).removeListener("error", idle.evict);
-      if (!idle.socket.destroyed && idle.socket.readyState === "open") return idle.socket;
-      idle.socket.destroy();
-    }
-    return undefined;
-  };
-
-  const release = (key: string, socket: Socket): void => {
-    let pool = pools.get(key);
-    if (!pool) pools.set(key, (pool = []));
-    if (pool.length >= maxIdle) return void socket.destroy();
-    const evict = () => {
-      const at = pool.findIndex((idle) => idle.socket === socket);
-      if (at >= 0) clearTimeout(pool.splice(at, 1)[0]!.timer);
-      socket.destroy();
-    };
-    const timer = setTimeout(evict, idleMs);
-    (timer as { unref?: () => void }).unref?.();
-    socket.once("close", evict).once("error", evict);
-    socket.resume(); // a server's stray bytes or FIN must be seen while idle
-    pool.push({ socket, timer, evict });
-  };
 
   const open = (origin: Origin): Promise<Socket> =>
     new Promise<Socket>((resolve, reject) => {
@@ -129,10 +96,10 @@ export function createSocketFetch(options: SocketFetchOptions = {}): UpstreamFet
     const body = bodyBytes(init.body);
     const head = requestHead(method, path, origin.authority, init.headers, body?.byteLength);
     for (let attempt = 0; ; attempt++) {
-      const pooled = attempt === 0 ? take(key) : undefined;
+      const pooled = attempt === 0 ? pool.take(key) : undefined;
       const socket = pooled ?? (await abortable(open(origin), signal));
       try {
-        return await exchange(socket, head, body, method === "HEAD", signal, (reusable) => (reusable ? release(key, socket) : socket.destroy()));
+        return await exchange(socket, head, body, method === "HEAD", signal, (reusable) => (reusable ? pool.release(key, socket) : socket.destroy()));
       } catch (error) {
         if (!(pooled && error instanceof StaleConnection)) throw error;
       }
@@ -151,46 +118,37 @@ class StaleConnection extends Error {
 function exchange(
   socket: Socket,
   head: string,
-  body: Uint8Array | undefined,
+  payload: Uint8Array | undefined,
   bodiless: boolean,
   signal: AbortSignal | undefined,
   finished: (reusable: boolean) => void,
 ): Promise<Response> {
   return new Promise<Response>((resolve, reject) => {
-    const queue: Uint8Array[] = [];
+    const body = new SocketBody();
     let received = false;
     let responded = false;
     let parsedHead: ResponseHead | undefined;
-    let ended = false;
-    let failure: unknown;
-    let wake: (() => void) | undefined;
     let parser: Http1ResponseParser;
-    const notify = () => {
-      const resume = wake;
-      wake = undefined;
-      resume?.();
-    };
     const detach = () => {
       socket.removeListener("data", onData).removeListener("close", onClose).removeListener("error", onError);
       signal?.removeEventListener("abort", onAbort);
     };
     const fail = (error: unknown) => {
-      if (ended || failure !== undefined) return;
-      failure = error;
+      if (body.ended || body.failure !== undefined) return;
+      body.fail(error);
       detach();
       socket.destroy();
       if (!responded) reject(error);
-      notify();
     };
     const onData = (chunk: Buffer) => {
       received = true;
       parser.feed(chunk);
-      if (parsedHead && !responded && failure === undefined) {
+      if (parsedHead && !responded && body.failure === undefined) {
         responded = true;
         // A body that arrived whole with its head (the usual JSON answer) needs no stream.
-        resolve(responseOf(parsedHead, bodiless, ended ? whole(queue) : stream));
+        resolve(responseOf(parsedHead, bodiless, body.ended ? whole(body.pieces) : stream));
       }
-      if (queue.length > 0 && !ended) socket.pause();
+      if (body.pieces.length > 0 && !body.ended) socket.pause();
     };
     const onClose = () => {
       if (parser.closed()) return;
@@ -202,45 +160,27 @@ function exchange(
     parser = new Http1ResponseParser(
       {
         head: (parsed) => void (parsedHead = parsed),
-        body: (piece) => {
-          queue.push(piece);
-          notify();
-        },
+        body: (piece) => body.push(piece),
         end: () => {
-          ended = true;
+          body.end();
           detach();
           finished(parsedHead!.keepAlive && !parser.leftover);
-          notify();
         },
         malformed: (message) => fail(Object.assign(new Error(`malformed upstream response: ${message}`), { code: "EPROTO" })),
       },
       bodiless,
     );
-    const stream = new ReadableStream<Uint8Array>(
-      {
-        async pull(controller) {
-          while (queue.length === 0 && !ended && failure === undefined) {
-            const arrived = new Promise<void>((resolve) => (wake = resolve));
-            socket.resume();
-            await arrived;
-          }
-          if (queue.length > 0) controller.enqueue(queue.shift()!);
-          else if (ended) controller.close();
-          else controller.error(failure);
-        },
-        cancel() {
-          if (!ended) fail(new DOMException("The body was cancelled", "AbortError"));
-        },
-      },
-      { highWaterMark: 0 },
-    );
+    const stream = body.stream({
+      resume: () => socket.resume(),
+      cancel: () => fail(new DOMException("The body was cancelled", "AbortError")),
+    });
     socket.on("data", onData).on("close", onClose).on("error", onError);
     signal?.addEventListener("abort", onAbort, { once: true });
     socket.resume();
-    if (body && body.byteLength > 0) {
+    if (payload && payload.byteLength > 0) {
       socket.cork();
       socket.write(head);
-      socket.write(body);
+      socket.write(payload);
       socket.uncork();
     } else socket.write(head);
   });

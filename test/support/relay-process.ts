@@ -1,9 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { childEnvironment } from "../../src/config/child-environment.ts";
+import { referencedVariables } from "../../src/config/env-interpolation.ts";
 import { currentRuntime } from "../../src/runtime/current-runtime.ts";
 import { TEST_KEY } from "./relay-harness.ts";
 
@@ -31,6 +33,17 @@ export function renioArgv(args: readonly string[]): [string, string[]] {
   return runtimeName === "bun"
     ? [process.execPath, [join(root, "src/main-bun.ts"), ...args]]
     : [process.execPath, ["run", "-A", join(root, "src/main-deno.ts"), ...args]];
+}
+
+/**
+ * The environment of a renio child: the runtime's variables, the `RENIO_*` ones, and the variables
+ * its `--config` file's `${NAME}` references name; nothing else of this process's (no unrelated secret).
+ */
+export function renioEnv(args: readonly string[]): Record<string, string> {
+  const at = args.indexOf("--config");
+  const configPath = (at >= 0 ? args[at + 1] : undefined) ?? process.env.RENIO_CONFIG;
+  const referenced = configPath === undefined || configPath === "" ? [] : referencedVariables(readFileSync(resolve(root, configPath), "utf8"));
+  return { ...childEnvironment(process.env, { renio: true, referenced }), NO_COLOR: "1" };
 }
 
 /** How a child process ended. */
@@ -79,7 +92,7 @@ export function bounded<T>(promise: Promise<T>, ms: number, message: () => strin
  */
 export async function startRenio(args: readonly string[]): Promise<RenioProcess> {
   const [command, argv] = renioArgv(args);
-  const child = spawn(command, argv, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
+  const child = spawn(command, argv, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: renioEnv(args) });
   const { output, exited } = track(child);
   const listening = new Promise<string>((resolve, reject) => {
     const onData = (): void => {
@@ -117,7 +130,7 @@ export function startRelayProcess(configPath: string): Promise<RenioProcess> {
 /** Runs a one-shot renio command (bounded); resolves with its exit code and output. */
 export async function runRenio(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const [command, argv] = renioArgv(args);
-  const child = spawn(command, argv, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
+  const child = spawn(command, argv, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: renioEnv(args) });
   children.add(child);
   let stdout = "";
   let stderr = "";

@@ -36,15 +36,10 @@ export function createAzureProvider(id: string, config: AzureConfig, fetch: Fetc
         }
       }
       if (!namesDeployment(config.api, call.route.path)) return url;
-      return azureUrl(config.baseUrl, config.api, config.apiVersion, call.route.path, deploymentOf(call.body));
+      // The deployment is the routed target's upstream model: no need to parse the body for it.
+      return azureUrl(config.baseUrl, config.api, config.apiVersion, call.route.path, call.model);
     },
   });
-}
-
-/** The body's model: the deployment name (the model target's upstream model). */
-function deploymentOf(body: Uint8Array): string | undefined {
-  const model = (JSON.parse(new TextDecoder().decode(body)) as { model?: unknown }).model;
-  return typeof model === "string" ? model : undefined;
 }
 
 /** Renio could not get a token: a 502 in the OpenAI envelope, nothing sent upstream. */

@@ -214,6 +214,6 @@ describe("mock over a real socket: faults and aborts", () => {
     await reader.read().catch(() => undefined);
     assert.ok(await waitFor(() => mock.stats().aborted === 1, 3_000), `stats: ${JSON.stringify(mock.stats())}`);
     const stats = await (await fetch(`${base}/_mock/stats`)).json();
-    assert.deepEqual(stats, { received: 1, completed: 0, aborted: 1, requestIds: ["abort-me"] });
+    assert.deepEqual(stats, { received: 1, receivedByWire: { openai: 0, anthropic: 1 }, completed: 0, aborted: 1, requestIds: ["abort-me"] });
   });
 });

@@ -49,14 +49,14 @@ describe("mock routing", () => {
     await (await mock.fetch(postJson("/v1/chat/completions", CHAT, { "x-request-id": "a" }))).text();
     await (await mock.fetch(postJson("/v1/chat/completions", CHAT_STREAM, { "x-request-id": "b" }))).text();
     await (await mock.fetch(postJson("/v1/messages", CHAT))).text();
-    assert.deepEqual(mock.stats(), { received: 3, completed: 3, aborted: 0, requestIds: ["a", "b", ""] });
+    assert.deepEqual(mock.stats(), { received: 3, receivedByWire: { openai: 2, anthropic: 1 }, completed: 3, aborted: 0, requestIds: ["a", "b", ""] });
 
     const viaHttp = await mock.fetch(new Request("http://mock.test/_mock/stats"));
     assert.deepEqual(await viaHttp.json(), mock.stats());
     const reset = await mock.fetch(new Request("http://mock.test/_mock/reset", { method: "POST" }));
     assert.equal(reset.status, 200);
     await reset.body?.cancel();
-    assert.deepEqual(mock.stats(), { received: 0, completed: 0, aborted: 0, requestIds: [] });
+    assert.deepEqual(mock.stats(), { received: 0, receivedByWire: { openai: 0, anthropic: 0 }, completed: 0, aborted: 0, requestIds: [] });
     mock.resetStats();
     assert.equal(mock.stats().received, 0);
   });
@@ -122,7 +122,7 @@ describe("mock faults", () => {
     assert.ok(error instanceof TypeError, "a network-style error, not a clean end");
     assert.equal(sseJson(text).length, 3);
     assert.ok(!text.includes("[DONE]"));
-    assert.deepEqual({ ...mock.stats(), requestIds: [] }, { received: 1, completed: 0, aborted: 0, requestIds: [] });
+    assert.deepEqual({ ...mock.stats(), requestIds: [] }, { received: 1, receivedByWire: { openai: 1, anthropic: 0 }, completed: 0, aborted: 0, requestIds: [] });
   });
 
   test("reset rejects fetch with a TypeError", async () => {

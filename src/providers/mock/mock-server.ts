@@ -68,9 +68,9 @@ export function createMock(options: MockOptions): Mock {
   async function handle(request: Request): Promise<Response> {
     const path = pathOf(request.url);
     if (path.startsWith("/_mock/")) return control(request, path);
-    stats.receive(request.headers.get("x-request-id") ?? "");
     const route = ROUTES.get(path);
     const wire: WireFormat = path.startsWith("/v1/messages") ? "anthropic" : "openai";
+    stats.receive(request.headers.get("x-request-id") ?? "", wire);
     if (!route) return done(mockErrorResponse(wire, 404, `mock: no route for ${request.method} ${path}`));
     if (request.method !== route.method) {
       const response = mockErrorResponse(wire, 405, `mock: ${path} accepts ${route.method}, not ${request.method}`);

@@ -1,0 +1,35 @@
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * What a Renio child process needs from its parent's environment to run at all, when set: the
+ * search path, home and temporary directories (the runtimes' caches live there: `DENO_DIR`,
+ * `XDG_CACHE_HOME`, `BUN_INSTALL`), locale and time zone, colour settings, and the trusted
+ * certificates a TLS upstream may need. Windows' own variables for the same.
+ */
+export const RUNTIME_VARIABLES: readonly string[] = [
+  "PATH", "HOME", "TMPDIR", "TMP", "TEMP", "LANG", "LC_ALL", "TZ", "NO_COLOR", "FORCE_COLOR",
+  "DENO_DIR", "XDG_CACHE_HOME", "BUN_INSTALL",
+  "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS", "DENO_CERT",
+  "SystemRoot", "USERPROFILE", "APPDATA", "LOCALAPPDATA",
+];
+
+/** What a child is given besides {@link RUNTIME_VARIABLES}. */
+export interface ChildEnvironmentOptions {
+  /** The variables its config's `${NAME}` references name (`referencedVariables` of its config text). */
+  readonly referenced?: Iterable<string>;
+  /** Whether it gets the parent's `RENIO_*` variables (the config overrides, `RENIO_CONFIG`); default false: it runs with exactly the config it is given. */
+  readonly renio?: boolean;
+}
+
+/**
+ * The environment of a child relay (or mock, or passthrough): only what it needs, so a parent's
+ * unrelated secrets (provider keys, cloud credentials, tokens) never reach a process that does not use them.
+ */
+export function childEnvironment(env: Env, options: ChildEnvironmentOptions = {}): Record<string, string> {
+  const wanted = new Set([...RUNTIME_VARIABLES, ...(options.referenced ?? [])]);
+  const child: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined && (wanted.has(name) || (options.renio === true && name.startsWith("RENIO_")))) child[name] = value;
+  }
+  return child;
+}

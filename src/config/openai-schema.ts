@@ -1,0 +1,10 @@
+import { z } from "zod";
+
+/** A provider speaking the OpenAI wire format (OpenAI, Mistral, vLLM, Ollama, …); the timeouts are added by config-schema.ts. */
+export const openAiFields = {
+  type: z.literal("openai"),
+  baseUrl: z.url(),
+  apiKey: z.string().optional(),
+  region: z.string().min(1).default("global"),
+  headers: z.record(z.string(), z.string()).default({}),
+};

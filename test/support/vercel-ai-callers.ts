@@ -16,7 +16,7 @@ const PROMPT: Record<Content, string> = { plain: "Say hi", tools: "Weather in Pa
 const PNG_BYTES = Uint8Array.from(atob(PNG_BASE64), (c) => c.charCodeAt(0));
 
 function messagesFor(content: Content): ModelMessage[] {
-  if (content === "images") return [{ role: "user", content: [{ type: "text", text: PROMPT.images }, { type: "image", image: PNG_BYTES, mediaType: "image/png" }] }];
+  if (content === "images") return [{ role: "user", content: [{ type: "text", text: PROMPT.images }, { type: "file", data: PNG_BYTES, mediaType: "image/png" }] }];
   if (content !== "tool result") return [{ role: "user", content: PROMPT[content] }];
   return [
     { role: "user", content: PROMPT[content] },

@@ -2,14 +2,14 @@ import Anthropic from "@anthropic-ai/sdk";
 import assert from "node:assert/strict";
 import OpenAI from "openai";
 import type { Usage } from "../../src/shared/usage.ts";
-import { TOOL, TOOL_TURN, type Content, type Mode } from "./matrix-providers.ts";
+import { offersTool, PROMPTS, TOOL, TOOL_TURN, type Content, type Mode } from "./matrix-providers.ts";
 import { PNG_BASE64, PNG_DATA_URL } from "./png-fixture.ts";
 import { TEST_KEY } from "./relay-harness.ts";
 
 /**
  * The callers of the translation matrix: the official `openai` and `@anthropic-ai/sdk` clients,
- * each making a cell's call (JSON or stream; plain text, a tool, an image) and reporting what
- * its user reads from the answer, in the caller's own vocabulary.
+ * each making a cell's call (JSON or stream; plain text, a tool, an image, a tool's result) and
+ * reporting what its user reads from the answer, in the caller's own vocabulary.
  */
 
 /** What a caller got back. */
@@ -66,8 +66,6 @@ async function raised<E extends Error & { status: number | undefined; headers: H
 
 const openAiClient = (relayUrl: string) => new OpenAI({ apiKey: TEST_KEY, baseURL: `${relayUrl}/v1`, maxRetries: 0, timeout: 10_000 });
 const anthropicClient = (relayUrl: string) => new Anthropic({ apiKey: TEST_KEY, baseURL: relayUrl, maxRetries: 0, timeout: 10_000 });
-const PROMPT: Record<Content, string> = { plain: "Say hi", tools: "Weather in Paris?", images: "What is this?", "tool result": "Weather in Paris?" };
-const offersTool = (content: Content): boolean => content === "tools" || content === "tool result";
 const writes = (usage: Usage): number => (usage.cacheWrite5mTokens ?? 0) + (usage.cacheWrite1hTokens ?? 0);
 
 export const OPENAI_CALLER: CuttingCaller = {
@@ -77,7 +75,7 @@ export const OPENAI_CALLER: CuttingCaller = {
   usageOf: (booked) => ({ prompt_tokens: booked.inputTokens + booked.cachedInputTokens, cached_tokens: booked.cachedInputTokens, completion_tokens: booked.outputTokens }),
   async call(relayUrl, model, content, mode) {
     const client = openAiClient(relayUrl);
-    const userContent: OpenAI.ChatCompletionContentPart[] | string = content === "images" ? [{ type: "text", text: PROMPT.images }, { type: "image_url", image_url: { url: PNG_DATA_URL } }] : PROMPT[content];
+    const userContent: OpenAI.ChatCompletionContentPart[] | string = content === "images" ? [{ type: "text", text: PROMPTS.images }, { type: "image_url", image_url: { url: PNG_DATA_URL } }] : PROMPTS[content];
     const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: userContent }];
     if (content === "tool result") {
       messages.push(
@@ -146,7 +144,7 @@ export const ANTHROPIC_CALLER: CuttingCaller = {
   }),
   async call(relayUrl, model, content, mode) {
     const client = anthropicClient(relayUrl);
-    const userContent: Anthropic.ContentBlockParam[] | string = content === "images" ? [{ type: "text", text: PROMPT.images }, { type: "image", source: { type: "base64", media_type: "image/png", data: PNG_BASE64 } }] : PROMPT[content];
+    const userContent: Anthropic.ContentBlockParam[] | string = content === "images" ? [{ type: "text", text: PROMPTS.images }, { type: "image", source: { type: "base64", media_type: "image/png", data: PNG_BASE64 } }] : PROMPTS[content];
     const messages: Anthropic.MessageParam[] = [{ role: "user", content: userContent }];
     if (content === "tool result") {
       messages.push(

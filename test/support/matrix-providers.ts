@@ -20,6 +20,11 @@ type Json = Record<string, unknown>;
 export type Content = "plain" | "tools" | "images" | "tool result";
 export type Mode = "json" | "stream";
 
+/** The user's words in each kind of cell. */
+export const PROMPTS: Readonly<Record<Content, string>> = { plain: "Say hi", tools: "Weather in Paris?", images: "What is this?", "tool result": "Weather in Paris?" };
+/** Whether a cell offers TOOL. */
+export const offersTool = (content: Content): boolean => content === "tools" || content === "tool result";
+
 /** The tool every cell offers (each scripted upstream calls the first tool it is given). */
 export const TOOL = { name: "get_weather", description: "Weather in a city", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } };
 /** The earlier turn a "tool result" cell sends: the assistant's call of TOOL, and what the tool answered. */

@@ -2,7 +2,7 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { APICallError, generateText, jsonSchema, streamText, tool, type LanguageModel, type LanguageModelUsage, type ModelMessage } from "ai";
 import type { Caller, Observed, ObservedError } from "./matrix-callers.ts";
-import { TOOL, TOOL_TURN, type Content, type Mode } from "./matrix-providers.ts";
+import { offersTool, PROMPTS, TOOL, TOOL_TURN, type Content, type Mode } from "./matrix-providers.ts";
 import { PNG_BASE64 } from "./png-fixture.ts";
 import { TEST_KEY } from "./relay-harness.ts";
 
@@ -12,20 +12,19 @@ import { TEST_KEY } from "./relay-harness.ts";
  * `@ai-sdk/anthropic` (Messages, baseURL at Renio), reporting what its user reads.
  */
 
-const PROMPT: Record<Content, string> = { plain: "Say hi", tools: "Weather in Paris?", images: "What is this?", "tool result": "Weather in Paris?" };
 const PNG_BYTES = Uint8Array.from(atob(PNG_BASE64), (c) => c.charCodeAt(0));
 
 function messagesFor(content: Content): ModelMessage[] {
-  if (content === "images") return [{ role: "user", content: [{ type: "text", text: PROMPT.images }, { type: "file", data: PNG_BYTES, mediaType: "image/png" }] }];
-  if (content !== "tool result") return [{ role: "user", content: PROMPT[content] }];
+  if (content === "images") return [{ role: "user", content: [{ type: "text", text: PROMPTS.images }, { type: "file", data: PNG_BYTES, mediaType: "image/png" }] }];
+  if (content !== "tool result") return [{ role: "user", content: PROMPTS[content] }];
   return [
-    { role: "user", content: PROMPT[content] },
+    { role: "user", content: PROMPTS[content] },
     { role: "assistant", content: [{ type: "tool-call", toolCallId: TOOL_TURN.id, toolName: TOOL.name, input: TOOL_TURN.input }] },
     { role: "tool", content: [{ type: "tool-result", toolCallId: TOOL_TURN.id, toolName: TOOL.name, output: { type: "text", value: TOOL_TURN.result } }] },
   ];
 }
 
-const toolsFor = (content: Content) => (content === "tools" || content === "tool result" ? { tools: { [TOOL.name]: tool({ description: TOOL.description, inputSchema: jsonSchema<{ city: string }>(TOOL.parameters as never) }) } } : {});
+const toolsFor = (content: Content) => (offersTool(content) ? { tools: { [TOOL.name]: tool({ description: TOOL.description, inputSchema: jsonSchema<{ city: string }>(TOOL.parameters as never) }) } } : {});
 
 async function call(model: LanguageModel, content: Content, mode: Mode, usageOf: (usage: LanguageModelUsage) => Record<string, number>): Promise<Observed> {
   const request = { model, messages: messagesFor(content), maxOutputTokens: 64, maxRetries: 0, ...toolsFor(content) };

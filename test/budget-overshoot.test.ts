@@ -4,8 +4,8 @@ import { after, before, describe, test } from "node:test";
 import type { StorageConfig } from "../src/config/config-schema.ts";
 import { BUILTIN_PRICES } from "../src/budget/prices-builtin.ts";
 import { reservationFor } from "../src/budget/reservation.ts";
-import type { Store } from "../src/storage/store.ts";
 import { testPostgresUrl } from "./support/postgres.ts";
+import { admittedOrRefused, assertNoOvershoot, type StrictCeiling } from "./support/budget-ceiling.ts";
 import { startMockServer, startRelay, type MockServer } from "./support/relay-harness.ts";
 import { chatBody, errorOf, finishedEntries, mockStats, openStore, post } from "./support/relay-calls.ts";
 import { relayConfig, scratchDir, startRelayProcess, writeConfig } from "./support/relay-process.ts";
@@ -32,51 +32,17 @@ after(async () => {
   await mock.stop();
 });
 
+const CEILING: StrictCeiling = { budgetId: "tight", limit: LIMIT, reservation: RESERVATION };
+
 /** Fires `CALLS` concurrent calls spread over `urls`; the mock holds each for 100 ms so reservations overlap. */
 async function fire(urls: readonly string[]): Promise<{ accepted: string[]; refused: number }> {
   const before = (await mockStats(mock.url)).received;
   const results = await Promise.all(
-    Array.from({ length: CALLS }, async (_, i) => {
-      const response = await post(urls[i % urls.length]!, "/v1/chat/completions", BODY, { "x-mock-fault": "delay=100" });
-      const id = response.headers.get("x-request-id")!;
-      if (response.status === 200) {
-        await response.arrayBuffer();
-        return { id, accepted: true };
-      }
-      assert.equal(response.status, 429);
-      const error = await errorOf(response);
-      assert.equal(error.code, "budget_exceeded");
-      const message = /^Budget `tight` cannot cover this request: limit ([\d.]+) USD, ([\d.]+) USD remaining$/.exec(error.message);
-      assert.ok(message, `the message names the budget, limit and remaining: ${error.message}`);
-      assert.equal(Number(message[1]), LIMIT);
-      const remaining = Number(response.headers.get("x-renio-budget-remaining"));
-      assert.equal(response.headers.get("x-renio-budget"), "tight");
-      assert.equal(Number(message[2]), remaining);
-      assert.ok(remaining < RESERVATION, `refused while ${remaining} remained, enough for a ${RESERVATION} reservation`);
-      return { id, accepted: false };
-    }),
+    Array.from({ length: CALLS }, async (_, i) => admittedOrRefused(await post(urls[i % urls.length]!, "/v1/chat/completions", BODY, { "x-mock-fault": "delay=100" }), CEILING)),
   );
   const accepted = results.filter((r) => r.accepted).map((r) => r.id);
   assert.equal((await mockStats(mock.url)).received - before, accepted.length, "only accepted calls reached the provider");
   return { accepted, refused: CALLS - accepted.length };
-}
-
-/** Settled cost of the accepted calls ≤ limit, everything settled, nothing left reserved. */
-async function assertNoOvershoot(store: Store, accepted: readonly string[]): Promise<void> {
-  assert.ok(accepted.length >= 50, `at least the 50 calls the budget covers were accepted (got ${accepted.length})`);
-  const entries = await finishedEntries(store, accepted, 10_000);
-  let settled = 0;
-  for (const id of accepted) {
-    const entry = entries.get(id)!;
-    assert.equal(entry.outcome, "ok");
-    assert.ok(entry.cost !== null && entry.cost > 0 && entry.cost <= RESERVATION);
-    settled += entry.cost;
-  }
-  assert.ok(settled <= LIMIT, `settled ${settled} ≤ limit ${LIMIT}`);
-  const [usage] = await store.budgetUsage([{ budgetId: "tight", period: "total" }]);
-  assert.ok(usage!.spent <= LIMIT);
-  assert.ok(Math.abs(usage!.spent - settled) < 1e-9, `stored spend ${usage!.spent} = settled ${settled}`);
-  assert.equal(usage!.reserved, 0);
 }
 
 describe("zero overshoot: 200 concurrent calls at a budget covering about 50", () => {
@@ -84,7 +50,7 @@ describe("zero overshoot: 200 concurrent calls at a budget covering about 50", (
     await withRelay(mock.url, { budgets: BUDGETS }, async ({ relay, store }) => {
       const { accepted, refused } = await fire([relay.url]);
       assert.ok(refused > 0);
-      await assertNoOvershoot(store, accepted);
+      await assertNoOvershoot(store, accepted, CEILING);
     });
   });
 
@@ -101,7 +67,7 @@ describe("zero overshoot: 200 concurrent calls at a budget covering about 50", (
     try {
       const { accepted, refused } = await fire(relays.map((r) => r.url));
       assert.ok(refused > 0);
-      await assertNoOvershoot(store, accepted);
+      await assertNoOvershoot(store, accepted, CEILING);
     } finally {
       await store.close();
       for (const relay of relays) assert.equal((await relay.stop()).code, 0, relay.output());

@@ -5,14 +5,14 @@ import { costOf } from "../src/budget/cost.ts";
 import { createPriceBook } from "../src/budget/price-book.ts";
 import type { Store } from "../src/storage/store.ts";
 import { BEDROCK_USAGE, startBedrockUpstream, type BedrockUpstream } from "./support/bedrock-upstream.ts";
+import { PNG_DATA_URL } from "./support/png-fixture.ts";
 import { finishedEntries, openStore } from "./support/relay-calls.ts";
 import { startRelay, TEST_KEY, type RelayUnderTest } from "./support/relay-harness.ts";
 
 const CREDENTIALS = { accessKeyId: "AKIDBEDROCKTEST01", secretAccessKey: "bedrock-secret-9f8e7d6c5b4a", sessionToken: "session-token-5e6f7a" };
 const MODEL_ID = "eu.anthropic.claude-3-5-sonnet-20240620-v1:0";
 const PRICE = createPriceBook({}).priceOf(MODEL_ID)!;
-/** The tiny red PNG callers send as a data URL. */
-const PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+const PNG = PNG_DATA_URL;
 
 let upstream: BedrockUpstream;
 let relay: RelayUnderTest;

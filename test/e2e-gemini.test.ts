@@ -5,15 +5,16 @@ import { costOf } from "../src/budget/cost.ts";
 import { BUILTIN_PRICES } from "../src/budget/prices-builtin.ts";
 import type { JournalEntry } from "../src/shared/journal-records.ts";
 import type { Store } from "../src/storage/store.ts";
-import { geminiResponse, startGeminiUpstream, type GeminiUpstream } from "./support/gemini-upstream.ts";
+import { GEMINI_USAGE, geminiResponse, startGeminiUpstream, type GeminiUpstream } from "./support/gemini-upstream.ts";
+import { PNG_DATA_URL } from "./support/png-fixture.ts";
 import { finishedEntries, openStore } from "./support/relay-calls.ts";
 import { startRelay, TEST_KEY, type RelayUnderTest } from "./support/relay-harness.ts";
 
 const GEMINI_KEY = "AIza-test-gemini-key-5c1e";
 const MODEL = "gemini-2.5-flash";
 const PRICE = BUILTIN_PRICES[MODEL]!;
-const USAGE = { promptTokenCount: 40, cachedContentTokenCount: 16, candidatesTokenCount: 7, thoughtsTokenCount: 5, totalTokenCount: 52 };
-const PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+const USAGE = GEMINI_USAGE;
+const PNG = PNG_DATA_URL;
 
 let upstream: GeminiUpstream;
 let relay: RelayUnderTest;

@@ -5,33 +5,12 @@ import { BUILTIN_PRICES } from "../src/budget/prices-builtin.ts";
 import { costOf } from "../src/budget/cost.ts";
 import { TEST_KEY } from "./support/relay-harness.ts";
 import { finishedEntries } from "./support/relay-calls.ts";
-import { startAnsweringUpstream, type ReceivedRequest, type ScriptedAnswer, type ScriptedUpstream } from "./support/scripted-upstream.ts";
+import { openAiAnswer, OPENAI_TOOL_ARGS } from "./support/openai-upstream.ts";
+import { startAnsweringUpstream, type ScriptedUpstream } from "./support/scripted-upstream.ts";
 import { openRelay, type RelayWithStore } from "./support/with-relay.ts";
 
-/** Usage the scripted OpenAI upstream reports (40 of its 120 prompt tokens cached). */
-const USAGE = { prompt_tokens: 120, completion_tokens: 9, total_tokens: 129, prompt_tokens_details: { cached_tokens: 40 } };
 const NORMALIZED = { inputTokens: 80, cachedInputTokens: 40, outputTokens: 9 };
-const TOOL_ARGS = '{"city":"Berlin","days":3}';
-
-/** Answers like OpenAI's chat/completions API (shapes from its API reference). */
-function openAiAnswer({ body }: ReceivedRequest): ScriptedAnswer {
-  if (JSON.stringify(body).includes("please fail")) return { status: 400, json: { error: { message: "Invalid value for 'temperature'", type: "invalid_request_error", param: "temperature", code: null } } };
-  const tools = Array.isArray(body["tools"]);
-  const base = { id: "chatcmpl-1", created: 1, model: body["model"] };
-  if (body["stream"] !== true) {
-    const message = tools ? { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "forecast", arguments: TOOL_ARGS } }] } : { role: "assistant", content: "Hallo" };
-    return { json: { ...base, object: "chat.completion", choices: [{ index: 0, message, finish_reason: tools ? "tool_calls" : "stop", logprobs: null }], usage: USAGE } };
-  }
-  const chunk = (delta: unknown, finish: string | null = null) => `data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}`;
-  const events = [chunk({ role: "assistant", content: "" })];
-  if (tools) {
-    events.push(chunk({ tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "forecast", arguments: "" } }] }));
-    for (const part of [TOOL_ARGS.slice(0, 3), TOOL_ARGS.slice(3, 11), TOOL_ARGS.slice(11)]) events.push(chunk({ tool_calls: [{ index: 0, function: { arguments: part } }] }));
-  } else for (const content of ["Hal", "lo"]) events.push(chunk({ content }));
-  events.push(chunk({}, tools ? "tool_calls" : "stop"));
-  events.push(`data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [], usage: USAGE })}`, "data: [DONE]");
-  return { sse: events };
-}
+const TOOL_ARGS = OPENAI_TOOL_ARGS;
 
 let upstream: ScriptedUpstream;
 let opened: RelayWithStore;

@@ -5,41 +5,12 @@ import { BUILTIN_PRICES } from "../src/budget/prices-builtin.ts";
 import { costOf } from "../src/budget/cost.ts";
 import { TEST_KEY } from "./support/relay-harness.ts";
 import { finishedEntries } from "./support/relay-calls.ts";
-import { startAnsweringUpstream, type ReceivedRequest, type ScriptedAnswer, type ScriptedUpstream } from "./support/scripted-upstream.ts";
+import { anthropicAnswer, ANTHROPIC_TOOL_ARGS } from "./support/anthropic-upstream.ts";
+import { startAnsweringUpstream, type ScriptedUpstream } from "./support/scripted-upstream.ts";
 import { openRelay, type RelayWithStore } from "./support/with-relay.ts";
 
-/** Usage the scripted Anthropic upstream reports (cache reads and both kinds of cache writes). */
-const USAGE = { input_tokens: 21, output_tokens: 7, cache_read_input_tokens: 100, cache_creation_input_tokens: 50, cache_creation: { ephemeral_5m_input_tokens: 30, ephemeral_1h_input_tokens: 20 } };
 const NORMALIZED = { inputTokens: 71, cachedInputTokens: 100, outputTokens: 7, cacheWrite5mTokens: 30, cacheWrite1hTokens: 20 };
-const TOOL_ARGS = '{"city": "Paris", "unit": "c"}';
-
-/** Answers like Anthropic's Messages API (shapes from its API reference). */
-function anthropicAnswer({ body }: ReceivedRequest): ScriptedAnswer {
-  const wantsTool = Array.isArray(body["tools"]);
-  if (JSON.stringify(body).includes("please fail")) return { status: 429, json: { type: "error", error: { type: "rate_limit_error", message: "Number of requests has exceeded your rate limit" } } };
-  const content = wantsTool ? [{ type: "tool_use", id: "toolu_01", name: "weather", input: JSON.parse(TOOL_ARGS) }] : [{ type: "text", text: "Bonjour" }];
-  const stop = wantsTool ? "tool_use" : "end_turn";
-  if (body["stream"] !== true) return { json: { id: "msg_01", type: "message", role: "assistant", model: body["model"], content, stop_reason: stop, stop_sequence: null, usage: USAGE } };
-  const start = { type: "message_start", message: { id: "msg_01", type: "message", role: "assistant", model: body["model"], content: [], stop_reason: null, usage: { ...USAGE, output_tokens: 1 } } };
-  const events = [`event: message_start\ndata: ${JSON.stringify(start)}`, `event: ping\ndata: {"type":"ping"}`];
-  // The provider's stream cut in the middle of an event.
-  if (JSON.stringify(body).includes("cut me")) return { sse: [...events, `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_`] };
-  if (wantsTool) {
-    events.push(`event: content_block_start\ndata: ${JSON.stringify({ type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "toolu_01", name: "weather", input: {} } })}`);
-    // The arguments split mid-token across deltas.
-    for (const part of [TOOL_ARGS.slice(0, 5), TOOL_ARGS.slice(5, 13), TOOL_ARGS.slice(13)]) {
-      events.push(`event: content_block_delta\ndata: ${JSON.stringify({ type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: part } })}`);
-    }
-  } else {
-    events.push(`event: content_block_start\ndata: ${JSON.stringify({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } })}`);
-    for (const text of ["Bon", "jour"]) events.push(`event: content_block_delta\ndata: ${JSON.stringify({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })}`);
-  }
-  events.push(`event: future_event\ndata: {"type":"future_event"}`);
-  events.push(`event: content_block_stop\ndata: {"type":"content_block_stop","index":0}`);
-  events.push(`event: message_delta\ndata: ${JSON.stringify({ type: "message_delta", delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 7 } })}`);
-  events.push(`event: message_stop\ndata: {"type":"message_stop"}`);
-  return { sse: events };
-}
+const TOOL_ARGS = ANTHROPIC_TOOL_ARGS;
 
 let upstream: ScriptedUpstream;
 let opened: RelayWithStore;
@@ -184,6 +155,15 @@ describe("OpenAI client → Anthropic provider, translated", () => {
     const entry = await journaled(error.headers?.get("x-request-id") ?? null);
     assert.equal(entry.status, 400);
     assert.equal(entry.cost, 0, "nothing was sent, nothing is charged");
+  });
+
+  test("JSON mode (`response_format: json_object`) has no exact Anthropic equivalent: a 400 naming it, and nothing is sent", async () => {
+    const sentBefore = upstream.bodies.length;
+    const error = await client().chat.completions.create({ model: "claude-sonnet-4-5", messages: [{ role: "user", content: "JSON please" }], response_format: { type: "json_object" } }).catch((e: unknown) => e);
+    assert.ok(error instanceof OpenAI.BadRequestError);
+    assert.equal(error.param, "response_format");
+    assert.match(error.message, /`response_format` \(json_object\) has no equivalent on Anthropic Messages; use json_schema/);
+    assert.equal(upstream.bodies.length, sentBefore);
   });
 
   test("a call in the provider's own format is not translated: /v1/messages reaches it as sent", async () => {

@@ -8,6 +8,8 @@ export interface ScriptedUpstream {
   readonly bodies: Record<string, unknown>[];
   /** Every request's headers, in order. */
   readonly headers: Headers[];
+  /** Every request's path, in order. */
+  readonly paths: string[];
   stop(): Promise<void>;
 }
 
@@ -23,10 +25,11 @@ export interface ReceivedRequest {
 export type ScriptedAnswer = { json: unknown; status?: number } | { sse: string[] };
 
 /** Starts an upstream that answers every request with `answer(request)`. */
-export async function startAnsweringUpstream(answer: (request: ReceivedRequest) => ScriptedAnswer): Promise<ScriptedUpstream> {
+export async function startAnsweringUpstream(answer: (request: ReceivedRequest) => ScriptedAnswer | Promise<ScriptedAnswer>): Promise<ScriptedUpstream> {
   const runtime = await currentRuntime();
   const bodies: Record<string, unknown>[] = [];
   const headers: Headers[] = [];
+  const paths: string[] = [];
   const server: Server = await runtime.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -35,12 +38,14 @@ export async function startAnsweringUpstream(answer: (request: ReceivedRequest) 
       const body = JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>;
       bodies.push(body);
       headers.push(request.headers);
-      const scripted = answer({ path: new URL(request.url).pathname, body, bytes: bytes.byteLength });
+      const path = new URL(request.url).pathname;
+      paths.push(path);
+      const scripted = await answer({ path, body, bytes: bytes.byteLength });
       if ("json" in scripted) return new Response(JSON.stringify(scripted.json), { status: scripted.status ?? 200, headers: { "content-type": "application/json" } });
       return new Response(scripted.sse.map((event) => `${event}\n\n`).join(""), { headers: { "content-type": "text/event-stream" } });
     },
   });
-  return { url: `http://127.0.0.1:${server.port}`, bodies, headers, stop: () => server.stop() };
+  return { url: `http://127.0.0.1:${server.port}`, bodies, headers, paths, stop: () => server.stop() };
 }
 
 /**

@@ -14,8 +14,9 @@ const decoder = new TextDecoder();
 
 /**
  * ConverseStream's binary event stream as OpenAI chat.completion.chunk SSE. Unknown event types
- * are skipped; an in-stream exception, a bad checksum or a cut frame ends the stream with an
- * OpenAI `error` event (no `[DONE]`), so the caller's client raises a clean error.
+ * are skipped; an in-stream exception, a bad checksum or a cut frame sends an OpenAI `error`
+ * event (no `[DONE]`), so the caller's client raises a clean error, and then errors the stream
+ * at the upstream's end (after the error event was read), so the relay treats it as a cut.
  */
 export function converseStreamToSse(context: StreamContext): TransformStream<Uint8Array, Uint8Array> {
   const frames = new EventStreamDecoder();
@@ -80,13 +81,17 @@ export function converseStreamToSse(context: StreamContext): TransformStream<Uin
       }
     },
     flush(controller) {
-      if (failed) return;
+      // The caller has its error event; the stream itself ends in error, so the relay journals
+      // the call as the failed stream it is (charged its reservation), not as a whole answer.
+      if (failed) throw new Error("the Bedrock stream failed");
       try {
         frames.finish();
         controller.enqueue(encoder.encode("data: [DONE]\n\n"));
       } catch (error) {
         controller.enqueue(errorEvent(streamFault(error), "stream_error"));
+        failed = true;
       }
+      if (failed) throw new Error("the Bedrock stream was cut mid-frame");
     },
   });
 }

@@ -9,10 +9,18 @@ export function stopReason(finish: unknown): string {
 
 const n = (value: unknown): number => (typeof value === "number" ? value : 0);
 
-/** OpenAI usage in Anthropic's shape: cached prompt tokens are cache reads, the rest input. */
+/**
+ * OpenAI usage in Anthropic's shape: cached prompt tokens are cache reads; cache writes, where
+ * the OpenAI-format usage carries them (`cache_creation_input_tokens` and its 5m/1h split, as
+ * Bedrock's and the Anthropic translation's usage do), stay cache writes; the rest is input.
+ */
 export function anthropicUsageOf(usage: Json | undefined): Json {
   const cached = n((usage?.["prompt_tokens_details"] as Json | undefined)?.["cached_tokens"]);
-  return { input_tokens: n(usage?.["prompt_tokens"]) - cached, cache_read_input_tokens: cached, cache_creation_input_tokens: 0, output_tokens: n(usage?.["completion_tokens"]) };
+  const written = n(usage?.["cache_creation_input_tokens"]);
+  const out: Json = { input_tokens: n(usage?.["prompt_tokens"]) - cached - written, cache_read_input_tokens: cached, cache_creation_input_tokens: written, output_tokens: n(usage?.["completion_tokens"]) };
+  const split = usage?.["cache_creation"];
+  if (written > 0 && typeof split === "object" && split !== null) out["cache_creation"] = split;
+  return out;
 }
 
 /** Parses a tool call's arguments; arguments that are not JSON are kept as a string under `_raw`. */

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { openAiUsage } from "../../sse/usage-fields.ts";
+import { anthropicUsage, mergeAnthropicUsage, openAiUsage, type AnthropicCounters } from "../../sse/usage-fields.ts";
 import { anthropicToOpenAiRequest } from "./anthropic-to-openai-request.ts";
 import { openAiUsageOf } from "./anthropic-to-openai-response.ts";
 import { openAiToAnthropicRequest, UntranslatableError } from "./openai-to-anthropic-request.ts";
+import { anthropicUsageOf } from "./openai-to-anthropic-response.ts";
 
 const strict = { dropUnsupported: false, outputLimit: undefined };
 
@@ -65,5 +66,16 @@ describe("usage through translation", () => {
     assert.deepEqual(openAiUsage(openAiUsageOf(anthropic)), { inputTokens: 17, cachedInputTokens: 40, outputTokens: 3, cacheWrite5mTokens: 2, cacheWrite1hTokens: 10 });
     const unsplit = openAiUsageOf({ input_tokens: 5, output_tokens: 3, cache_creation_input_tokens: 12 });
     assert.deepEqual(openAiUsage(unsplit), { inputTokens: 17, cachedInputTokens: 0, outputTokens: 3, cacheWrite5mTokens: 12 });
+  });
+
+  test("cache writes carried in OpenAI usage (Bedrock's, or a translated Anthropic answer's) stay cache writes for an Anthropic caller", () => {
+    const anthropic = { input_tokens: 5, output_tokens: 3, cache_read_input_tokens: 40, cache_creation_input_tokens: 12, cache_creation: { ephemeral_5m_input_tokens: 2, ephemeral_1h_input_tokens: 10 } };
+    const back = anthropicUsageOf(openAiUsageOf(anthropic));
+    assert.deepEqual(back, anthropic);
+    const counters: AnthropicCounters = {};
+    mergeAnthropicUsage(counters, back);
+    assert.deepEqual(anthropicUsage(counters), { inputTokens: 17, cachedInputTokens: 40, outputTokens: 3, cacheWrite5mTokens: 2, cacheWrite1hTokens: 10 });
+    const bedrock = { prompt_tokens: 16, completion_tokens: 7, prompt_tokens_details: { cached_tokens: 3 }, cache_creation_input_tokens: 2 };
+    assert.deepEqual(anthropicUsageOf(bedrock), { input_tokens: 11, cache_read_input_tokens: 3, cache_creation_input_tokens: 2, output_tokens: 7 });
   });
 });

@@ -1,4 +1,5 @@
 import type { Usage, WireFormat } from "../shared/usage.ts";
+import { directStream } from "../runtime/direct-stream.ts";
 import { createUsageScanner, type UsageTapOptions } from "./usage-scanner.ts";
 
 export type { UsageTapOptions } from "./usage-scanner.ts";
@@ -36,12 +37,27 @@ export interface StreamHead {
 const CUT = "upstream stream cut";
 const FAILED = "relay error";
 
+/** One source read, scanned: the bytes to hand on now (maybe none) and whether the source ended. */
+interface Scanned {
+  out: Uint8Array;
+  done: boolean;
+}
+
+/** A source read that failed: the upstream was cut. */
+const SOURCE_CUT = null;
+
 /**
  * Taps `source` (an SSE response body) for usage with createUsageScanner (see there for the
  * events read and the drop rule). Pull-based with no queue of its own (highWaterMark 0): each
  * consumer read takes the next source chunk, scans it synchronously and hands it on (without
  * `dropUsageChunk` the same object), so nothing is allocated or awaited per chunk beyond the
  * source read. `onEnd` runs exactly once, with how the stream ended, when it is decided.
+ *
+ * With `direct` (the body goes to the runtime's HTTP server, not to a JavaScript reader) and
+ * where the runtime has direct streams (Bun), the body is one: each scanned chunk is written
+ * into the response and flushed, and the server reads no JavaScript stream per chunk (the bytes
+ * are copied into the response, so the chunk objects themselves do not reach a reader). The
+ * source is still read one chunk at a time, and the next read waits for the flush (backpressure).
  *
  * A cut is delivered after the bytes: when the source fails, every chunk received was already
  * handed on, but the consumer may still hold it unsent (Bun's server writes what it was handed at
@@ -52,7 +68,7 @@ const FAILED = "relay error";
 export function createUsageTap(
   source: ReadableStream<Uint8Array> | StreamHead,
   format: WireFormat,
-  options: UsageTapOptions,
+  options: UsageTapOptions & { readonly direct?: boolean },
   onEnd: (end: TapEnd, error?: unknown) => void,
 ): UsageTap {
   const scanner = createUsageScanner(format, options);
@@ -66,46 +82,88 @@ export function createUsageTap(
     ended = true;
     onEnd(how, error);
   };
-  const body = new ReadableStream<Uint8Array>(
-    {
-      async pull(stream) {
+  const scanned: Scanned = { out: new Uint8Array(0), done: false };
+  /** Reads and scans the next source chunk (SOURCE_CUT when the read failed); a scan error is thrown. */
+  const next = async (): Promise<Scanned | typeof SOURCE_CUT> => {
+    let read: Awaited<ReturnType<typeof reader.read>>;
+    if (head !== null) {
+      read = { done: false, value: head };
+      head = null;
+    } else {
+      try {
+        read = await reader.read();
+      } catch {
+        return SOURCE_CUT;
+      }
+    }
+    scanned.out = read.done ? scanner.end() : scanner.push(read.value);
+    scanned.done = read.done;
+    if (scanned.out.byteLength > 0) firstByteAt ??= performance.now();
+    return scanned;
+  };
+  /** Renio's scan threw: stop the source, tell `onEnd`. */
+  const scanFailed = (error: unknown) => {
+    end("failed", error);
+    void reader.cancel().catch(() => {});
+  };
+  const cancel = (reason: unknown) => {
+    end("cancelled");
+    return reader.cancel(reason);
+  };
+  const direct = options.direct === true ? directStream({
+    async pull(sink) {
+      try {
         for (;;) {
-          let read: Awaited<ReturnType<typeof reader.read>>;
-          try {
-            if (head !== null) {
-              read = { done: false, value: head };
-              head = null;
-            } else read = await reader.read();
-          } catch {
+          const step = await next();
+          if (step === SOURCE_CUT) {
             end("cut");
             await nextMacrotask();
-            stream.error(CUT);
+            sink.close(new Error(CUT));
             return;
           }
-          try {
-            const out = read.done ? scanner.end() : scanner.push(read.value);
-            if (out.byteLength > 0) {
-              firstByteAt ??= performance.now();
-              stream.enqueue(out);
+          if (step.out.byteLength > 0) {
+            sink.write(step.out);
+            await sink.flush();
+          }
+          if (step.done) {
+            sink.close();
+            end("completed");
+            return;
+          }
+        }
+      } catch (error) {
+        scanFailed(error);
+        sink.close(new Error(FAILED));
+      }
+    },
+    cancel,
+  }) : undefined;
+  const body = direct ?? new ReadableStream<Uint8Array>(
+    {
+      async pull(stream) {
+        try {
+          for (;;) {
+            const step = await next();
+            if (step === SOURCE_CUT) {
+              end("cut");
+              await nextMacrotask();
+              stream.error(CUT);
+              return;
             }
-            if (read.done) {
+            if (step.out.byteLength > 0) stream.enqueue(step.out);
+            if (step.done) {
               stream.close();
               end("completed");
               return;
             }
-            if (out.byteLength > 0) return;
-          } catch (error) {
-            end("failed", error);
-            void reader.cancel().catch(() => {});
-            stream.error(FAILED);
-            return;
+            if (step.out.byteLength > 0) return;
           }
+        } catch (error) {
+          scanFailed(error);
+          stream.error(FAILED);
         }
       },
-      cancel(reason) {
-        end("cancelled");
-        return reader.cancel(reason);
-      },
+      cancel,
     },
     { highWaterMark: 0 },
   );

@@ -43,6 +43,16 @@ interface Scanned {
   done: boolean;
 }
 
+/** Where the tap hands its bytes: a pull stream's controller, or a direct stream's sink. */
+interface TapOutput {
+  /** Hands bytes on (a direct sink: written and flushed; the promise resolves once it took them). */
+  hand(bytes: Uint8Array): unknown;
+  /** Whether one pull reads on after handing bytes on (a direct stream is written in one pull). */
+  readonly readsOn: boolean;
+  close(): void;
+  error(message: string): void;
+}
+
 /** A source read that failed: the upstream was cut. */
 const SOURCE_CUT = null;
 
@@ -101,72 +111,55 @@ export function createUsageTap(
     if (scanned.out.byteLength > 0) firstByteAt ??= performance.now();
     return scanned;
   };
-  /** Renio's scan threw: stop the source, tell `onEnd`. */
-  const scanFailed = (error: unknown) => {
-    end("failed", error);
-    void reader.cancel().catch(() => {});
+  /** Reads, scans and hands on until the stream ends, or (a pull stream) until one chunk was handed on. */
+  const pump = async (out: TapOutput): Promise<void> => {
+    try {
+      for (;;) {
+        const step = await next();
+        if (step === SOURCE_CUT) {
+          end("cut");
+          await nextMacrotask();
+          out.error(CUT);
+          return;
+        }
+        const handed = step.out.byteLength > 0;
+        const taken = handed ? out.hand(step.out) : undefined;
+        if (taken !== undefined) await taken;
+        if (step.done) {
+          out.close();
+          end("completed");
+          return;
+        }
+        if (handed && !out.readsOn) return;
+      }
+    } catch (error) {
+      // Renio's scan threw: stop the source.
+      end("failed", error);
+      void reader.cancel().catch(() => {});
+      out.error(FAILED);
+    }
   };
   const cancel = (reason: unknown) => {
     end("cancelled");
     return reader.cancel(reason);
   };
-  const direct = options.direct === true ? directStream({
-    async pull(sink) {
-      try {
-        for (;;) {
-          const step = await next();
-          if (step === SOURCE_CUT) {
-            end("cut");
-            await nextMacrotask();
-            sink.close(new Error(CUT));
-            return;
-          }
-          if (step.out.byteLength > 0) {
-            sink.write(step.out);
-            await sink.flush();
-          }
-          if (step.done) {
-            sink.close();
-            end("completed");
-            return;
-          }
-        }
-      } catch (error) {
-        scanFailed(error);
-        sink.close(new Error(FAILED));
-      }
-    },
-    cancel,
-  }) : undefined;
-  const body = direct ?? new ReadableStream<Uint8Array>(
-    {
-      async pull(stream) {
-        try {
-          for (;;) {
-            const step = await next();
-            if (step === SOURCE_CUT) {
-              end("cut");
-              await nextMacrotask();
-              stream.error(CUT);
-              return;
-            }
-            if (step.out.byteLength > 0) stream.enqueue(step.out);
-            if (step.done) {
-              stream.close();
-              end("completed");
-              return;
-            }
-            if (step.out.byteLength > 0) return;
-          }
-        } catch (error) {
-          scanFailed(error);
-          stream.error(FAILED);
-        }
+  const direct = options.direct === true
+    ? directStream({
+        pull: (sink) => pump({ hand: (bytes) => (sink.write(bytes), sink.flush()), readsOn: true, close: () => sink.close(), error: (message) => sink.close(new Error(message)) }),
+        cancel,
+      })
+    : undefined;
+  /** The pull stream's output (its controller is the same on every pull). */
+  let pulled: TapOutput | undefined;
+  const body =
+    direct ??
+    new ReadableStream<Uint8Array>(
+      {
+        pull: (stream) => pump((pulled ??= { hand: (bytes) => stream.enqueue(bytes), readsOn: false, close: () => stream.close(), error: (message) => stream.error(message) })),
+        cancel,
       },
-      cancel,
-    },
-    { highWaterMark: 0 },
-  );
+      { highWaterMark: 0 },
+    );
   return { body, usage: scanner.usage, usageFinal: scanner.usageFinal, firstByteAt: () => firstByteAt };
 }
 

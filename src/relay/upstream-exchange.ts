@@ -126,7 +126,8 @@ function relayStream(call: Exchange, answered: Answered, headers: Headers, head:
       responseBody: null,
     });
   };
-  const tap: UsageTap = createUsageTap(head, call.input.route.wire, { dropUsageChunk: call.dropUsageChunk }, onTapEnd);
+  // The body goes to the HTTP server: a direct stream where the runtime has them.
+  const tap: UsageTap = createUsageTap(head, call.input.route.wire, { dropUsageChunk: call.dropUsageChunk, direct: true }, onTapEnd);
   return new Response(tap.body, { status, headers });
 }
 

@@ -267,3 +267,48 @@ describe("createUsageTap, Anthropic", () => {
     assert.deepEqual(ends, ["cut"], "a cancel after the cut is no second end");
   });
 });
+
+describe("createUsageTap, direct (the body goes to the HTTP server)", () => {
+  const directTap = (source: ReadableStream<Uint8Array>, drop: boolean) => {
+    const ends: TapEnd[] = [];
+    return { tap: createUsageTap(source, "openai", { dropUsageChunk: drop, direct: true }, (end) => void ends.push(end)), ends };
+  };
+  const sourceOf = (chunks: Uint8Array[], failAtEnd: boolean) =>
+    new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const chunk = chunks.shift();
+        if (chunk !== undefined) controller.enqueue(chunk);
+        else if (failAtEnd) controller.error(new TypeError("connection reset"));
+        else controller.close();
+      },
+    }, { highWaterMark: 0 });
+
+  test("the same bytes, usage recorded and the usage-only event dropped, split at every byte", async () => {
+    const bytes = enc.encode(join(openAiEvents(), "\n"));
+    const withoutUsage = join(openAiEvents().filter((e) => e !== USAGE_EVENT), "\n");
+    for (let cut = 0; cut <= bytes.length; cut += 7) {
+      const { tap, ends } = directTap(sourceOf(splitAt(bytes, cut), false), true);
+      assert.equal(text(await readAll(tap.body)), withoutUsage, `cut ${cut}`);
+      assert.deepEqual(tap.usage(), OPENAI_USAGE, `cut ${cut}`);
+      assert.deepEqual(ends, ["completed"]);
+      assert.notEqual(tap.firstByteAt(), null);
+    }
+  });
+
+  test("a cut errors the stream after every byte received, reported as cut", async () => {
+    const chunks = openAiEvents().slice(0, 3).map((event) => enc.encode(`${event}\n\n`));
+    const expected = text(chunks);
+    const { tap, ends } = directTap(sourceOf([...chunks], true), false);
+    const received: Uint8Array[] = [];
+    const reader = tap.body.getReader();
+    await assert.rejects(async () => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        received.push(value);
+      }
+    });
+    assert.equal(text(received), expected);
+    assert.deepEqual(ends, ["cut"]);
+  });
+});

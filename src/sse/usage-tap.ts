@@ -1,4 +1,5 @@
 import type { Usage, WireFormat } from "../shared/usage.ts";
+import { directStream } from "../runtime/direct-stream.ts";
 import { createUsageScanner, type UsageTapOptions } from "./usage-scanner.ts";
 
 export type { UsageTapOptions } from "./usage-scanner.ts";
@@ -36,12 +37,37 @@ export interface StreamHead {
 const CUT = "upstream stream cut";
 const FAILED = "relay error";
 
+/** One source read, scanned: the bytes to hand on now (maybe none) and whether the source ended. */
+interface Scanned {
+  out: Uint8Array;
+  done: boolean;
+}
+
+/** Where the tap hands its bytes: a pull stream's controller, or a direct stream's sink. */
+interface TapOutput {
+  /** Hands bytes on (a direct sink: written and flushed; the promise resolves once it took them). */
+  hand(bytes: Uint8Array): unknown;
+  /** Whether one pull reads on after handing bytes on (a direct stream is written in one pull). */
+  readonly readsOn: boolean;
+  close(): void;
+  error(message: string): void;
+}
+
+/** A source read that failed: the upstream was cut. */
+const SOURCE_CUT = null;
+
 /**
  * Taps `source` (an SSE response body) for usage with createUsageScanner (see there for the
  * events read and the drop rule). Pull-based with no queue of its own (highWaterMark 0): each
  * consumer read takes the next source chunk, scans it synchronously and hands it on (without
  * `dropUsageChunk` the same object), so nothing is allocated or awaited per chunk beyond the
  * source read. `onEnd` runs exactly once, with how the stream ended, when it is decided.
+ *
+ * With `direct` (the body goes to the runtime's HTTP server, not to a JavaScript reader) and
+ * where the runtime has direct streams (Bun), the body is one: each scanned chunk is written
+ * into the response and flushed, and the server reads no JavaScript stream per chunk (the bytes
+ * are copied into the response, so the chunk objects themselves do not reach a reader). The
+ * source is still read one chunk at a time, and the next read waits for the flush (backpressure).
  *
  * A cut is delivered after the bytes: when the source fails, every chunk received was already
  * handed on, but the consumer may still hold it unsent (Bun's server writes what it was handed at
@@ -52,7 +78,7 @@ const FAILED = "relay error";
 export function createUsageTap(
   source: ReadableStream<Uint8Array> | StreamHead,
   format: WireFormat,
-  options: UsageTapOptions,
+  options: UsageTapOptions & { readonly direct?: boolean },
   onEnd: (end: TapEnd, error?: unknown) => void,
 ): UsageTap {
   const scanner = createUsageScanner(format, options);
@@ -66,49 +92,74 @@ export function createUsageTap(
     ended = true;
     onEnd(how, error);
   };
-  const body = new ReadableStream<Uint8Array>(
-    {
-      async pull(stream) {
-        for (;;) {
-          let read: Awaited<ReturnType<typeof reader.read>>;
-          try {
-            if (head !== null) {
-              read = { done: false, value: head };
-              head = null;
-            } else read = await reader.read();
-          } catch {
-            end("cut");
-            await nextMacrotask();
-            stream.error(CUT);
-            return;
-          }
-          try {
-            const out = read.done ? scanner.end() : scanner.push(read.value);
-            if (out.byteLength > 0) {
-              firstByteAt ??= performance.now();
-              stream.enqueue(out);
-            }
-            if (read.done) {
-              stream.close();
-              end("completed");
-              return;
-            }
-            if (out.byteLength > 0) return;
-          } catch (error) {
-            end("failed", error);
-            void reader.cancel().catch(() => {});
-            stream.error(FAILED);
-            return;
-          }
+  const scanned: Scanned = { out: new Uint8Array(0), done: false };
+  /** Reads and scans the next source chunk (SOURCE_CUT when the read failed); a scan error is thrown. */
+  const next = async (): Promise<Scanned | typeof SOURCE_CUT> => {
+    let read: Awaited<ReturnType<typeof reader.read>>;
+    if (head !== null) {
+      read = { done: false, value: head };
+      head = null;
+    } else {
+      try {
+        read = await reader.read();
+      } catch {
+        return SOURCE_CUT;
+      }
+    }
+    scanned.out = read.done ? scanner.end() : scanner.push(read.value);
+    scanned.done = read.done;
+    if (scanned.out.byteLength > 0) firstByteAt ??= performance.now();
+    return scanned;
+  };
+  /** Reads, scans and hands on until the stream ends, or (a pull stream) until one chunk was handed on. */
+  const pump = async (out: TapOutput): Promise<void> => {
+    try {
+      for (;;) {
+        const step = await next();
+        if (step === SOURCE_CUT) {
+          end("cut");
+          await nextMacrotask();
+          out.error(CUT);
+          return;
         }
+        const handed = step.out.byteLength > 0;
+        const taken = handed ? out.hand(step.out) : undefined;
+        if (taken !== undefined) await taken;
+        if (step.done) {
+          out.close();
+          end("completed");
+          return;
+        }
+        if (handed && !out.readsOn) return;
+      }
+    } catch (error) {
+      // Renio's scan threw: stop the source.
+      end("failed", error);
+      void reader.cancel().catch(() => {});
+      out.error(FAILED);
+    }
+  };
+  const cancel = (reason: unknown) => {
+    end("cancelled");
+    return reader.cancel(reason);
+  };
+  const direct = options.direct === true
+    ? directStream({
+        pull: (sink) => pump({ hand: (bytes) => (sink.write(bytes), sink.flush()), readsOn: true, close: () => sink.close(), error: (message) => sink.close(new Error(message)) }),
+        cancel,
+      })
+    : undefined;
+  /** The pull stream's output (its controller is the same on every pull). */
+  let pulled: TapOutput | undefined;
+  const body =
+    direct ??
+    new ReadableStream<Uint8Array>(
+      {
+        pull: (stream) => pump((pulled ??= { hand: (bytes) => stream.enqueue(bytes), readsOn: false, close: () => stream.close(), error: (message) => stream.error(message) })),
+        cancel,
       },
-      cancel(reason) {
-        end("cancelled");
-        return reader.cancel(reason);
-      },
-    },
-    { highWaterMark: 0 },
-  );
+      { highWaterMark: 0 },
+    );
   return { body, usage: scanner.usage, usageFinal: scanner.usageFinal, firstByteAt: () => firstByteAt };
 }
 

@@ -1,0 +1,60 @@
+/**
+ * CPU per call of the SQLite books (journal + strict budget) outside HTTP: admit, then
+ * complete, with `concurrency` calls in flight, through the log ledger and the store thread
+ * `renio serve` uses; the main thread's CPU and the whole process's (the store thread, the
+ * pool threads doing the log writes), per call, after everything was applied.
+ * Run: node_modules/.bin/bun bench/ledger-cpu.bench.ts [calls] [concurrency]
+ */
+import { join } from "node:path";
+import process from "node:process";
+import type { BudgetCharge } from "../src/budget/budget-charge.ts";
+import { benchStart } from "./journal-fixtures.ts";
+import { openJournalLog } from "../src/journal/journal-log.ts";
+import { admissionLogDir } from "../src/journal/log-segments.ts";
+import { createLogLedger } from "../src/journal/log-ledger.ts";
+import { currentRuntime } from "../src/runtime/current-runtime.ts";
+import type { Durability } from "../src/storage/store.ts";
+import { createThreadStore } from "../src/storage/store-thread.ts";
+import { tempDir } from "../test/support/store-targets.ts";
+
+const runtime = await currentRuntime();
+const calls = Number(process.argv[2] ?? 20_000);
+const concurrency = Number(process.argv[3] ?? 64);
+const charges: BudgetCharge[] = [{ budgetId: "total", period: "total", limit: 1e6, mode: "strict", amount: 0.001 }];
+const completion = { outcome: "ok", status: 200, ttfbMs: 3, totalMs: 4, upstreamMs: 3, usage: { inputTokens: 10, cachedInputTokens: 0, outputTokens: 20 }, cost: 0.0001, errorCode: null, responseBody: null } as const;
+const threadCpu = (): number => {
+  const usage = (process as unknown as { threadCpuUsage?: () => { user: number; system: number } }).threadCpuUsage?.();
+  return usage === undefined ? NaN : usage.user + usage.system;
+};
+const processCpu = (): number => {
+  const usage = process.cpuUsage();
+  return usage.user + usage.system;
+};
+
+for (const round of [1, 2]) {
+  for (const durability of ["fsync", "process"] as Durability[]) {
+    const path = join(tempDir(), "renio.db");
+    const store = await createThreadStore(runtime.storeWorker(), { type: "sqlite", path }, { durability, instanceId: "bench" });
+    const ledger = createLogLedger(store, openJournalLog(admissionLogDir(path), durability), [{ budgetId: "total", period: "total", limit: 1e6, spent: 0, reserved: 0, remaining: 1e6 }], { instanceId: "bench", onError: (error) => console.error("ledger:", error) });
+    const run = async (count: number) => {
+      let next = 0;
+      const worker = async () => {
+        while (next++ < count) {
+          const start = benchStart();
+          await ledger.admit(start, charges);
+          // Let the others in before completing (a call is open while its answer streams).
+          await Promise.resolve();
+          ledger.complete(start.id, completion, charges, 0.0001);
+        }
+      };
+      await Promise.all(Array.from({ length: concurrency }, worker));
+      await ledger.flush();
+    };
+    await run(2000);
+    const [main0, all0] = [threadCpu(), processCpu()];
+    await run(calls);
+    const [main, all] = [threadCpu() - main0, processCpu() - all0];
+    console.log(`round ${round} ${durability} c=${concurrency}: main thread ${(main / calls).toFixed(1)} µs, process ${(all / calls).toFixed(1)} µs per call`);
+    await ledger.close();
+  }
+}

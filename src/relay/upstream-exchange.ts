@@ -119,7 +119,8 @@ function relayStream(call: Exchange, answered: Answered, headers: Headers, head:
       kind,
       status,
       usage: tap.usage(),
-      usageFinal: how === "completed" || tap.usageFinal(),
+      // A clean end is not final usage: an Anthropic stream ending after message_start has only its placeholder.
+      usageFinal: tap.usageFinal(),
       mayHaveBeenBilled: true,
       firstByteAt: tap.firstByteAt(),
       upstreamMs: performance.now() - answered.sentAt,

@@ -93,9 +93,10 @@ function hookExit(): void {
   hooked = true;
   process.once("exit", killAllChildren);
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    process.once(signal, () => {
+    process.on(signal, () => {
       killAllChildren();
-      process.exit(signal === "SIGINT" ? 130 : 143);
+      // Exit as the signal would have, unless something else in this process stops on it (a command's own handler).
+      if (process.listenerCount(signal) === 1) process.exit(signal === "SIGINT" ? 130 : 143);
     });
   }
 }

@@ -21,9 +21,11 @@ import type { Ledger } from "../src/journal/ledger.ts";
 import { currentRuntime } from "../src/runtime/current-runtime.ts";
 import type { Durability } from "../src/storage/store.ts";
 import { createThreadStore } from "../src/storage/store-thread.ts";
+import { createProcessProbe } from "../src/bench/process-usage.ts";
 import { tempDir } from "../test/support/store-targets.ts";
 
 const runtime = await currentRuntime();
+const probe = createProcessProbe(process.pid);
 const calls = Number(process.argv[2] ?? 20_000);
 const concurrency = Number(process.argv[3] ?? 64);
 const upstreamMs = Number(process.argv[4] ?? 0);
@@ -65,10 +67,18 @@ for (const round of [1, 2]) {
       await ledger.flush();
     };
     await run(2000);
-    const [main0, all0] = [threadCpu(), processCpu()];
+    const [main0, all0, threads0] = [threadCpu(), processCpu(), probe.threadCpuSeconds()];
     await run(calls);
-    const [main, all] = [threadCpu() - main0, processCpu() - all0];
-    console.log(`round ${round} ${durability} c=${concurrency}${upstreamMs > 0 ? `, upstream ${upstreamMs} ms` : ""}: main thread ${(main / calls).toFixed(1)} µs, process ${(all / calls).toFixed(1)} µs per call`);
+    const [main, all, threads] = [threadCpu() - main0, processCpu() - all0, probe.threadCpuSeconds()];
+    // By thread (from /proc, 10 ms ticks: coarse), e.g. the store thread ("Worker") and the pool threads writing the log.
+    const byThread = [...(threads ?? [])]
+      .map(([name, seconds]) => [name, ((seconds - (threads0?.get(name) ?? 0)) * 1e6) / calls] as const)
+      .filter(([, us]) => us >= 0.5)
+      .map(([name, us]) => `${name} ${us.toFixed(1)}`)
+      .join(", ");
+    console.log(`round ${round} ${durability} c=${concurrency}${upstreamMs > 0 ? `, upstream ${upstreamMs} ms` : ""}: main thread ${(main / calls).toFixed(1)} µs, process ${(all / calls).toFixed(1)} µs per call${byThread ? ` (by thread: ${byThread})` : ""}`);
+    const groups = ledger.stats().admissionGroupSizes;
+    if (groups) console.log(`  log writes: ${groups.count}, ${(calls + 2000) / groups.count} calls per write`);
     await ledger.close();
   }
 }

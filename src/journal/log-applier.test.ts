@@ -38,6 +38,53 @@ function controlled(options: Partial<LogApplierOptions<number>> = {}) {
 }
 
 describe("log applier", () => {
+  test("a scheduled batch holds back what holdBack names, each item once, first in line for the next; flush holds nothing", async () => {
+    const asked: number[][] = [];
+    const { applier, nextApply } = controlled({
+      delayMs: 0,
+      holdBack: (batch) => {
+        asked.push([...batch]);
+        return new Set(batch.filter((n) => n % 2 === 0));
+      },
+    });
+    for (const n of [1, 2, 3, 4]) applier.add(n);
+    const first = await nextApply();
+    assert.deepEqual(first.batch, [1, 3]);
+    applier.add(6);
+    first.finish();
+    const second = await nextApply();
+    assert.deepEqual(second.batch, [2, 4], "held once: applied next, in order, before what came after");
+    assert.deepEqual(applier.waiting, [2, 4, 6]);
+    second.finish();
+    const third = await nextApply();
+    assert.deepEqual(third.batch, [6]);
+    third.finish();
+    applier.add(8);
+    const flushing = applier.flush();
+    const last = await nextApply();
+    assert.deepEqual(last.batch, [8], "a flush applies everything, held or not");
+    last.finish();
+    await flushing;
+    assert.deepEqual(applier.waiting, []);
+    assert.deepEqual(asked.slice(0, 3), [[1, 2, 3, 4], [2, 4, 6], [6]]);
+    applier.stop();
+  });
+
+  test("held items keep their place when the batch fails, and go with its retry", async () => {
+    const { applier, nextApply, errors } = controlled({ delayMs: 0, holdBack: (batch) => new Set(batch.filter((n) => n === 2)) });
+    for (const n of [1, 2, 3]) applier.add(n);
+    const first = await nextApply();
+    assert.deepEqual(first.batch, [1, 3]);
+    first.fail(new Error("disk full"));
+    const retry = await nextApply();
+    assert.deepEqual(retry.batch, [1, 2, 3], "the retry is the batch again, in log order, with the item held once already");
+    retry.finish();
+    await applier.flush();
+    assert.deepEqual(errors, ["disk full"]);
+    assert.deepEqual(applier.waiting, []);
+    applier.stop();
+  });
+
   test("once soonAt items wait they are applied without the delay, up to maxBatch per apply, oldest first", async () => {
     const { applier, nextApply, left } = controlled({ soonAt: 3, maxBatch: 2 });
     for (const n of [1, 2, 3]) applier.add(n);

@@ -19,6 +19,12 @@ export interface LogApplierOptions<T> {
   maxBacklog?: number;
   /** Told about failed applies the applier retries on its own. */
   onError(error: unknown): void;
+  /**
+   * Items of a batch cut on the applier's own schedule that would rather wait for the next
+   * batch (e.g. an admission whose completion is not in this one: applied together they are
+   * one row write). Each item waits at most once, and never when everything is flushed.
+   */
+  holdBack?(batch: readonly T[]): ReadonlySet<T>;
 }
 
 /** Records waiting to be applied to the database. */
@@ -35,7 +41,7 @@ export interface LogApplier<T> {
   lagMs(): number;
   /** Resolves once the backlog is back under maxBacklog, an apply fails, or the applier stops. */
   untilRoom(): Promise<void>;
-  /** Applies the oldest waiting items (up to maxBatch) now, after any apply in flight; rejects when it fails. */
+  /** Applies the oldest waiting items (up to maxBatch, none held back) now, after any apply in flight; rejects when it fails. */
   applyOnce(): Promise<void>;
   /** Applies everything waiting now; rejects when an apply fails. */
   flush(): Promise<void>;
@@ -46,7 +52,8 @@ export interface LogApplier<T> {
 /**
  * Applies queued records to the database in batches: after a delay (so one transaction
  * carries many), at once when many wait, one apply at a time, again after a failure (every
- * retryMs, the records kept in order), with a bounded backlog for backpressure.
+ * retryMs, the records kept in order), with a bounded backlog for backpressure. Items a
+ * scheduled batch holds back (holdBack) stay first in line, in order, for the next one.
  */
 export function createLogApplier<T>(options: LogApplierOptions<T>): LogApplier<T> {
   const { apply, delayMs, soonAt, retryMs, onError } = options;
@@ -65,6 +72,8 @@ export function createLogApplier<T>(options: LogApplierOptions<T>): LogApplier<T
   let appliedCount = 0;
   /** Calls waiting for room (the backlog was full). */
   const roomWaiters: Array<() => void> = [];
+  /** Items held back once already (never again). */
+  const heldOnce = new Set<T>();
 
   const letWaitersGo = (): void => {
     if (roomWaiters.length > 0) for (const go of roomWaiters.splice(0)) go();
@@ -74,8 +83,8 @@ export function createLogApplier<T>(options: LogApplierOptions<T>): LogApplier<T
     timerSoon = ms === 0;
     timer = setTimeout(() => {
       timer = undefined;
-      // A failed apply is retried after retryMs (armed when it ends, see applyOnce).
-      applyOnce().catch(onError);
+      // A failed apply is retried after retryMs (armed when it ends, see applyBatch).
+      applyBatch(true).catch(onError);
     }, ms);
   };
 
@@ -89,10 +98,37 @@ export function createLogApplier<T>(options: LogApplierOptions<T>): LogApplier<T
     schedule(failing ? retryMs : waiting.length >= soonAt ? 0 : delayMs);
   };
 
-  const applyOnce = async (): Promise<void> => {
+  /** Splits the first `cut` waiting items into those applied now and those held back (with when they were queued). */
+  const split = (cut: number, hold: boolean): { batch: T[]; held: T[]; heldAt: number[] } => {
+    const candidates = waiting.slice(0, cut);
+    const wanted = hold && options.holdBack ? options.holdBack(candidates) : undefined;
+    if (wanted === undefined || wanted.size === 0) return { batch: candidates, held: [], heldAt: [] };
+    const batch: T[] = [];
+    const held: T[] = [];
+    const heldAt: number[] = [];
+    candidates.forEach((item, i) => {
+      if (wanted.has(item) && !heldOnce.has(item)) {
+        heldOnce.add(item);
+        held.push(item);
+        heldAt.push(queuedAt[i]!);
+      } else batch.push(item);
+    });
+    return { batch, held, heldAt };
+  };
+
+  const applyOnce = (): Promise<void> => applyBatch(false);
+  const applyBatch = async (hold: boolean): Promise<void> => {
     while (applying) await applying.catch(() => undefined);
     if (waiting.length === 0) return;
-    const batch = waiting.length <= maxBatch ? waiting.slice() : waiting.slice(0, maxBatch);
+    const cut = Math.min(waiting.length, maxBatch);
+    const { batch, held, heldAt } = split(cut, hold);
+    if (batch.length === 0) {
+      // Everything cut waits for the next batch (each item once): armed by scheduleNext.
+      waiting.splice(0, cut, ...held);
+      queuedAt.splice(0, cut, ...heldAt);
+      scheduleNext();
+      return;
+    }
     let applied: Promise<void>;
     try {
       applied = apply(batch);
@@ -102,14 +138,16 @@ export function createLogApplier<T>(options: LogApplierOptions<T>): LogApplier<T
     applying = applied.then(
       () => {
         failing = false;
-        waiting.splice(0, batch.length);
-        queuedAt.splice(0, batch.length);
+        waiting.splice(0, cut, ...held);
+        queuedAt.splice(0, cut, ...heldAt);
         appliedCount += batch.length;
+        for (const item of batch) heldOnce.delete(item);
         options.applied?.(waiting);
         if (waiting.length <= maxBacklog) letWaitersGo();
       },
       (error: unknown) => {
         failing = true;
+        // Held items keep their place: the batch is applied again, in order, with them.
         letWaitersGo();
         throw error;
       },

@@ -57,13 +57,27 @@ interface ToApply {
 const ignore = (): void => undefined;
 
 /**
+ * The admitted calls of a batch whose completion is not in it: they wait for the next batch
+ * (once, see LogApplier.holdBack), where a call's completion usually is by then, so its entry
+ * is inserted finished in one row write instead of inserted started and updated later.
+ */
+function admissionsAwaitingCompletion(batch: readonly ToApply[]): ReadonlySet<ToApply> {
+  const completed = new Set<string>();
+  for (const { record } of batch) if ("finish" in record && record.finish.kind === "complete") completed.add(record.finish.id);
+  const awaiting = new Set<ToApply>();
+  for (const item of batch) if ("admit" in item.record && item.record.admit.admitted && !completed.has(item.record.admit.start.id)) awaiting.add(item);
+  return awaiting;
+}
+
+/**
  * The ledger of a relay that owns its SQLite file. An admission is decided in memory (the
  * budget book, by the same rule as the SQL path) and appended to the admission log; `admit`
  * resolves once that write is durable. Calls arriving while a write is in flight share the
  * next one (group-commit.ts), and a write is one O_DSYNC write of a few hundred bytes per
  * call, not a database transaction. Records are applied to the database in large batches
- * shortly after (log-applier.ts; a call's admission and completion usually in one row write),
- * on the store's own thread; after a crash, the next start replays the log first.
+ * shortly after (log-applier.ts; a call's admission and completion usually in one row write:
+ * an admitted call still open when a batch is cut waits for the next one, once), on the
+ * store's own thread; after a crash, the next start replays the log first.
  * Completions and refusals are not write-ahead: they ride along with the next admission's
  * write (for replay), or are written on their own at most finishWriteMs (10 ms) after they are
  * queued when no admission comes, and are applied like the rest. With "process" durability
@@ -112,6 +126,7 @@ export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: Jour
       storeDown = false;
       book.applied(rows, deltas);
     },
+    holdBack: admissionsAwaitingCompletion,
     applied(waiting) {
       // Segments before the oldest holding a record still waiting are done with.
       const oldest = waiting.find((item) => item.segment !== null)?.segment ?? log.segment;

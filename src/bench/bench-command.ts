@@ -11,7 +11,7 @@ import { createProgress } from "./bench-progress.ts";
 import { benchRelayConfig, benchSecret, relaySettings, relayVariants, SQLITE_STORAGE } from "./bench-relay-config.ts";
 import { givenPostgres, startThrowawayPostgres, type BenchPostgres } from "./bench-postgres.ts";
 import { renderReport, type BenchReport } from "./bench-report.ts";
-import { measureDiskFloor } from "./disk-floor.ts";
+import { measureDiskFloors } from "./disk-floor.ts";
 import { durableWriteCosts } from "./durable-write.ts";
 import { runSoak } from "./soak.ts";
 import { runMeasurements, type MeasuredRelay } from "./bench-run.ts";
@@ -59,7 +59,7 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
     const ticks = clockTicksPerSecond();
     let directHeaders: ReadonlyArray<readonly [string, string]> = options.headers;
     progress.update("measuring the disk's O_DSYNC write floor");
-    const diskFloor = measureDiskFloor(dir);
+    const diskFloor = await measureDiskFloors(dir);
     if (options.target === undefined) {
       const secret = benchSecret();
       directHeaders = [["authorization", `Bearer ${secret}`]];

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { measureDiskFloor } from "./disk-floor.ts";
+import { measureDiskFloor, measureDiskFloors } from "./disk-floor.ts";
 
 describe("measureDiskFloor", () => {
   it("times every O_DSYNC write of the asked size and leaves nothing behind", () => {
@@ -13,6 +13,20 @@ describe("measureDiskFloor", () => {
       assert.equal(floor.recordBytes, 128);
       assert.equal(floor.latency.samples, 20);
       assert.ok(floor.latency.min >= 0 && floor.latency.median <= floor.latency.p95 && floor.latency.p95 <= floor.latency.max);
+      assert.deepEqual(readdirSync(dir), []);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("also times the same writes each after an idle pause, and leaves nothing behind", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "renio-floor-"));
+    try {
+      const floor = await measureDiskFloors(dir, { writes: 10, recordBytes: 128 }, 1);
+      assert.equal(floor.latency.samples, 10);
+      assert.equal(floor.paced?.pauseMs, 1);
+      assert.equal(floor.paced.latency.samples, 10);
+      assert.ok(floor.paced.latency.min >= 0 && floor.paced.latency.median <= floor.paced.latency.max);
       assert.deepEqual(readdirSync(dir), []);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -54,4 +54,27 @@ describe("durableWriteCosts", () => {
     assert.match(text, /\nRenio fsync − Renio process at 1, non-streaming: 0\.55 ms = 1\.10× the floor \(target ≤ 1\.1×\)\n/);
     assert.match(text, /one Renio per journal setting \(fsync, process\), measured in the same rounds/);
   });
+
+  it("is also taken against the paced floor, when measured, and printed beside it", () => {
+    const paced: DiskFloor = { ...floor, paced: { pauseMs: 3, latency: summarize([1, 1.1, 1.2]) } };
+    const [cost] = durableWriteCosts(modes, paced);
+    assert.equal(cost!.ratio, cost!.fsyncMinusProcessMs / 0.5);
+    assert.equal(cost!.paced?.floorMedianMs, 1.1);
+    assert.ok(Math.abs(cost!.paced.ratio - 0.5) < 1e-9);
+    const report: BenchReport = {
+      renioVersion: "0.1.0",
+      startedAt: "2026-01-01T00:00:00.000Z",
+      durationSeconds: 3,
+      method: { requests: 3, warmup: 1, rounds: 1, concurrency: [1], mock: { latencyMs: 2, chunkIntervalMs: 1, chunks: 8 }, model: "mock-gpt" },
+      machine: { cpuModel: "Test CPU", cores: 2, memoryGiB: 4, os: "Linux" },
+      runtime: "bun 1.4.5",
+      relay: { journal: "fsync", journals: ["fsync", "process"], budget: "strict", storage: "sqlite" },
+      diskFloor: paced,
+      durableWrite: [cost!],
+      modes,
+    };
+    const text = renderReport(report, "text");
+    assert.match(text, /\nPaced floor: the same write after 3 ms idle, 3 times: median 1\.10 ms, P95 1\.19 ms\n/);
+    assert.match(text, /: 0\.55 ms = 1\.10× the floor, 0\.50× the paced floor \(target ≤ 1\.1×\)\n/);
+  });
 });

@@ -27,6 +27,7 @@ export function durableWriteCosts(modes: readonly ModeResult[], floor: DiskFloor
         fsyncMinusProcessMs: delta,
         floorMedianMs: floor.latency.median,
         ratio: delta / floor.latency.median,
+        ...(floor.paced === undefined ? {} : { paced: { floorMedianMs: floor.paced.latency.median, ratio: delta / floor.paced.latency.median } }),
       });
     }
   }

@@ -211,7 +211,8 @@ function soakTable(soak: SoakResult, format: TableFormat): string {
 
 function soakGrowthLine(soak: SoakResult): string {
   if (soak.rssGrowth === undefined) return "RSS growth: n/a (no /proc)";
-  return `RSS growth after warm-up: ${formatMegabytes(soak.rssAfterWarmupBytes)} → ${formatMegabytes(soak.samples.at(-1)?.rssBytes)} (${(soak.rssGrowth * 100).toFixed(1)} %; target < 10 %)`;
+  const [first, last] = [soak.samples[0]?.rssBytes, soak.samples.at(-1)?.rssBytes];
+  return `RSS growth from the first sample to the last: ${formatMegabytes(first)} → ${formatMegabytes(last)} (${(soak.rssGrowth * 100).toFixed(1)} %; target < 10 %); after the warm-up requests ${formatMegabytes(soak.rssAfterWarmupBytes)}`;
 }
 
 function diskLines(report: BenchReport): string[] {

@@ -27,9 +27,12 @@ export interface SoakResult {
   readonly concurrency: number;
   readonly durationSeconds: number;
   readonly sampleSeconds: number;
-  /** RSS once warm-up was done, in bytes: growth is measured from here. */
+  /** RSS once the 300 warm-up requests were done, in bytes (the heap still grows after them). */
   readonly rssAfterWarmupBytes?: number;
-  /** (last sample's RSS − RSS after warm-up) / RSS after warm-up. */
+  /**
+   * (last sample's RSS − first sample's) / first sample's: growth from the end of the first
+   * interval, once the heap has reached its working size under the load, to the end.
+   */
   readonly rssGrowth?: number;
   readonly samples: readonly SoakSample[];
 }
@@ -94,13 +97,14 @@ export async function runSoak(plan: SoakPlan): Promise<SoakResult> {
     samples.push(sample);
     plan.progress.note(`soak ${Math.round(sample.elapsedSeconds)} s: overhead ${sample.overhead.median.toFixed(2)} ms, RSS ${rss === undefined ? "n/a" : `${(rss / 2 ** 20).toFixed(1)} MB`}`);
   }
+  const first = samples[0]?.rssBytes;
   const last = samples.at(-1)?.rssBytes;
   return {
     concurrency: plan.concurrency,
     durationSeconds: plan.durationSeconds,
     sampleSeconds: plan.sampleSeconds,
     ...(rssAfterWarmup !== undefined ? { rssAfterWarmupBytes: rssAfterWarmup } : {}),
-    ...(rssAfterWarmup !== undefined && last !== undefined ? { rssGrowth: (last - rssAfterWarmup) / rssAfterWarmup } : {}),
+    ...(first !== undefined && last !== undefined && samples.length > 1 ? { rssGrowth: (last - first) / first } : {}),
     samples,
   };
 }

@@ -4,7 +4,6 @@ import type { Database } from "./store-schema.ts";
 import type { StoreDialect } from "./store-dialect.ts";
 import { admitInTransaction, budgetUsageOf, touchedRows, type BudgetRow } from "./store-admit.ts";
 import { applyLogInTransaction } from "./store-apply.ts";
-import { admitInOneStatement } from "./store-admit-postgres.ts";
 import { createHotStatements } from "./hot-statements.ts";
 import { finishInTransaction, reconcileInTransaction, recoverInTransaction } from "./store-finish.ts";
 import { budgetUsage, journalSpend, listJournal, pruneJournal } from "./store-query.ts";
@@ -44,10 +43,7 @@ export function createKyselyStore(
     stats,
     admitBatch: async (items: readonly AdmitItem[]) => {
       if (items.length === 0) return [];
-      // PostgreSQL: one statement, one round trip (store-admit-postgres.ts); SQLite: the transaction.
-      const admissions = dialect.backend === "postgres"
-        ? await admitInOneStatement(db, items, knownRows, Date.now(), instanceId)
-        : await write((trx, run) => admitInTransaction(trx, run, items, hot, knownRows, Date.now(), instanceId));
+      const admissions = await write((trx, run) => admitInTransaction(trx, run, items, hot, knownRows, Date.now(), instanceId));
       stats.admitCommits++;
       for (const key of touchedRows(items)) knownRows.add(key);
       return admissions;

@@ -4,7 +4,6 @@ import type { StoreDialect } from "./store-dialect.ts";
 import { SchemaTooNewError } from "./store-errors.ts";
 import { inWriteTransaction } from "./store-transaction.ts";
 import { OVERHEAD_BIN_COLUMNS, rebuildRollup, ROLLUP_SUMS, TOTAL_BIN_COLUMNS } from "./store-rollup.ts";
-import { ADMIT_FUNCTION_SQL } from "./admit-function-postgres.ts";
 
 /** One schema step; the dialect for steps that differ by backend. */
 type Migration = (db: Kysely<Database>, dialect: StoreDialect) => Promise<void>;
@@ -182,10 +181,6 @@ export const migrations: Readonly<Record<number, Migration>> = {
     table = table.addPrimaryKeyConstraint("usage_hour_pk", ["hour", "key_id", "project", "model", "provider", "route"]);
     await (dialect.keyOrderedTable === null ? table : table.modifyEnd(sql.raw(dialect.keyOrderedTable))).execute();
     await rebuildRollup(db);
-  },
-  // PostgreSQL: the admission as one statement (renio_admit, admit-function-postgres.ts). SQLite: nothing.
-  8: async (db, dialect) => {
-    if (dialect.backend === "postgres") await sql.raw(ADMIT_FUNCTION_SQL).execute(db);
   },
 };
 

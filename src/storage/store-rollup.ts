@@ -202,18 +202,13 @@ export async function afterRollupDeletes(db: Kysely<Database>, deltas: RollupDel
 }
 
 /**
- * `insert into usage_hour` of the finished rows of `source` (the journal, or a CTE with its
- * columns) that match `where`, summed per hour and group. With `merge` (PostgreSQL only), sums
- * into rows that exist, writing them in applyRollup's order (hour, then the groups' bytes) so
- * concurrent writers lock shared rows the same way round.
+ * Rebuilds the rollup of the entries received in [since, until) (whole hours) from the journal:
+ * the migration's backfill of an upgraded store, and tools that fill the journal directly.
  */
-export function rollupInsertFrom(source: RawBuilder<unknown>, where: RawBuilder<unknown>, merge: boolean): RawBuilder<unknown> {
+export async function rebuildRollup(db: Kysely<Database>, since = 0, until = Number.MAX_SAFE_INTEGER): Promise<void> {
+  await db.deleteFrom("usage_hour").where("hour", ">=", since).where("hour", "<", until).execute();
   const hour = sql`(received_at / ${sql.lit(HOUR_MS)}) * ${sql.lit(HOUR_MS)}`;
-  const keyOrder = sql.join([sql`1`, ...ROLLUP_DIMENSIONS.map((c) => sql`${encodedDimension(c)} collate "C"`)]);
-  const summed = [...ROLLUP_SUMS, ...BIN_COLUMNS].map((c) => sql`${sql.ref(c)} = ${sql.ref(`usage_hour.${c}`)} + ${sql.ref(`excluded.${c}`)}`);
-  const onConflict = sql` on conflict (${sql.join(KEY_COLUMNS.map((c) => sql.ref(c)))}) do update set ${sql.join(summed)},
-        last_at = case when excluded.last_at > usage_hour.last_at then excluded.last_at else usage_hour.last_at end`;
-  return sql`
+  await sql`
     insert into usage_hour (${sql.join(ROW_COLUMNS.map((c) => sql.ref(c)))})
     select ${hour}, ${sql.join(ROLLUP_DIMENSIONS.map((c) => encodedDimension(c)))}, count(*),
       sum(case when outcome = 'ok' then 1 else 0 end), sum(case when outcome = 'refused' then 1 else 0 end),
@@ -221,16 +216,7 @@ export function rollupInsertFrom(source: RawBuilder<unknown>, where: RawBuilder<
       coalesce(sum(input_tokens), 0), coalesce(sum(cached_input_tokens), 0), coalesce(sum(output_tokens), 0),
       coalesce(sum(cost), 0), max(received_at),
       ${sql.join([...binCounts(TOTAL_MS, TOTAL_BIN_COLUMNS), ...binCounts(OVERHEAD_MS, OVERHEAD_BIN_COLUMNS)])}
-    from ${source}
-    where outcome <> 'started' and ${where}
-    group by ${sql.join(KEY_COLUMNS.map((_, i) => sql.lit(i + 1)))}${merge ? sql` order by ${keyOrder}${onConflict}` : sql``}`;
-}
-
-/**
- * Rebuilds the rollup of the entries received in [since, until) (whole hours) from the journal:
- * the migration's backfill of an upgraded store, and tools that fill the journal directly.
- */
-export async function rebuildRollup(db: Kysely<Database>, since = 0, until = Number.MAX_SAFE_INTEGER): Promise<void> {
-  await db.deleteFrom("usage_hour").where("hour", ">=", since).where("hour", "<", until).execute();
-  await rollupInsertFrom(sql.ref("journal_entry"), sql`received_at >= ${since} and received_at < ${until}`, false).execute(db);
+    from journal_entry
+    where outcome <> 'started' and received_at >= ${since} and received_at < ${until}
+    group by ${sql.join(KEY_COLUMNS.map((_, i) => sql.lit(i + 1)))}`.execute(db);
 }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import OpenAI from "openai";
-import { routedRelayFixture } from "./support/mock-targets.ts";
+import { FALLBACK_CHAIN_MODELS, routedRelayFixture } from "./support/mock-targets.ts";
 import { finishedEntries } from "./support/relay-calls.ts";
 import { TEST_KEY } from "./support/relay-harness.ts";
 
@@ -14,13 +14,7 @@ const SMALL_ONLY = "sk-renio-small-only-key-0004";
 
 const fixture = routedRelayFixture(["a", "b", "c"], (targets) => ({
   providers: targets.providers(),
-  models: {
-    primary: { targets: [{ provider: "a", model: "gpt-a" }], fallbacks: ["secondary"] },
-    secondary: { targets: [{ provider: "b", model: "gpt-b" }], fallbacks: ["tertiary"] },
-    tertiary: { provider: "c", model: "gpt-c" },
-    small: { targets: [{ provider: "a", model: "gpt-small" }], contextFallback: "large" },
-    large: { provider: "b", model: "gpt-large" },
-  },
+  models: FALLBACK_CHAIN_MODELS,
   keys: [
     { id: "test", secret: TEST_KEY, project: "tests" },
     { id: "primary-only", secret: PRIMARY_ONLY, models: ["primary"] },

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import Anthropic from "@anthropic-ai/sdk";
 import type { JournalEntry } from "../src/shared/journal-records.ts";
-import { routedRelayFixture } from "./support/mock-targets.ts";
+import { FALLBACK_CHAIN_MODELS, routedRelayFixture } from "./support/mock-targets.ts";
 import { finishedEntries } from "./support/relay-calls.ts";
 import { TEST_KEY } from "./support/relay-harness.ts";
 
@@ -10,13 +10,7 @@ import { TEST_KEY } from "./support/relay-harness.ts";
 
 const fixture = routedRelayFixture(["a", "b", "c"], (targets) => ({
   providers: targets.providers(),
-  models: {
-    primary: { targets: [{ provider: "a", model: "gpt-a" }], fallbacks: ["secondary"] },
-    secondary: { targets: [{ provider: "b", model: "gpt-b" }], fallbacks: ["tertiary"] },
-    tertiary: { provider: "c", model: "gpt-c" },
-    small: { targets: [{ provider: "a", model: "gpt-small" }], contextFallback: "large" },
-    large: { provider: "b", model: "gpt-large" },
-  },
+  models: FALLBACK_CHAIN_MODELS,
   routing: { cooldown: { failures: 1000 } },
 }));
 

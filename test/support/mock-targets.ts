@@ -66,6 +66,18 @@ export interface RoutedRelay {
 }
 
 /**
+ * Models over mock targets a, b and c: primary → secondary → tertiary by fallbacks, and small
+ * with a context-window fallback to large (the routing-fallbacks and fallback-permissions suites).
+ */
+export const FALLBACK_CHAIN_MODELS = {
+  primary: { targets: [{ provider: "a", model: "gpt-a" }], fallbacks: ["secondary"] },
+  secondary: { targets: [{ provider: "b", model: "gpt-b" }], fallbacks: ["tertiary"] },
+  tertiary: { provider: "c", model: "gpt-c" },
+  small: { targets: [{ provider: "a", model: "gpt-small" }], contextFallback: "large" },
+  large: { provider: "b", model: "gpt-large" },
+};
+
+/**
  * Registers a test file's hooks: mock targets `names`, a relay (SQLite, in this process) with
  * the config `config(targets)` returns, an OpenAI client on it; every script and counter
  * cleared before each test; everything stopped after the file.

@@ -146,11 +146,16 @@ function toolConfig(request: Record<string, unknown>): Record<string, unknown> |
     if (typeof description === "string") spec["description"] = description;
     return { toolSpec: spec };
   });
-  const config: Record<string, unknown> = { tools: specs };
-  const choice = request["tool_choice"];
-  if (choice === "auto" || choice == null) config["toolChoice"] = { auto: {} };
-  else if (choice === "required") config["toolChoice"] = { any: {} };
-  else if (field(choice, "type") === "function") config["toolChoice"] = { tool: { name: field(field(choice, "function"), "name") } };
-  else throw new UntranslatableError("tool_choice", `tool_choice ${JSON.stringify(choice)} has no Bedrock Converse equivalent`);
-  return config;
+  return { tools: specs, toolChoice: converseToolChoice(request["tool_choice"]) };
+}
+
+/** Converse's `toolChoice`: `any` is "some tool" (OpenAI's `required`), `tool` one named function. */
+type ConverseToolChoice = { auto: Record<string, never> } | { any: Record<string, never> } | { tool: { name: unknown } };
+
+/** OpenAI's `tool_choice` (absent = auto) in Converse's terms; `none` and other forms are a 400. */
+function converseToolChoice(choice: unknown): ConverseToolChoice {
+  if (choice === "auto" || choice == null) return { auto: {} };
+  if (choice === "required") return { any: {} };
+  if (field(choice, "type") === "function") return { tool: { name: field(field(choice, "function"), "name") } };
+  throw new UntranslatableError("tool_choice", `tool_choice ${JSON.stringify(choice)} has no Bedrock Converse equivalent`);
 }

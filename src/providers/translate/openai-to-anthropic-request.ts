@@ -83,12 +83,12 @@ export function openAiToAnthropicRequest(body: Json, options: RequestTranslation
   }
   const choice = body["tool_choice"];
   if (choice !== undefined && choice !== null) {
-    if (choice === "auto") out["tool_choice"] = { type: "auto" };
-    else if (choice === "required") out["tool_choice"] = { type: "any" };
-    else if (choice === "none") out["tool_choice"] = { type: "none" };
-    else if (typeof choice === "object" && (choice as Json)["type"] === "function") out["tool_choice"] = { type: "tool", name: ((choice as Json)["function"] as Json)["name"] };
-    else refuse("tool_choice", "has a form Anthropic Messages does not support");
-    if (body["parallel_tool_calls"] === false && out["tool_choice"] !== undefined && (out["tool_choice"] as Json)["type"] !== "none") (out["tool_choice"] as Json)["disable_parallel_tool_use"] = true;
+    const toolChoice = anthropicToolChoice(choice);
+    if (toolChoice === undefined) refuse("tool_choice", "has a form Anthropic Messages does not support");
+    else {
+      if (body["parallel_tool_calls"] === false && toolChoice.type !== "none") toolChoice.disable_parallel_tool_use = true;
+      out["tool_choice"] = toolChoice;
+    }
   }
   const format = body["response_format"] as Json | undefined;
   if (format !== undefined && format !== null && format["type"] !== "text") {
@@ -121,6 +121,18 @@ function contentBlocks(content: unknown, path: string): Json[] {
 }
 
 const DATA_URL = /^data:([^;,]+);base64,/;
+
+/** Anthropic Messages' `tool_choice`: `any` is "some tool" (OpenAI's `required`), `tool` one named function. */
+type AnthropicToolChoice = ({ type: "auto" | "any" | "none" } | { type: "tool"; name: unknown }) & { disable_parallel_tool_use?: true };
+
+/** OpenAI's `tool_choice` in Anthropic's terms; undefined for a form Anthropic has no equivalent for. */
+function anthropicToolChoice(choice: unknown): AnthropicToolChoice | undefined {
+  if (choice === "auto") return { type: "auto" };
+  if (choice === "required") return { type: "any" };
+  if (choice === "none") return { type: "none" };
+  if (typeof choice === "object" && (choice as Json)["type"] === "function") return { type: "tool", name: ((choice as Json)["function"] as Json)["name"] };
+  return undefined;
+}
 
 /** A data URL's bytes as a base64 source, any other URL as a URL source. */
 function imageSource(url: string): Json {

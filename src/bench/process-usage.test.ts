@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { describe, it } from "node:test";
-import { clockTicksPerSecond, cpuTicksFromStat, createProcessProbe, statusBytes } from "./process-usage.ts";
+import { clockTicksPerSecond, cpuSecondsFromSchedstat, cpuTicksFromStat, createProcessProbe, statusBytes } from "./process-usage.ts";
 
 describe("cpuTicksFromStat", () => {
   it("adds utime and stime, even when the command name holds spaces and parentheses", () => {
@@ -11,6 +11,18 @@ describe("cpuTicksFromStat", () => {
 
   it("refuses text that is not a stat line", () => {
     assert.throws(() => cpuTicksFromStat("garbage"), /format/);
+  });
+});
+
+describe("cpuSecondsFromSchedstat", () => {
+  it("reads the nanoseconds on the CPU (the first field) as seconds", () => {
+    assert.equal(cpuSecondsFromSchedstat("1500000000 2000 7\n"), 1.5);
+    assert.equal(cpuSecondsFromSchedstat("123 0 1"), 123e-9);
+  });
+
+  it("refuses text that is not a schedstat line", () => {
+    assert.throws(() => cpuSecondsFromSchedstat("garbage"), /format/);
+    assert.throws(() => cpuSecondsFromSchedstat("-5 0 1"), /format/);
   });
 });
 
@@ -33,8 +45,14 @@ describe("createProcessProbe", { skip: !existsSync("/proc/self/stat") }, () => {
     while (Date.now() < until) x += Math.sqrt(x + 1);
     assert.ok(x > 0);
     assert.ok(probe.cpuSeconds()! >= before);
+    const threadsBefore = probe.threadCpuSeconds()!;
+    const spin = Date.now() + 30;
+    while (Date.now() < spin) x += Math.sqrt(x + 1);
     const threads = probe.threadCpuSeconds()!;
     assert.ok(threads.size >= 1);
+    // The spinning thread's CPU grew by about the 30 ms it spun (the probe reads nanoseconds where it can, whole ticks otherwise).
+    const grown = Math.max(...[...threads].map(([name, seconds]) => seconds - (threadsBefore.get(name) ?? 0)));
+    assert.ok(grown >= 0.015 && grown < 1, `the busiest thread grew by ${grown} s`);
     assert.ok([...threads.values()].every((seconds) => seconds >= 0));
     assert.ok(probe.rss()! > 1024 * 1024);
     assert.ok(probe.peakRss()! >= probe.rss()! / 2);

@@ -24,6 +24,13 @@ export function cpuTicksFromStat(stat: string): number {
   return utime + stime;
 }
 
+/** CPU seconds from the text of /proc/<pid>/task/<tid>/schedstat (its first field: ns on the CPU). */
+export function cpuSecondsFromSchedstat(schedstat: string): number {
+  const ns = Number(schedstat.slice(0, schedstat.indexOf(" ")));
+  if (!Number.isFinite(ns) || ns < 0 || !/^\d+ /.test(schedstat)) throw new Error("unexpected /proc/<pid>/schedstat format");
+  return ns / 1e9;
+}
+
 /** A kB field (`VmRSS`, `VmHWM`, …) of /proc/<pid>/status text, in bytes; undefined when absent. */
 export function statusBytes(status: string, field: string): number | undefined {
   const match = new RegExp(`^${field}:\\s+(\\d+)\\s+kB$`, "m").exec(status);
@@ -38,7 +45,11 @@ export interface ProcessProbe {
   rss(): number | undefined;
   /** Peak resident set size (VmHWM) since start or the last {@link resetPeak}, in bytes. */
   peakRss(): number | undefined;
-  /** User + system CPU seconds so far of each live thread, summed by thread name (`comm`). */
+  /**
+   * CPU seconds so far of each live thread, summed by thread name (`comm`): from schedstat
+   * (nanoseconds on the CPU) where the kernel has it, else user + system from stat (whole
+   * clock ticks, 10 ms: ±3 µs per request over 3,000 requests).
+   */
   threadCpuSeconds(): Map<string, number> | undefined;
   /** Resets the peak to the current RSS (writes 5 to /proc/<pid>/clear_refs); false when not possible. */
   resetPeak(): boolean;
@@ -52,6 +63,12 @@ export function createProcessProbe(pid: number, ticksPerSecond = clockTicksPerSe
     } catch {
       return undefined;
     }
+  };
+  const threadSeconds = (tid: string): number | undefined => {
+    const schedstat = read(`task/${tid}/schedstat`);
+    if (schedstat !== undefined) return cpuSecondsFromSchedstat(schedstat);
+    const stat = read(`task/${tid}/stat`);
+    return stat === undefined ? undefined : cpuTicksFromStat(stat) / ticksPerSecond;
   };
   return {
     cpuSeconds() {
@@ -67,10 +84,10 @@ export function createProcessProbe(pid: number, ticksPerSecond = clockTicksPerSe
       }
       const byName = new Map<string, number>();
       for (const tid of tids) {
-        const stat = read(`task/${tid}/stat`);
         const name = read(`task/${tid}/comm`)?.trim();
-        if (stat === undefined || name === undefined) continue;
-        byName.set(name, (byName.get(name) ?? 0) + cpuTicksFromStat(stat) / ticksPerSecond);
+        if (name === undefined) continue;
+        const seconds = threadSeconds(tid);
+        if (seconds !== undefined) byName.set(name, (byName.get(name) ?? 0) + seconds);
       }
       return byName;
     },

@@ -31,6 +31,11 @@ function observed(log: JournalLog, marker: string): { log: JournalLog; written: 
         if (hit) resolve();
         return segment;
       },
+      appendSync: (bytes) => {
+        const segment = log.appendSync(bytes);
+        if (carries(bytes)) resolve();
+        return segment;
+      },
       appendNow: log.appendNow && ((bytes) => {
         const segment = log.appendNow!(bytes);
         if (carries(bytes)) resolve();

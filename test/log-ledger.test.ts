@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import type { BudgetCharge } from "../src/budget/budget-charge.ts";
-import { openJournalLog } from "../src/journal/journal-log.ts";
+import { openJournalLog, type JournalLog } from "../src/journal/journal-log.ts";
 import { admissionLogDir, readJournalLog } from "../src/journal/log-segments.ts";
 import { createLogLedger } from "../src/journal/log-ledger.ts";
 import { replayAdmissionLog } from "../src/journal/log-replay.ts";
@@ -14,12 +14,39 @@ import { openSqlite, tempDir } from "./support/store-targets.ts";
 const charge = (amount: number, limit = 1): BudgetCharge => budgetCharge(amount, { limit });
 const done = okCompletion({ cost: 0.1 });
 
-async function openLedger(path: string, instanceId: string, applyDelayMs = 50, durability: Durability = "fsync") {
+async function openLedger(path: string, instanceId: string, applyDelayMs = 50, durability: Durability = "fsync", wrap = (log: JournalLog): JournalLog => log) {
   const store = await createStore({ type: "sqlite", path }, { durability, openSqlite, instanceId });
   const dir = admissionLogDir(path);
   await replayAdmissionLog(store, dir);
-  const ledger = createLogLedger(store, openJournalLog(dir, durability), await store.budgetUsage(), { instanceId, applyDelayMs });
+  const ledger = createLogLedger(store, wrap(openJournalLog(dir, durability)), await store.budgetUsage(), { instanceId, applyDelayMs, syncWriteSlowMs: 2, syncWriteCoolOffMs: 60_000 });
   return { store, dir, ledger };
+}
+
+/**
+ * The real log, on a disk that is slow for writes on the calling thread (each takes `slowMs`
+ * longer), counting the writes made on a pool thread instead.
+ */
+function slowDisk(slowMs: number) {
+  const counts = { here: 0, pool: 0 };
+  const wrap = (log: JournalLog): JournalLog => ({
+    get segment() {
+      return log.segment;
+    },
+    appendNow: log.appendNow,
+    appendSync(bytes) {
+      counts.here++;
+      const until = performance.now() + slowMs;
+      while (performance.now() < until); // the disk is slow: the thread waits this long for the write
+      return log.appendSync(bytes);
+    },
+    write(bytes) {
+      counts.pool++;
+      return log.write(bytes);
+    },
+    release: (segment) => log.release(segment),
+    close: (applied) => log.close(applied),
+  });
+  return { counts, wrap };
 }
 
 async function entries(store: Store) {
@@ -93,6 +120,23 @@ describe("log ledger (SQLite owned by one relay)", () => {
     assert.equal(ids().at(-1), after.id);
     assert.ok((await again).admitted);
     assert.deepEqual([sizes.count, sizes.sum], [3, 5], "alone again: one record (its riders with it)");
+    await ledger.close();
+  });
+
+  test("fsync: a write on the calling thread slower than syncWriteSlowMs sends the writes after it to a pool thread (the event loop is not stalled by a slow disk)", async () => {
+    const disk = slowDisk(20);
+    const { dir, ledger } = await openLedger(join(tempDir(), "renio.db"), "relay-1", 60_000, "fsync", disk.wrap);
+    const ids = (): string[] => readJournalLog(dir).lines.flatMap((line) => (JSON.parse(line) as { admit?: { start: { id: string } } }).admit?.start.id ?? []);
+    const lone = start();
+    assert.ok((await ledger.admit(lone, [charge(0.1)])).admitted);
+    assert.deepEqual(disk.counts, { here: 1, pool: 0 }, "the first write is tried on the calling thread: it takes 20 ms, which lifts the average over the 2 ms limit");
+    const overlapping = [start(), start()];
+    assert.deepEqual((await Promise.all(overlapping.map((s) => ledger.admit(s, [charge(0.1)])))).map((a) => a.admitted), [true, true]);
+    for (const s of [lone, ...overlapping]) ledger.complete(s.id, done, [charge(0.1)], 0.05);
+    const alone = start();
+    assert.ok((await ledger.admit(alone, [charge(0.1)])).admitted);
+    assert.deepEqual(disk.counts, { here: 1, pool: 2 }, "during the cool-off, groups and lone calls alike are written on a pool thread");
+    assert.deepEqual(ids(), [lone.id, ...overlapping.map((s) => s.id), alone.id], "every admission durable, in order");
     await ledger.close();
   });
 });

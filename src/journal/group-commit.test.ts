@@ -10,7 +10,7 @@ interface Write {
 }
 
 /** A group commit whose writes the test controls; `nextWrite()` resolves with each write as it starts. */
-function controlled(maxBatch?: number) {
+function controlled(maxBatch?: number, schedule?: (run: () => void) => void) {
   const started: Write[] = [];
   const waiting: Array<(write: Write) => void> = [];
   const outcomes: string[] = [];
@@ -18,6 +18,7 @@ function controlled(maxBatch?: number) {
   let mostInFlight = 0;
   const commit: GroupCommit<string> = createGroupCommit<string, string>({
     maxBatch,
+    schedule,
     write: (batch) =>
       new Promise<string>((resolve, reject) => {
         mostInFlight = Math.max(mostInFlight, ++inFlight);
@@ -41,6 +42,25 @@ function controlled(maxBatch?: number) {
 }
 
 describe("group commit", () => {
+  test("scheduled with setImmediate, items added in separate tasks of one event-loop turn share a write", async () => {
+    const { commit, nextWrite } = controlled(undefined, setImmediate);
+    // Three timers due at once run in one turn's timer phase, each its own task: with the
+    // default (a microtask after the first), the first would be written alone.
+    await new Promise<void>((resolve) => {
+      let fired = 0;
+      for (const item of ["a", "b", "c"]) {
+        setTimeout(() => {
+          commit.add(item);
+          if (++fired === 3) resolve();
+        }, 0);
+      }
+    });
+    const write = await nextWrite();
+    assert.deepEqual(write.batch, ["a", "b", "c"]);
+    write.finish("one");
+    await commit.idle();
+  });
+
   test("items of one tick share a write; items added while it is in flight all go into the next", async () => {
     const { commit, nextWrite, outcomes, mostInFlight } = controlled();
     commit.add("a");

@@ -13,6 +13,12 @@ export interface GroupCommitOptions<T, R> {
   failed(batch: T[], error: unknown): void;
   /** Most items in one write (default: every item waiting). */
   maxBatch?: number;
+  /**
+   * When the first item after a quiet spell is written (default queueMicrotask: after the
+   * current task, so items added in the same task share its write). setImmediate gathers
+   * every item added in the same turn of the event loop.
+   */
+  schedule?: (run: () => void) => void;
 }
 
 /** Items waiting to be written together. */
@@ -34,12 +40,13 @@ export interface GroupCommit<T> {
 /**
  * Group commit: one write in flight at a time; items added meanwhile wait and go into the next
  * write together, so each waits only for the write holding it. The first item after a quiet
- * spell is written after a microtask, so items added in the same tick share its write; after a
- * write, what waits is written at once. No allocation per item beyond the caller's.
+ * spell is written when `schedule` runs it (by default after a microtask, so items added in the
+ * same task share its write); after a write, what waits is written at once. No allocation per item beyond the caller's.
  */
 export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): GroupCommit<T> {
   const { write, written, failed } = options;
   const maxBatch = options.maxBatch ?? Infinity;
+  const schedule = options.schedule ?? queueMicrotask;
   let queue: T[] = [];
   let writing = false;
   let scheduled = false;
@@ -88,7 +95,7 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>): Grou
       queue.push(item);
       if (scheduled || writing) return;
       scheduled = true;
-      queueMicrotask(run);
+      schedule(run);
     },
     idle() {
       return writing || scheduled || queue.length > 0 ? new Promise<void>((resolve) => idlers.push(resolve)) : Promise.resolve();

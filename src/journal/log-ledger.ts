@@ -14,6 +14,7 @@ import { reusedBufferEncoder } from "./reused-encoder.ts";
 import { StoreUnavailableError } from "../shared/relay-error.ts";
 import { observe } from "../shared/histogram.ts";
 import { ledgerStats } from "./ledger-stats.ts";
+import { createSyncWriteGate } from "./sync-write-gate.ts";
 
 /** Options of {@link createLogLedger}. */
 export interface LogLedgerOptions {
@@ -35,6 +36,10 @@ export interface LogLedgerOptions {
   onError?: (error: unknown) => void;
   /** Terms in force of budgets changed at run time (stored budgets), read when each call is decided. */
   budgetTerms?: (budgetId: string) => BudgetTerms | undefined;
+  /** A log write on the event loop's thread slower than this (ms, default 2) sends writes to a pool thread for {@link syncWriteCoolOffMs}. */
+  syncWriteSlowMs?: number;
+  /** How long writes stay on a pool thread after a slow one (ms, default 5000). */
+  syncWriteCoolOffMs?: number;
 }
 
 /** A line waiting for the next log write, and who waits for it to be durable. */
@@ -72,8 +77,8 @@ function admissionsAwaitingCompletion(batch: readonly ToApply[]): ReadonlySet<To
 /**
  * The ledger of a relay that owns its SQLite file. An admission is decided in memory (the
  * budget book, by the same rule as the SQL path) and appended to the admission log; `admit`
- * resolves once that write is durable. Calls arriving while a write is in flight share the
- * next one (group-commit.ts), and a write is one O_DSYNC write of a few hundred bytes per
+ * resolves once that write is durable. The calls admitted in one turn of the event loop share
+ * one write (group-commit.ts), and a write is one O_DSYNC write of a few hundred bytes per
  * call, not a database transaction. Records are applied to the database in large batches
  * shortly after (log-applier.ts; a call's admission and completion usually in one row write:
  * an admitted call still open when a batch is cut waits for the next one, once), on the
@@ -81,11 +86,13 @@ function admissionsAwaitingCompletion(batch: readonly ToApply[]): ReadonlySet<To
  * Completions and refusals are not write-ahead: they ride along with the next admission's
  * write (for replay), or are written on their own at most finishWriteMs (10 ms) after they are
  * queued when no admission comes, and are applied like the rest. With "process" durability
- * (nothing to wait for) each admission is written at once instead. With "fsync", an admission
- * arriving while no other admitted call is open and no write is in flight or waiting (a lone
- * call, e.g. concurrency 1) is written synchronously on the calling thread: the same O_DSYNC
- * write, durable before `admit` returns, without the hops to a pool thread and back; as soon
- * as calls overlap they share group-commit writes again.
+ * (nothing to wait for) each admission is written at once instead.
+ * With "fsync", writes are made on the event loop's thread, which blocks for the O_DSYNC
+ * write: on this kind of disk that costs less CPU and latency than handing it to a pool thread
+ * and back, and the calls arriving meanwhile form the next group. A write slower than
+ * syncWriteSlowMs sends writes to a pool thread for a cool-off (sync-write-gate.ts), so a
+ * slow disk does not stall every call. A lone call (no other admitted call open, nothing
+ * being written) is written at once, without waiting for the turn to end.
  */
 export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: JournalLog, budgets: readonly BudgetUsage[], options: LogLedgerOptions): Ledger {
   const applyBatch = options.applyBatch ?? 1024;
@@ -100,9 +107,23 @@ export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: Jour
   let ridersTimer: ReturnType<typeof setTimeout> | undefined;
   /** The database failed a readiness check: calls are refused until it takes writes again. */
   let storeDown = false;
-  /** Admitted calls not yet completed (with "fsync", a lone call is written synchronously). */
+  /** Admitted calls not yet completed (with "fsync", a lone call is written at once). */
   let open = 0;
   let closing: Promise<void> | undefined;
+  const gate = createSyncWriteGate({ slowMs: options.syncWriteSlowMs ?? 2, coolOffMs: options.syncWriteCoolOffMs ?? 5000 });
+
+  /**
+   * A durable write on this thread (the thread blocks for the O_DSYNC write: cheaper than the
+   * hop to a pool thread and back, see sync-write-gate.ts), timed for the gate. Throws when it fails.
+   */
+  const appendHere = (bytes: Uint8Array): number => {
+    const began = performance.now();
+    try {
+      return log.appendSync(bytes);
+    } finally {
+      gate.took(performance.now() - began);
+    }
+  };
 
   const applier = createLogApplier<ToApply>({
     delayMs: options.applyDelayMs ?? 50,
@@ -135,11 +156,20 @@ export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: Jour
   });
 
   const writes = createGroupCommit<ToWrite, number>({
+    // A group is written once the event loop has run every callback ready in this turn, so all
+    // the calls admitted in one turn share one write.
+    schedule: setImmediate,
     write(batch) {
       let text = riders;
       riders = "";
       for (const item of batch) text += item.line;
-      return log.write(encode(text));
+      const bytes = encode(text);
+      if (!gate.open()) return log.write(bytes);
+      try {
+        return Promise.resolve(appendHere(bytes));
+      } catch (error) {
+        return Promise.reject(error);
+      }
     },
     written(batch, segment) {
       for (const { line, record, resolve } of batch) {
@@ -207,7 +237,8 @@ export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: Jour
       const record: { admit: DecidedAdmission } = { admit: { start, charges: decided, admitted: admission.admitted, decidedAt: now(), instanceId: options.instanceId } };
       if (!admission.admitted && admission.paused) record.admit.paused = true;
       const line = encodeLogRecord(record);
-      const append = log.appendNow ?? (open === 0 && writes.quiet ? log.appendSync : undefined);
+      // A lone call (nothing else open or being written) is written at once, without waiting for the turn to end.
+      const append = log.appendNow ?? (open === 0 && writes.quiet && gate.open() ? appendHere : undefined);
       if (append) {
         if (!writeNow(append, line, record)) {
           if (admission.admitted) book.unreserve(decided);

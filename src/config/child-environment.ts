@@ -13,7 +13,19 @@ export const RUNTIME_VARIABLES: readonly string[] = [
   "SystemRoot", "USERPROFILE", "APPDATA", "LOCALAPPDATA",
 ];
 
-/** What a child is given besides {@link RUNTIME_VARIABLES}. */
+/**
+ * Prefixes of the runtime's engine options (`BUN_JSC_useFTLJIT`, …): settings of the JavaScript
+ * engine, never secrets, passed on so that an operator's engine setting holds in the relays
+ * `renio bench` starts too.
+ */
+export const RUNTIME_VARIABLE_PREFIXES: readonly string[] = ["BUN_JSC_"];
+
+/** Whether `name` is one of the runtime's variables (by name or prefix). */
+export function isRuntimeVariable(name: string): boolean {
+  return RUNTIME_VARIABLES.includes(name) || RUNTIME_VARIABLE_PREFIXES.some((prefix) => name.startsWith(prefix));
+}
+
+/** What a child is given besides the runtime's variables. */
 export interface ChildEnvironmentOptions {
   /** The variables its config's `${NAME}` references name (`referencedVariables` of its config text). */
   readonly referenced?: Iterable<string>;
@@ -26,10 +38,10 @@ export interface ChildEnvironmentOptions {
  * unrelated secrets (provider keys, cloud credentials, tokens) never reach a process that does not use them.
  */
 export function childEnvironment(env: Env, options: ChildEnvironmentOptions = {}): Record<string, string> {
-  const wanted = new Set([...RUNTIME_VARIABLES, ...(options.referenced ?? [])]);
+  const referenced = new Set(options.referenced ?? []);
   const child: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined && (wanted.has(name) || (options.renio === true && name.startsWith("RENIO_")))) child[name] = value;
+    if (value !== undefined && (isRuntimeVariable(name) || referenced.has(name) || (options.renio === true && name.startsWith("RENIO_")))) child[name] = value;
   }
   return child;
 }

@@ -1,0 +1,35 @@
+import process from "node:process";
+
+/**
+ * JavaScriptCore options the long-running commands run with, as Bun reads them from the
+ * environment (`BUN_JSC_<option>`) when the process starts.
+ *
+ * `useFTLJIT=0`: no FTL, JavaScriptCore's fourth tier (the DFG tier below it still optimizes).
+ * Measured on `renio serve` (2-core VM, JSON calls at 16 and 64 in flight): FTL's compiler
+ * threads spent 25-40 µs of CPU per call over the first ~20,000 calls, and once everything was
+ * compiled the event loop's CPU per call was the same with or without it (103 µs at 64 in
+ * flight, 60,000 calls), so FTL only costs.
+ */
+const ENGINE_OPTIONS: Readonly<Record<string, string>> = { BUN_JSC_useFTLJIT: "0" };
+
+/** The commands that serve for long (their CPU per call is what Renio publishes, or its floor). */
+const LONG_RUNNING = new Set(["serve", "mock", "passthrough"]);
+
+/**
+ * For a long-running command, replaces this process (same pid, same open files) with itself
+ * started with the engine options, unless they are all set already: a variable the operator
+ * set keeps the operator's value. Returns when nothing is to be done, or when the platform
+ * cannot replace a process (then the command runs with the engine's defaults).
+ */
+export function restartWithEngineOptions(self: readonly string[], args: readonly string[]): void {
+  if (!LONG_RUNNING.has(args[0] ?? "")) return;
+  const missing = Object.entries(ENGINE_OPTIONS).filter(([name]) => process.env[name] === undefined);
+  if (missing.length === 0) return;
+  const execve = (process as { execve?: (file: string, args: string[], env: Record<string, string | undefined>) => never }).execve;
+  if (execve === undefined) return;
+  try {
+    execve(self[0]!, [...self, ...args], { ...process.env, ...Object.fromEntries(missing) });
+  } catch {
+    // Not replaced: the command runs as it is.
+  }
+}

@@ -1,0 +1,56 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import { after, before, describe, test } from "node:test";
+import { currentRuntime } from "../src/runtime/current-runtime.ts";
+import { startMockServer, type MockServer } from "./support/relay-harness.ts";
+import { relayConfig, scratchDir, startRelayProcess, writeConfig } from "./support/relay-process.ts";
+
+/** `renio serve` on Bun runs JavaScriptCore without its FTL tier (src/runtime/engine-options-bun.ts). */
+
+const skip = process.platform !== "linux" ? "reads the child's environment from /proc/PID/environ" : (await currentRuntime()).name !== "bun" ? "the engine options are Bun's" : false;
+const OPTION = "BUN_JSC_useFTLJIT";
+
+/** The environment a process runs with now (Linux: after an execve, the new one). */
+function environOf(pid: number): Map<string, string> {
+  const entries = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean);
+  return new Map(entries.map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]));
+}
+
+let mock: MockServer;
+before(async () => {
+  mock = await startMockServer();
+});
+after(() => mock.stop());
+
+describe("engine options of renio serve", { skip }, () => {
+  test("the process replaces itself (same pid) with one started with the option set, and serves", async () => {
+    assert.equal(process.env[OPTION], undefined, "the test gives the child no engine option");
+    const dir = scratchDir();
+    const relay = await startRelayProcess(writeConfig(dir, relayConfig(mock.url, { type: "sqlite", path: join(dir, "renio.db") })));
+    try {
+      assert.equal(environOf(relay.child.pid!).get(OPTION), "0");
+      const health = await fetch(`${relay.url}/healthz`);
+      assert.equal(health.status, 200);
+      await health.arrayBuffer();
+    } finally {
+      await relay.stop();
+    }
+  });
+
+  test("an option the operator set keeps the operator's value", async () => {
+    process.env[OPTION] = "1";
+    try {
+      const dir = scratchDir();
+      const relay = await startRelayProcess(writeConfig(dir, relayConfig(mock.url, { type: "sqlite", path: join(dir, "renio.db") })));
+      try {
+        assert.equal(environOf(relay.child.pid!).get(OPTION), "1");
+      } finally {
+        await relay.stop();
+      }
+    } finally {
+      delete process.env[OPTION];
+    }
+  });
+});

@@ -15,9 +15,6 @@ import { addToRollup, newRollupDeltas } from "./store-rollup.ts";
 
 type Completion = Extract<FinishItem, { kind: "complete" }>;
 
-/** Row counts multi-row inserts are compiled for: a few statements serve every batch size. */
-const CHUNK_SIZES = [64, 16, 4, 1] as const;
-
 /**
  * Applies admission-log lines (JSON records, in log order) in the current transaction and
  * returns the budget rows they touch. An admitted call whose completion is in the same batch
@@ -63,9 +60,7 @@ export async function applyLogInTransaction(
     await createMissingRows(trx, admissions.flatMap((a) => a.charges), knownRows, admissions[admissions.length - 1]!.decidedAt);
   }
   const inserted = new Set<string>();
-  for (const chunk of statementSizedChunks(rows)) {
-    for (const row of (await run<{ id: string }>(hot.insertEntries(chunk, true))).rows) inserted.add(row.id);
-  }
+  for (const row of rows) if ((await run(hot.insertEntry(row))).numAffectedRows === 1n) inserted.add(row.id);
   // Entries inserted finished (refused, or with their completion) go to the hourly rollup, with
   // the completions and refusals below: one upsert per hour and group for the whole batch.
   const rollup = newRollupDeltas();
@@ -86,13 +81,4 @@ export async function applyLogInTransaction(
   const rest = finishes.filter((f) => f.kind !== "complete" || !merged.has(f.id) || !inserted.has(f.id));
   await finishInTransaction(trx, run, rest, hot, instanceId, rules, rollup);
   return touched;
-}
-
-function statementSizedChunks<T>(rows: readonly T[]): T[][] {
-  const chunks: T[][] = [];
-  let at = 0;
-  for (const size of CHUNK_SIZES) {
-    for (; rows.length - at >= size; at += size) chunks.push(rows.slice(at, at + size));
-  }
-  return chunks;
 }

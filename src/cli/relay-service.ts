@@ -28,6 +28,7 @@ import type { Runtime, Server } from "../runtime/runtime.ts";
 import { observers, type CallObserver } from "../relay/call-observer.ts";
 import { createCallMetrics } from "../observe/call-metrics.ts";
 import { createLogger, defaultLogOptions, type LogOptions } from "../observe/call-log.ts";
+import { createLineSink } from "../observe/line-sink.ts";
 import { metricsRoute } from "../observe/metrics-route.ts";
 import { upstreamFetchOf } from "../runtime/upstream-client.ts";
 
@@ -91,7 +92,9 @@ export async function startRelayService(config: Config, runtime: Runtime, option
   const watchers: CallObserver[] = [calls];
   const fallback = defaultLogOptions(process.stdout.isTTY === true);
   const log = options.log ?? { format: config.logging.format ?? fallback.format, level: config.logging.level };
-  if (log !== false) watchers.push(createLogger(log, (line) => process.stdout.write(line)));
+  // Call lines of one event-loop turn go out in one write (line-sink.ts).
+  const stdout = createLineSink((text) => process.stdout.write(text));
+  if (log !== false) watchers.push(createLogger(log, stdout.write));
   const tracing = startTracing(config.tracing, reportTracingError);
   const relay = createRelay({ snapshot, ledger, observer: observers(watchers), tracer: tracing?.tracer, clock: options.clock, random: options.random });
   // Alerts are delivered from the store's outbox, never on a call's path.
@@ -212,6 +215,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([stopped, new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - performance.now()))))]);
       clearTimeout(timer);
+      stdout.flush();
     },
   };
 }

@@ -51,7 +51,10 @@ const ignore = (): void => undefined;
  * is in flight, calls arriving meanwhile form the next batch (up to maxAdmitBatch), and each
  * call waits only for the commit holding its entry. Completions and refusals are not
  * write-ahead: they are written in batches (after finishDelayMs, or once finishBatch wait),
- * retried after a failure, and written at once by {@link Ledger.flush}.
+ * retried after a failure, and written at once by {@link Ledger.flush}. Their commits do not
+ * wait for the disk (finishBatch "soon"), so the budget rows they settle are not held locked
+ * through a WAL flush that admissions would queue behind; the next admission's commit flushes
+ * them, and closing ends with a durable commit.
  */
 export function createSqlLedger<S extends SqlLedgerStore>(store: S, options: SqlLedgerOptions = {}): SqlLedger<S> {
   const now = options.now ?? Date.now;
@@ -66,7 +69,7 @@ export function createSqlLedger<S extends SqlLedgerStore>(store: S, options: Sql
     failed: (batch) => batch.forEach((p) => p.reject(new StoreUnavailableError())),
   });
   const finishes = createLogApplier<FinishItem>({
-    apply: (batch) => store.finishBatch(batch),
+    apply: (batch) => store.finishBatch(batch, "soon"),
     delayMs: options.finishDelayMs ?? 20,
     soonAt: options.finishBatch ?? 256,
     retryMs: options.finishRetryMs ?? 1000,
@@ -98,6 +101,8 @@ export function createSqlLedger<S extends SqlLedgerStore>(store: S, options: Sql
         await admits.idle();
         try {
           await finishes.flush();
+          // A last durable commit (a ping's write) carries the completions committed without waiting for the disk.
+          await store.ping();
         } finally {
           finishes.stop();
           await store.close();

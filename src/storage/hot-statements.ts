@@ -46,8 +46,11 @@ export interface HotStatements {
   selectBudgetTerms(ids: readonly string[]): ReturnType<Precompiled<string>>;
   /** Adds `reserved` and `spent` to a row; a non-null `limit` replaces its limit. */
   readonly addToBudgetRow: Precompiled<"budgetId" | "period" | "reserved" | "spent" | "limit" | "now">;
-  /** Completes an open entry; returns its rollup columns (store-rollup.ts) when it was open. */
-  readonly completeEntry: Precompiled<CompleteParam>;
+  /**
+   * Completes the open entries among `rows` in one statement (`UPDATE … FROM (VALUES …)`,
+   * compiled once per row count); returns the id and rollup columns of each entry it completed.
+   */
+  completeEntries(rows: ReadonlyArray<Readonly<Record<CompleteParam, unknown>>>): CompiledQuery;
   /** Completes an entry interrupted by a crash and not reconciled yet (a late completion); returns its rollup columns. */
   readonly completePendingEntry: Precompiled<CompleteParam>;
   /** The hourly usage rollup's statements. */
@@ -65,6 +68,14 @@ const SERVED_COLUMNS = ["provider", "upstream_model", "region"] as const satisfi
 
 type FinishedColumn = (typeof FINISHED_COLUMNS)[number];
 type CompleteParam = "id" | FinishedColumn | (typeof SERVED_COLUMNS)[number];
+
+/** SQL types of the columns a completion sets (a VALUES list's parameters carry no type on PostgreSQL). */
+const COMPLETE_TYPES: Readonly<Record<CompleteParam, string>> = {
+  id: "text", finished_at: "bigint", outcome: "text", status: "integer", ttfb_ms: "double precision", total_ms: "double precision",
+  upstream_ms: "double precision", input_tokens: "bigint", cached_input_tokens: "bigint", output_tokens: "bigint", cost: "double precision",
+  cost_estimated: "integer", error_code: "text", response_body: "text", attempts: "text", provider: "text", upstream_model: "text", region: "text",
+};
+const COMPLETE_PARAMS = Object.keys(COMPLETE_TYPES) as CompleteParam[];
 
 /** Compiles the hot statements for `db`'s dialect; `lockRows` adds FOR UPDATE to the budget read. */
 export function createHotStatements(db: Kysely<Database>, lockRows: boolean): HotStatements {
@@ -110,7 +121,34 @@ export function createHotStatements(db: Kysely<Database>, lockRows: boolean): Ho
     (name) => name as EntryColumn,
   );
 
+  const completes = new Map<number, (valueOf: (slot: { row: number; column: CompleteParam }) => unknown) => CompiledQuery>();
+  const completeFor = (count: number) => {
+    let statement = completes.get(count);
+    if (statement === undefined) {
+      statement = precompileKeyed<string, { row: number; column: CompleteParam }>((param) => {
+        const rows = Array.from({ length: count }, (_, row) => sql`(${sql.join(COMPLETE_PARAMS.map((column) => sql`cast(${param(`${row}:${column}`)} as ${sql.raw(COMPLETE_TYPES[column])})`))})`);
+        // Named v_* so RETURNING's columns are the table's alone (SQLite lets RETURNING name only the updated table).
+        const source = (column: CompleteParam) => sql.ref(`v.v_${column}`);
+        const set = [
+          ...FINISHED_COLUMNS.map((column) => sql`${sql.ref(column)} = ${source(column)}`),
+          ...SERVED_COLUMNS.map((column) => sql`${sql.ref(column)} = coalesce(${source(column)}, ${sql.ref(`journal_entry.${column}`)})`),
+          sql`reconcile = null`,
+        ];
+        const query = sql`with v (${sql.join(COMPLETE_PARAMS.map((column) => sql.ref(`v_${column}`)))}) as (values ${sql.join(rows)})
+          update journal_entry set ${sql.join(set)} from v
+          where journal_entry.id = v.v_id and journal_entry.finished_at is null
+          returning ${sql.join(["id", ...ROLLUP_ENTRY_COLUMNS].map((column) => sql.ref(column)))}`;
+        return { compile: () => query.compile(db) };
+      }, (name) => ({ row: Number(name.slice(0, name.indexOf(":"))), column: name.slice(name.indexOf(":") + 1) as CompleteParam }));
+      completes.set(count, statement);
+    }
+    return statement;
+  };
+
   return {
+    completeEntries(rows) {
+      return completeFor(rows.length)((slot) => rows[slot.row]![slot.column] ?? null);
+    },
     insertEntries(rows, ignoreExisting) {
       return insertFor(rows.length, ignoreExisting)((slot) => (rows[slot.row] as EntryRow)[slot.column] ?? null);
     },
@@ -162,7 +200,6 @@ export function createHotStatements(db: Kysely<Database>, lockRows: boolean): Ho
         .where("budget_id", "=", param("budgetId"))
         .where("period", "=", param("period")),
     ),
-    completeEntry: completeWhere((eb) => eb("finished_at", "is", null)),
     completePendingEntry: completeWhere((eb) => eb("reconcile", "=", "pending")),
     rollup: createRollupStatements(db, lockRows),
   };

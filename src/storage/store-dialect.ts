@@ -13,6 +13,8 @@ export interface StoreDialect {
    * instance counts as gone (SQLite: one relay per file).
    */
   readonly ownerGone?: (instanceId: RawBuilder<unknown>) => RawBuilder<boolean>;
+  /** Makes the current write transaction's commit not wait for the disk, where the backend can (PostgreSQL). */
+  readonly commitWithoutFlush?: CompiledQuery;
   /** Whether to lock read rows with `FOR UPDATE` (row locking backends). */
   readonly lockRows: boolean;
   /** Statement that serializes concurrent migrations inside a transaction, if needed. */

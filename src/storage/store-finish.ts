@@ -28,17 +28,30 @@ export async function finishInTransaction(
 ): Promise<void> {
   const deltas: BudgetDeltas = new Map();
   const completes = items.filter((i) => i.kind === "complete").sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  for (const item of completes) {
-    const values = { id: item.id, ...finishedValues(item), ...servedValues(item) };
-    let updated = (await run<RollupEntry>(hot.completeEntry(values))).rows[0];
-    if (updated === undefined) {
-      // Not open: interrupted by a crash and not reconciled yet (rare), already finished, or unknown.
-      const interrupted = (await run<RollupEntry>(hot.rollup.pendingEntry({ id: item.id }))).rows[0];
-      if (interrupted === undefined) continue;
-      addToRollup(rollup, interrupted, -1);
-      updated = (await run<RollupEntry>(hot.completePendingEntry(values))).rows[0];
-      if (updated === undefined) throw new Error(`journal entry ${item.id} changed while it was completed`);
+  const values = completes.map((item) => ({ id: item.id, ...finishedValues(item), ...servedValues(item) }));
+  // The open entries in one statement per chunk, each id once (a repeated completion of an entry
+  // finds it finished below, as one arriving in a later batch would); the others (interrupted and
+  // not reconciled yet: rare) one by one.
+  const first = new Map<string, number>();
+  completes.forEach((item, i) => first.has(item.id) || first.set(item.id, i));
+  const completed = new Set<string>();
+  for (const chunk of statementSizedChunks([...first.values()].map((i) => values[i]!))) {
+    for (const entry of (await run<RollupEntry & { id: string }>(hot.completeEntries(chunk))).rows) {
+      completed.add(entry.id);
+      addToRollup(rollup, entry);
     }
+  }
+  for (const [i, item] of completes.entries()) {
+    if (first.get(item.id) === i && completed.has(item.id)) {
+      settlementDeltas(deltas, item.charges, item.actualCost);
+      continue;
+    }
+    // Not open: interrupted by a crash and not reconciled yet (rare), already finished, or unknown.
+    const interrupted = (await run<RollupEntry>(hot.rollup.pendingEntry({ id: item.id }))).rows[0];
+    if (interrupted === undefined) continue;
+    addToRollup(rollup, interrupted, -1);
+    const updated = (await run<RollupEntry>(hot.completePendingEntry(values[i]!))).rows[0];
+    if (updated === undefined) throw new Error(`journal entry ${item.id} changed while it was completed`);
     addToRollup(rollup, updated);
     settlementDeltas(deltas, item.charges, item.actualCost);
   }
@@ -52,6 +65,18 @@ export async function finishInTransaction(
     for (const row of rows) if (inserted.has(row.id)) addToRollup(rollup, row);
   }
   await applyRollup(run, hot.rollup, rollup);
+}
+
+/** Row counts the batched completion is compiled for: a few statements serve every batch size. */
+const CHUNK_SIZES = [64, 16, 4, 1] as const;
+
+function statementSizedChunks<T>(rows: readonly T[]): T[][] {
+  const chunks: T[][] = [];
+  let at = 0;
+  for (const size of CHUNK_SIZES) {
+    for (; rows.length - at >= size; at += size) chunks.push(rows.slice(at, at + size));
+  }
+  return chunks;
 }
 
 /**

@@ -48,9 +48,13 @@ export function createKyselyStore(
       for (const key of touchedRows(items)) knownRows.add(key);
       return admissions;
     },
-    finishBatch: async (items: readonly FinishItem[]) => {
+    finishBatch: async (items: readonly FinishItem[], settle = "now") => {
       if (items.length === 0) return;
-      await write((trx, run) => finishInTransaction(trx, run, items, hot, instanceId, rules));
+      const noFlush = settle === "soon" ? dialect.commitWithoutFlush : undefined;
+      await write(async (trx, run) => {
+        if (noFlush) await run(noFlush);
+        await finishInTransaction(trx, run, items, hot, instanceId, rules);
+      });
       stats.finishCommits++;
     },
     applyLog: async (lines: string) => {

@@ -50,6 +50,7 @@ export function createPostgresDialect(options: PostgresStoreOptions): StoreDiale
       },
     }),
     beginWrite: CompiledQuery.raw("begin"),
+    commitWithoutFlush: CompiledQuery.raw("set local synchronous_commit = off"),
     lockRows: true,
     migrationLock: `select pg_advisory_xact_lock(${migrationLockKey})`,
     keyOrderedTable: null,

@@ -150,8 +150,8 @@ export async function createThreadStore(worker: Worker, storage: StorageConfig, 
       if (items.length > 0) stats.admitCommits++;
       return admissions;
     },
-    finishBatch: async (items) => {
-      await forward.finishBatch(items);
+    finishBatch: async (items, settle) => {
+      await forward.finishBatch(items, settle);
       if (items.length > 0) stats.finishCommits++;
     },
     close: () => {

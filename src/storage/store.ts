@@ -77,8 +77,15 @@ export interface BatchAdmissionStore {
    * A refused item is recorded with outcome "refused" and reserves nothing.
    */
   admitBatch(items: readonly AdmitItem[]): Promise<Admission[]>;
-  /** Completes entries (settling their charges) and records refusals, in one transaction. */
-  finishBatch(items: readonly FinishItem[]): Promise<void>;
+  /**
+   * Completes entries (settling their charges) and records refusals, in one transaction. With
+   * `settle: "soon"`, the commit need not wait for the disk where the backend can tell it so
+   * (PostgreSQL: `synchronous_commit = off` for this transaction): its budget rows are unlocked
+   * at once instead of after the WAL flush, and the next durable commit (any admission's) makes
+   * it durable too. A crash before that loses it like a batch not yet written: its entries stay
+   * unfinished, and recovery marks them interrupted for reconciliation. Default "now".
+   */
+  finishBatch(items: readonly FinishItem[], settle?: "now" | "soon"): Promise<void>;
 }
 
 /** The log ledger's writes (SQLite owned by one relay): admissions decided in memory, applied afterwards. */

@@ -4,7 +4,7 @@ import type { Database, JournalEntryTable } from "./store-schema.ts";
 import { createRollupStatements, ROLLUP_ENTRY_COLUMNS, type RollupStatements } from "./store-rollup.ts";
 
 /** Every column an entry row is inserted with (absent values are bound as null). */
-const ENTRY_COLUMNS = [
+export const ENTRY_COLUMNS = [
   "id", "received_at", "request_id", "instance_id", "key_id", "project", "route", "model", "provider", "upstream_model", "region", "stream",
   "request_bytes", "client_address", "request_body", "outcome", "status", "error_code", "finished_at",
   "reserved_cost", "reserved_charges", "ttfb_ms", "total_ms", "upstream_ms", "input_tokens", "cached_input_tokens",
@@ -12,7 +12,8 @@ const ENTRY_COLUMNS = [
 ] as const satisfies ReadonlyArray<keyof JournalEntryTable>;
 
 type EntryColumn = (typeof ENTRY_COLUMNS)[number];
-type EntryRow = Insertable<JournalEntryTable>;
+/** An entry row as inserted. */
+export type EntryRow = Insertable<JournalEntryTable>;
 
 /** Where a multi-row insert's placeholder takes its value from. */
 interface RowColumn {

@@ -17,7 +17,7 @@ import type { RunQuery } from "./store-transaction.ts";
 import { addToRollup, applyRollup, newRollupDeltas } from "./store-rollup.ts";
 
 /** A budget row as read at the start of an admission transaction, in billionths. */
-interface StoredRow extends BudgetTotals {
+export interface StoredRow extends BudgetTotals {
   limit: number;
 }
 
@@ -126,7 +126,7 @@ export function budgetUsageOf(row: BudgetRow): BudgetUsage {
  * (reservationDeltas). A refused call reserves nothing but still moves a row to the limit in
  * force when config or the store changed it.
  */
-function decide(
+export function decide(
   quoted: readonly BudgetCharge[],
   termsOf: (budgetId: string) => BudgetTerms | undefined,
   rows: ReadonlyMap<string, StoredRow>,

@@ -15,6 +15,12 @@ export interface StoreDialect {
   readonly ownerGone?: (instanceId: RawBuilder<unknown>) => RawBuilder<boolean>;
   /** Makes the current write transaction's commit not wait for the disk, where the backend can (PostgreSQL). */
   readonly commitWithoutFlush?: CompiledQuery;
+  /**
+   * Runs a statement whose text never changes as a named prepared statement (parsed and planned
+   * once per connection), in autocommit; present where a batch of admissions that all fit is
+   * admitted in one statement (admit-statement.ts: PostgreSQL).
+   */
+  readonly runPrepared?: <R>(name: string, query: CompiledQuery<R>) => Promise<{ rows: R[] }>;
   /** Whether to lock read rows with `FOR UPDATE` (row locking backends). */
   readonly lockRows: boolean;
   /** Statement that serializes concurrent migrations inside a transaction, if needed. */

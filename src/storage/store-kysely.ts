@@ -3,6 +3,7 @@ import type { AdmitItem, Durability, FinishItem, Store, StoreStats } from "./sto
 import type { Database } from "./store-schema.ts";
 import type { StoreDialect } from "./store-dialect.ts";
 import { admitInTransaction, budgetUsageOf, touchedRows, type BudgetRow } from "./store-admit.ts";
+import { admitInOneStatement, compileAdmitStatement, oneStatementRows } from "./admit-statement.ts";
 import { applyLogInTransaction } from "./store-apply.ts";
 import { createHotStatements } from "./hot-statements.ts";
 import { finishInTransaction, reconcileInTransaction, recoverInTransaction } from "./store-finish.ts";
@@ -30,11 +31,12 @@ export function createKyselyStore(
   alerts: AlertRules = NO_ALERTS,
 ): Store {
   let rules = alerts;
-  const stats: StoreStats = { admitCommits: 0, finishCommits: 0 };
+  const stats: StoreStats = { admitCommits: 0, statementAdmissions: 0, finishCommits: 0 };
   let closed: Promise<void> | undefined;
   let pings = 0;
   const write = <T>(work: (trx: Kysely<Database>, run: RunQuery) => Promise<T>): Promise<T> => inWriteTransaction(db, dialect, work);
   const hot = createHotStatements(db, dialect.lockRows);
+  const admitStatement = dialect.runPrepared && compileAdmitStatement(db);
   /** Budget rows known to exist (rows are never deleted), so admissions skip creating them. */
   const knownRows = new Set<string>();
   return {
@@ -43,7 +45,12 @@ export function createKyselyStore(
     stats,
     admitBatch: async (items: readonly AdmitItem[]) => {
       if (items.length === 0) return [];
-      const admissions = await write((trx, run) => admitInTransaction(trx, run, items, hot, knownRows, Date.now(), instanceId));
+      // A batch that fits as a whole in one statement where the backend can; else decided call by call.
+      const prepared = dialect.runPrepared;
+      const rows = prepared && oneStatementRows(items, knownRows);
+      const fitting = rows && admitStatement && (await admitInOneStatement(admitStatement, prepared, items, rows, Date.now(), instanceId));
+      if (fitting) stats.statementAdmissions++;
+      const admissions = fitting ?? (await write((trx, run) => admitInTransaction(trx, run, items, hot, knownRows, Date.now(), instanceId)));
       stats.admitCommits++;
       for (const key of touchedRows(items)) knownRows.add(key);
       return admissions;

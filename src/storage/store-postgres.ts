@@ -51,6 +51,10 @@ export function createPostgresDialect(options: PostgresStoreOptions): StoreDiale
     }),
     beginWrite: CompiledQuery.raw("begin"),
     commitWithoutFlush: CompiledQuery.raw("set local synchronous_commit = off"),
+    runPrepared: async <R>(name: string, query: CompiledQuery<R>) => {
+      const result = await pool.query({ name, text: query.sql, values: query.parameters as unknown[] });
+      return { rows: result.rows as R[] };
+    },
     lockRows: true,
     migrationLock: `select pg_advisory_xact_lock(${migrationLockKey})`,
     keyOrderedTable: null,

@@ -132,7 +132,7 @@ export async function createThreadStore(worker: Worker, storage: StorageConfig, 
     throw error;
   }
   const forward = forwardingMethods(call);
-  const stats: StoreStats = { admitCommits: 0, finishCommits: 0 };
+  const stats: StoreStats = { admitCommits: 0, statementAdmissions: 0, finishCommits: 0 };
   let closed: Promise<void> | undefined;
   return {
     ...forward,

@@ -65,6 +65,8 @@ export interface ReconcileResult {
 export interface StoreStats {
   /** Admission transactions committed. */
   admitCommits: number;
+  /** Admission batches committed in one statement (admit-statement.ts), every call of them admitted. */
+  statementAdmissions: number;
   /** Finish (completion/refusal) transactions committed. */
   finishCommits: number;
 }

@@ -4,14 +4,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Runtime } from "../runtime/runtime.ts";
 import { usageLine, UsageError } from "../cli/cli-args.ts";
-import { BENCH_HELP, parseBenchArgs, type BenchOptions } from "./bench-args.ts";
+import { BENCH_HELP, parseBenchArgs, type BenchMode, type BenchOptions } from "./bench-args.ts";
 import { startChildServer, type ChildServer } from "./bench-child.ts";
 import { machineInfo } from "./bench-machine.ts";
 import { createProgress } from "./bench-progress.ts";
 import { benchRelayConfig, benchSecret, relaySettings, relayVariants, SQLITE_STORAGE } from "./bench-relay-config.ts";
 import { givenPostgres, startThrowawayPostgres, type BenchPostgres } from "./bench-postgres.ts";
 import { renderReport, type BenchReport } from "./bench-report.ts";
-import { measureDiskFloors } from "./disk-floor.ts";
+import { DISK_FLOOR_PLAN, measureDiskFloors } from "./disk-floor.ts";
 import { durableWriteCosts } from "./durable-write.ts";
 import { runSoak } from "./soak.ts";
 import { runMeasurements, type MeasuredRelay } from "./bench-run.ts";
@@ -19,6 +19,14 @@ import { clockTicksPerSecond, createProcessProbe } from "./process-usage.ts";
 
 /** The mock's timing, per the published methodology. */
 export const BENCH_MOCK = { latencyMs: 2, chunkIntervalMs: 1, chunks: 8 } as const;
+
+/**
+ * About the idle a lone caller's admissions leave the disk between two calls against the
+ * bench's mock: its whole answer (2 ms; a stream's 8 chunks 1 ms apart after it), plus ~1 ms of
+ * the call itself. The paced disk floor is measured after each.
+ */
+export const pauseOfMode = (mode: BenchMode): number =>
+  BENCH_MOCK.latencyMs + (mode === "stream" ? BENCH_MOCK.chunks * BENCH_MOCK.chunkIntervalMs : 0) + 1;
 
 const CHAT_PATH = "/v1/chat/completions";
 
@@ -59,7 +67,7 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
     const ticks = clockTicksPerSecond();
     let directHeaders: ReadonlyArray<readonly [string, string]> = options.headers;
     progress.update("measuring the disk's O_DSYNC write floor");
-    const diskFloor = await measureDiskFloors(dir);
+    const diskFloor = await measureDiskFloors(dir, DISK_FLOOR_PLAN, options.modes.map(pauseOfMode));
     if (options.target === undefined) {
       const secret = benchSecret();
       directHeaders = [["authorization", `Bearer ${secret}`]];
@@ -123,7 +131,7 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
       ...(options.baseline ? { baseline: options.baseline } : {}),
       ...(mockCalls !== undefined ? { mockCalls } : {}),
       diskFloor,
-      durableWrite: durableWriteCosts(modes, diskFloor, options.storages.length > 1 ? options.storages : undefined),
+      durableWrite: durableWriteCosts(modes, diskFloor, options.storages.length > 1 ? options.storages : undefined, pauseOfMode),
       ...(soak !== undefined ? { soak } : {}),
       modes,
     };

@@ -57,8 +57,8 @@ export interface DurableWriteCost {
   readonly floorMedianMs: number;
   /** fsyncMinusProcessMs / floorMedianMs (target ≤ 1.1). */
   readonly ratio: number;
-  /** Median O_DSYNC write after an idle pause (DiskFloor.paced), and fsyncMinusProcessMs over it, when measured. */
-  readonly paced?: { readonly floorMedianMs: number; readonly ratio: number };
+  /** Median O_DSYNC write after the idle pause of a lone call of this mode (DiskFloor.paced), and fsyncMinusProcessMs over it, when measured. */
+  readonly paced?: { readonly pauseMs: number; readonly floorMedianMs: number; readonly ratio: number };
 }
 
 /** What was measured instead of Renio, when `--target` was given. */
@@ -219,14 +219,13 @@ function diskLines(report: BenchReport): string[] {
   const floor = report.diskFloor;
   if (floor === undefined) return [];
   const lines = [`Disk floor: one O_DSYNC write of ${floor.recordBytes} B, ${floor.latency.samples} back to back: median ${formatMs(floor.latency.median)}, P95 ${formatMs(floor.latency.p95)}`];
-  const paced = floor.paced;
-  if (paced !== undefined) {
+  for (const paced of floor.paced ?? []) {
     lines.push(`Paced floor: the same write after ${paced.pauseMs} ms idle, ${paced.latency.samples} times: median ${formatMs(paced.latency.median)}, P95 ${formatMs(paced.latency.p95)}`);
   }
   for (const cost of report.durableWrite ?? []) {
     const mode = cost.mode === "json" ? "non-streaming" : "streaming";
     const renio = cost.storage === undefined ? "Renio" : `Renio ${cost.storage}`;
-    const againstPaced = cost.paced === undefined ? "" : `, ${cost.paced.ratio.toFixed(2)}× the paced floor`;
+    const againstPaced = cost.paced === undefined ? "" : `, ${cost.paced.ratio.toFixed(2)}× the paced floor (${cost.paced.pauseMs} ms idle)`;
     lines.push(`${renio} fsync − ${renio} process at ${cost.concurrency}, ${mode}: ${formatMs(cost.fsyncMinusProcessMs)} = ${cost.ratio.toFixed(2)}× the floor${againstPaced} (target ≤ 1.1×)`);
   }
   return lines;

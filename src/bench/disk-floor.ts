@@ -9,11 +9,18 @@ export interface DiskFloor {
   /** Latency of one O_DSYNC write, back to back (ms). */
   readonly latency: LatencySummary;
   /**
-   * Latency of one O_DSYNC write made after the event loop idled `pauseMs` (ms): the pace of a
-   * lone caller, whose admission finds the disk (and the thread waiting on it) idle. On many
-   * virtual disks this is several times the back-to-back figure.
+   * Latency of one O_DSYNC write made after the event loop idled `pauseMs` (ms), for each pause
+   * measured: the pace of a lone caller, whose admission finds the disk (and the thread waiting
+   * on it) idle since its previous call. On many virtual disks this is several times the
+   * back-to-back figure, and longer pauses cost more.
    */
-  readonly paced?: { readonly pauseMs: number; readonly latency: LatencySummary };
+  readonly paced?: readonly PacedFloor[];
+}
+
+/** The disk floor after an idle pause. */
+export interface PacedFloor {
+  readonly pauseMs: number;
+  readonly latency: LatencySummary;
 }
 
 /** What {@link measureDiskFloor} writes. */
@@ -25,8 +32,6 @@ export interface DiskFloorPlan {
 /** About one admission record of the journal. */
 export const DISK_FLOOR_PLAN: DiskFloorPlan = { writes: 300, recordBytes: 256 };
 
-/** About the time between two admissions of a lone caller against the bench's mock (its 2 ms answer, plus the call). */
-export const DISK_FLOOR_PAUSE_MS = 3;
 
 /**
  * Writes `writes` records of `recordBytes` back to back, each one O_DSYNC write at the
@@ -44,20 +49,24 @@ export function measureDiskFloor(dir: string, plan: DiskFloorPlan = DISK_FLOOR_P
   }
 }
 
-/** {@link measureDiskFloor}, then as many writes again, each after the event loop idled `pauseMs` (a timer). */
-export async function measureDiskFloors(dir: string, plan: DiskFloorPlan = DISK_FLOOR_PLAN, pauseMs = DISK_FLOOR_PAUSE_MS): Promise<DiskFloor> {
+/** {@link measureDiskFloor}, then for each of `pauses` as many writes again, each after the event loop idled that long (a timer). */
+export async function measureDiskFloors(dir: string, plan: DiskFloorPlan, pauses: readonly number[]): Promise<DiskFloor> {
   const backToBack = measureDiskFloor(dir, plan);
-  const file = openFloorFile(dir, plan);
-  try {
-    const samples = new Float64Array(plan.writes);
-    for (let i = 0; i < plan.writes; i++) {
-      await new Promise((resolve) => setTimeout(resolve, pauseMs));
-      samples[i] = file.timeWrite(i);
+  const paced: PacedFloor[] = [];
+  for (const pauseMs of pauses) {
+    const file = openFloorFile(dir, plan);
+    try {
+      const samples = new Float64Array(plan.writes);
+      for (let i = 0; i < plan.writes; i++) {
+        await new Promise((resolve) => setTimeout(resolve, pauseMs));
+        samples[i] = file.timeWrite(i);
+      }
+      paced.push({ pauseMs, latency: summarize(samples) });
+    } finally {
+      file.remove();
     }
-    return { ...backToBack, paced: { pauseMs, latency: summarize(samples) } };
-  } finally {
-    file.remove();
   }
+  return { ...backToBack, paced };
 }
 
 /** A zero-filled, synced file open with O_DSYNC: `timeWrite(i)` writes record i and returns how long it took (ms). */

@@ -55,10 +55,11 @@ describe("durableWriteCosts", () => {
     assert.match(text, /one Renio per journal setting \(fsync, process\), measured in the same rounds/);
   });
 
-  it("is also taken against the paced floor, when measured, and printed beside it", () => {
-    const paced: DiskFloor = { ...floor, paced: { pauseMs: 3, latency: summarize([1, 1.1, 1.2]) } };
-    const [cost] = durableWriteCosts(modes, paced);
+  it("is also taken against the paced floor of its mode's idle, when measured, and printed beside it", () => {
+    const paced: DiskFloor = { ...floor, paced: [{ pauseMs: 3, latency: summarize([1, 1.1, 1.2]) }, { pauseMs: 11, latency: summarize([2, 2.2, 2.4]) }] };
+    const [cost] = durableWriteCosts(modes, paced, undefined, (mode) => (mode === "json" ? 3 : 11));
     assert.equal(cost!.ratio, cost!.fsyncMinusProcessMs / 0.5);
+    assert.equal(cost!.paced?.pauseMs, 3, "the non-streaming floor");
     assert.equal(cost!.paced?.floorMedianMs, 1.1);
     assert.ok(Math.abs(cost!.paced.ratio - 0.5) < 1e-9);
     const report: BenchReport = {
@@ -74,7 +75,7 @@ describe("durableWriteCosts", () => {
       modes,
     };
     const text = renderReport(report, "text");
-    assert.match(text, /\nPaced floor: the same write after 3 ms idle, 3 times: median 1\.10 ms, P95 1\.19 ms\n/);
-    assert.match(text, /: 0\.55 ms = 1\.10× the floor, 0\.50× the paced floor \(target ≤ 1\.1×\)\n/);
+    assert.match(text, /\nPaced floor: the same write after 3 ms idle, 3 times: median 1\.10 ms, P95 1\.19 ms\nPaced floor: the same write after 11 ms idle, 3 times: median 2\.20 ms, P95 2\.38 ms\n/);
+    assert.match(text, /: 0\.55 ms = 1\.10× the floor, 0\.50× the paced floor \(3 ms idle\) \(target ≤ 1\.1×\)\n/);
   });
 });

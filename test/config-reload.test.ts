@@ -9,6 +9,7 @@ import { loadConfigFile } from "../src/config/config-load.ts";
 import { currentRuntime } from "../src/runtime/current-runtime.ts";
 import { startMockServer, TEST_KEY, type MockServer } from "./support/relay-harness.ts";
 import { allEntries, finishedEntries, openStore } from "./support/relay-calls.ts";
+import { eventually } from "./support/sse-bytes.ts";
 
 const ADMIN = "reload-admin-token-0123456789";
 const NEW_KEY = "sk-renio-added-by-reload-0002";
@@ -100,8 +101,10 @@ describe("POST /admin/reload", () => {
 
     const store = await openStore({ type: "sqlite", path: join(dir, "renio.db") });
     try {
-      const streamed = (await allEntries(store)).find((entry) => entry.keyId === "added" && entry.stream);
-      assert.ok(streamed, "the streamed call is journaled");
+      // The database sees a call once the admission log is applied (within two apply delays).
+      const streamedEntry = async () => (await allEntries(store)).find((entry) => entry.keyId === "added" && entry.stream);
+      assert.ok(await eventually(async () => (await streamedEntry()) !== undefined), "the streamed call is journaled");
+      const streamed = (await streamedEntry())!;
       const entry = (await finishedEntries(store, [streamed.id])).get(streamed.id);
       assert.equal(entry?.outcome, "ok", JSON.stringify(entry));
     } finally {

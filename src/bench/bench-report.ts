@@ -188,7 +188,10 @@ function threadLines(mode: ModeResult): string[] {
     for (const relay of point.relays) {
       const threads = relay.cpuPerRequestByThread;
       if (threads === undefined) continue;
-      const parts = Object.entries(threads).map(([name, seconds]) => `${name} ${formatMicros(seconds)}`);
+      // Threads that spent less than half a microsecond per request (idle pools) are left out.
+      const parts = Object.entries(threads)
+        .filter(([, seconds]) => seconds >= 0.5e-6)
+        .map(([name, seconds]) => `${name} ${formatMicros(seconds)}`);
       lines.push(`${capitalize(relay.label)} CPU per request by thread at ${point.concurrency}: ${parts.join(", ")}`);
     }
   }

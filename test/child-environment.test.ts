@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { after, before, describe, test } from "node:test";
@@ -8,6 +7,7 @@ import { startChildServer } from "../src/bench/bench-child.ts";
 import { isRuntimeVariable } from "../src/config/child-environment.ts";
 import { sourceCommand } from "./support/cli-process.ts";
 import { startMockServer, TEST_KEY, type MockServer } from "./support/relay-harness.ts";
+import { environOf } from "./support/proc-environ.ts";
 import { relayConfig, scratchDir, startRelayProcess, writeConfig } from "./support/relay-process.ts";
 
 /** Child relays get only what they need from their parent's environment: never an unrelated secret. */
@@ -15,12 +15,6 @@ import { relayConfig, scratchDir, startRelayProcess, writeConfig } from "./suppo
 const UNRELATED_SECRET = "REVIEW_UNRELATED_OPENAI_API_KEY";
 const REFERENCED = "REVIEW_MOCK_UPSTREAM_KEY";
 const LINUX_ONLY = process.platform === "linux" ? false : "reads the child's environment from /proc/PID/environ";
-
-/** The environment a process started with (Linux). */
-function environOf(pid: number): Map<string, string> {
-  const entries = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean);
-  return new Map(entries.map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]));
-}
 
 let mock: MockServer;
 before(async () => {

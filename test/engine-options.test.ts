@@ -1,22 +1,16 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { after, before, describe, test } from "node:test";
 import { currentRuntime } from "../src/runtime/current-runtime.ts";
 import { startMockServer, type MockServer } from "./support/relay-harness.ts";
+import { environOf } from "./support/proc-environ.ts";
 import { relayConfig, scratchDir, startRelayProcess, writeConfig } from "./support/relay-process.ts";
 
 /** `renio serve` on Bun runs JavaScriptCore without its FTL tier (src/runtime/engine-options-bun.ts). */
 
 const skip = process.platform !== "linux" ? "reads the child's environment from /proc/PID/environ" : (await currentRuntime()).name !== "bun" ? "the engine options are Bun's" : false;
 const OPTION = "BUN_JSC_useFTLJIT";
-
-/** The environment a process runs with now (Linux: after an execve, the new one). */
-function environOf(pid: number): Map<string, string> {
-  const entries = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean);
-  return new Map(entries.map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]));
-}
 
 let mock: MockServer;
 before(async () => {

@@ -2,6 +2,6 @@ import { runCli } from "./cli/cli-main.ts";
 import { restartWithEngineOptions } from "./runtime/engine-options-bun.ts";
 import { bunRuntime } from "./runtime/runtime-bun.ts";
 
-restartWithEngineOptions(bunRuntime.selfCommand(), process.argv.slice(2));
+restartWithEngineOptions(process.argv.slice(2));
 process.exitCode = await runCli(process.argv.slice(2), bunRuntime);
 process.exit();

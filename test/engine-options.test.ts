@@ -1,10 +1,13 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { after, before, describe, test } from "node:test";
 import { currentRuntime } from "../src/runtime/current-runtime.ts";
 import { startMockServer, type MockServer } from "./support/relay-harness.ts";
 import { environOf } from "./support/proc-environ.ts";
+import { startChildServer } from "../src/bench/bench-child.ts";
+import { sourceCommand } from "./support/cli-process.ts";
 import { relayConfig, scratchDir, startRelayProcess, writeConfig } from "./support/relay-process.ts";
 
 /** `renio serve` on Bun runs JavaScriptCore without its FTL tier (src/runtime/engine-options-bun.ts). */
@@ -45,6 +48,20 @@ describe("engine options of renio serve", { skip }, () => {
       }
     } finally {
       delete process.env[OPTION];
+    }
+  });
+
+  test("run from source, Bun's own flags are kept across the restart", async () => {
+    const dir = scratchDir();
+    const config = writeConfig(dir, relayConfig(mock.url, { type: "sqlite", path: join(dir, "renio.db") }));
+    const [bun, main] = sourceCommand() as [string, string];
+    const relay = await startChildServer("relay", [bun, "--smol", main, "serve", "--config", config]);
+    try {
+      const argv = readFileSync(`/proc/${relay.pid}/cmdline`, "utf8").split("\0");
+      assert.deepEqual(argv.slice(1, 3), ["--smol", main], argv.join(" "));
+      assert.equal(environOf(relay.pid).get(OPTION), "0", "the restart happened");
+    } finally {
+      await relay.stop();
     }
   });
 });

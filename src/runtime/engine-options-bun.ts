@@ -1,4 +1,5 @@
 import process from "node:process";
+import { isCompiled } from "./runtime-bun.ts";
 
 /**
  * JavaScriptCore options the long-running commands run with, as Bun reads them from the
@@ -18,15 +19,17 @@ const LONG_RUNNING = new Set(["serve", "mock", "passthrough"]);
 /**
  * For a long-running command, replaces this process (same pid, same open files) with itself
  * started with the engine options, unless they are all set already: a variable the operator
- * set keeps the operator's value. Returns when nothing is to be done, or when the platform
- * cannot replace a process (then the command runs with the engine's defaults).
+ * set keeps the operator's value. Run from source, Bun's own flags (`bun --smol …`) are kept;
+ * an executable re-applies the ones built into it. Returns when nothing is to be done, or when
+ * the platform cannot replace a process (then the command runs with the engine's defaults).
  */
-export function restartWithEngineOptions(self: readonly string[], args: readonly string[]): void {
+export function restartWithEngineOptions(args: readonly string[]): void {
   if (!LONG_RUNNING.has(args[0] ?? "")) return;
   const missing = Object.entries(ENGINE_OPTIONS).filter(([name]) => process.env[name] === undefined);
   if (missing.length === 0) return;
   const execve = (process as { execve?: (file: string, args: string[], env: Record<string, string | undefined>) => never }).execve;
   if (execve === undefined) return;
+  const self = isCompiled() ? [process.execPath] : [process.execPath, ...process.execArgv, Bun.main];
   try {
     execve(self[0]!, [...self, ...args], { ...process.env, ...Object.fromEntries(missing) });
   } catch {

@@ -32,6 +32,6 @@ export const bunRuntime: Runtime = {
 };
 
 /** True inside a `bun build --compile` executable. */
-function isCompiled(): boolean {
+export function isCompiled(): boolean {
   return Bun.main.startsWith("/$bunfs/") || Bun.main.includes("~BUN");
 }

@@ -89,7 +89,7 @@ describe("budgets created and changed at run time, on one relay (SQLite)", () =>
 
   test("a limit lowered below what is spent refuses new calls; a call admitted before settles normally", async () => {
     const received = (await mockStats(mock.url)).received;
-    const inFlight = call({ "x-mock-fault": "delay=300" });
+    const inFlight = call({ "x-mock-fault": "delay=2000" }); // in flight for as long as the checks below take, on a loaded machine too
     // The slow call is admitted (it reached the provider) before the limit is lowered.
     assert.ok(await eventually(async () => (await mockStats(mock.url)).received > received), "the slow call reached the provider");
     const spentBefore = (await listedBudgets(relay.url)).get("team-day")!;

@@ -13,8 +13,11 @@ export interface StoreDialect {
    * instance counts as gone (SQLite: one relay per file).
    */
   readonly ownerGone?: (instanceId: RawBuilder<unknown>) => RawBuilder<boolean>;
-  /** Makes the current write transaction's commit not wait for the disk, where the backend can (PostgreSQL). */
-  readonly commitWithoutFlush?: CompiledQuery;
+  /**
+   * Starts a write transaction whose commit does not wait for the disk, where the backend can
+   * (PostgreSQL: `begin` and `set local synchronous_commit = off` in one round trip).
+   */
+  readonly beginWithoutFlush?: CompiledQuery;
   /**
    * Runs a statement whose text never changes as a named prepared statement (parsed and planned
    * once per connection), in autocommit; present where a batch of admissions that all fit is

@@ -34,7 +34,7 @@ export function createKyselyStore(
   const stats: StoreStats = { admitCommits: 0, statementAdmissions: 0, finishCommits: 0 };
   let closed: Promise<void> | undefined;
   let pings = 0;
-  const write = <T>(work: (trx: Kysely<Database>, run: RunQuery) => Promise<T>): Promise<T> => inWriteTransaction(db, dialect, work);
+  const write = <T>(work: (trx: Kysely<Database>, run: RunQuery) => Promise<T>, begin = dialect.beginWrite): Promise<T> => inWriteTransaction(db, dialect, work, begin);
   const hot = createHotStatements(db, dialect.lockRows);
   const admitStatement = dialect.runPrepared && compileAdmitStatement(db);
   /** Budget rows known to exist (rows are never deleted), so admissions skip creating them. */
@@ -57,11 +57,8 @@ export function createKyselyStore(
     },
     finishBatch: async (items: readonly FinishItem[], settle = "now") => {
       if (items.length === 0) return;
-      const noFlush = settle === "soon" ? dialect.commitWithoutFlush : undefined;
-      await write(async (trx, run) => {
-        if (noFlush) await run(noFlush);
-        await finishInTransaction(trx, run, items, hot, instanceId, rules);
-      });
+      const begin = (settle === "soon" ? dialect.beginWithoutFlush : undefined) ?? dialect.beginWrite;
+      await write((trx, run) => finishInTransaction(trx, run, items, hot, instanceId, rules), begin);
       stats.finishCommits++;
     },
     applyLog: async (lines: string) => {

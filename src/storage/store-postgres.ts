@@ -50,7 +50,8 @@ export function createPostgresDialect(options: PostgresStoreOptions): StoreDiale
       },
     }),
     beginWrite: CompiledQuery.raw("begin"),
-    commitWithoutFlush: CompiledQuery.raw("set local synchronous_commit = off"),
+    // Two statements in one simple-protocol query (no parameters): one round trip.
+    beginWithoutFlush: CompiledQuery.raw("begin; set local synchronous_commit = off"),
     runPrepared: async <R>(name: string, query: CompiledQuery<R>) => {
       const result = await pool.query({ name, text: query.sql, values: query.parameters as unknown[] });
       return { rows: result.rows as R[] };

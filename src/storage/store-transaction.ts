@@ -9,8 +9,9 @@ const ROLLBACK = CompiledQuery.raw("rollback");
 export type RunQuery = <R>(query: CompiledQuery<R>) => Promise<QueryResult<R>>;
 
 /**
- * Runs `work` in one write transaction on one connection (SQLite: BEGIN IMMEDIATE, so the
- * write lock is taken up front; PostgreSQL: BEGIN, rows locked by the work itself).
+ * Runs `work` in one write transaction on one connection, started by `begin` (default the
+ * dialect's: SQLite BEGIN IMMEDIATE, so the write lock is taken up front; PostgreSQL BEGIN, rows
+ * locked by the work itself).
  * `work` gets the transaction's Kysely handle and `run`, which executes compiled statements
  * directly on synchronous drivers (SQLite), skipping Kysely's async executor per statement.
  */
@@ -18,11 +19,12 @@ export async function inWriteTransaction<T>(
   db: Kysely<Database>,
   dialect: StoreDialect,
   work: (trx: Kysely<Database>, run: RunQuery) => Promise<T>,
+  begin: CompiledQuery = dialect.beginWrite,
 ): Promise<T> {
   return await db.connection().execute(async (conn) => {
     const direct = dialect.runDirect;
     const run: RunQuery = direct ? (query) => Promise.resolve(direct(query)) : (query) => conn.executeQuery(query);
-    await run(dialect.beginWrite);
+    await run(begin);
     let result: T;
     try {
       result = await work(conn, run);

@@ -45,6 +45,7 @@ function slowDisk(slowMs: number) {
     },
     release: (segment) => log.release(segment),
     close: (applied) => log.close(applied),
+    writeMethod: log.writeMethod,
   });
   return { counts, wrap };
 }

@@ -221,7 +221,8 @@ function soakGrowthLine(soak: SoakResult): string {
 function diskLines(report: BenchReport): string[] {
   const floor = report.diskFloor;
   if (floor === undefined) return [];
-  const lines = [`Disk floor: one O_DSYNC write of ${floor.recordBytes} B, ${floor.latency.samples} back to back: median ${formatMs(floor.latency.median)}, P95 ${formatMs(floor.latency.p95)}`];
+  const how = floor.writeMethod === "direct" ? "one O_DIRECT | O_DSYNC write (as the admission log writes here)" : "one O_DSYNC write";
+  const lines = [`Disk floor: ${how} of ${floor.recordBytes} B, ${floor.latency.samples} back to back: median ${formatMs(floor.latency.median)}, P95 ${formatMs(floor.latency.p95)}`];
   for (const paced of floor.paced ?? []) {
     lines.push(`Paced floor: the same write after ${paced.pauseMs} ms idle, ${paced.latency.samples} times: median ${formatMs(paced.latency.median)}, P95 ${formatMs(paced.latency.p95)}`);
   }

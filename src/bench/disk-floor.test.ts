@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { closeSync, constants, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -12,6 +12,7 @@ describe("measureDiskFloor", () => {
       const floor = measureDiskFloor(dir, { writes: 20, recordBytes: 128 });
       assert.equal(floor.recordBytes, 128);
       assert.equal(floor.latency.samples, 20);
+      assert.equal(floor.writeMethod, directIoIn(dir) ? "direct" : "dsync", "written as the admission log writes on this file system");
       assert.ok(floor.latency.min >= 0 && floor.latency.median <= floor.latency.p95 && floor.latency.p95 <= floor.latency.max);
       assert.deepEqual(readdirSync(dir), []);
     } finally {
@@ -32,3 +33,17 @@ describe("measureDiskFloor", () => {
     }
   });
 });
+
+/** Whether a file in `dir` can be opened for direct I/O (tmpfs, for one, refuses it). */
+function directIoIn(dir: string): boolean {
+  const probe = join(dir, "probe");
+  writeFileSync(probe, new Uint8Array(4096));
+  try {
+    closeSync(openSync(probe, constants.O_RDONLY | (constants.O_DIRECT ?? 0)));
+    return constants.O_DIRECT !== undefined;
+  } catch {
+    return false;
+  } finally {
+    rmSync(probe);
+  }
+}

@@ -1,11 +1,18 @@
 import { closeSync, constants, fsyncSync, openSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { DirectStager } from "../journal/direct-append.ts";
 import { summarize, type LatencySummary } from "./bench-stats.ts";
 
 /** The disk's own durable-write latency, measured the way the journal writes. */
 export interface DiskFloor {
   /** Bytes per write. */
   readonly recordBytes: number;
+  /**
+   * How the writes were made, as the admission log makes them on this file system: `direct`
+   * (O_DIRECT | O_DSYNC, the blocks a record touches) or `dsync` (O_DSYNC through the page
+   * cache). Absent in reports of builds that only wrote `dsync`.
+   */
+  readonly writeMethod?: "direct" | "dsync";
   /** Latency of one O_DSYNC write, back to back (ms). */
   readonly latency: LatencySummary;
   /**
@@ -34,16 +41,17 @@ export const DISK_FLOOR_PLAN: DiskFloorPlan = { writes: 300, recordBytes: 256 };
 
 
 /**
- * Writes `writes` records of `recordBytes` back to back, each one O_DSYNC write at the
- * next offset of a zero-filled, synced file in `dir` (as the admission log does: the file
- * never grows, so each write flushes data only), times each, and deletes the file.
+ * Writes `writes` records of `recordBytes` back to back, each one durable write at the next
+ * offset of a zero-filled, synced file in `dir` (as the admission log does: the file never
+ * grows, so each write flushes data only; direct where the log would write direct), times
+ * each, and deletes the file.
  */
 export function measureDiskFloor(dir: string, plan: DiskFloorPlan = DISK_FLOOR_PLAN): DiskFloor {
   const file = openFloorFile(dir, plan);
   try {
     const samples = new Float64Array(plan.writes);
     for (let i = 0; i < plan.writes; i++) samples[i] = file.timeWrite(i);
-    return { recordBytes: plan.recordBytes, latency: summarize(samples) };
+    return { recordBytes: plan.recordBytes, writeMethod: file.writeMethod, latency: summarize(samples) };
   } finally {
     file.remove();
   }
@@ -69,10 +77,11 @@ export async function measureDiskFloors(dir: string, plan: DiskFloorPlan, pauses
   return { ...backToBack, paced };
 }
 
-/** A zero-filled, synced file open with O_DSYNC: `timeWrite(i)` writes record i and returns how long it took (ms). */
-function openFloorFile(dir: string, plan: DiskFloorPlan): { timeWrite(i: number): number; remove(): void } {
+/** A zero-filled, synced file open for durable writes as the log opens its own: `timeWrite(i)` writes record i and returns how long it took (ms). */
+function openFloorFile(dir: string, plan: DiskFloorPlan): { timeWrite(i: number): number; remove(): void; writeMethod: "direct" | "dsync" } {
   const path = join(dir, "disk-floor.bin");
-  const size = plan.writes * plan.recordBytes;
+  // Whole blocks, as a log segment is (a direct write covers the blocks a record touches).
+  const size = Math.ceil((plan.writes * plan.recordBytes) / 4096) * 4096 + 4096;
   const prepare = openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_TRUNC, 0o600);
   try {
     writeSync(prepare, new Uint8Array(size), 0, size, 0);
@@ -80,13 +89,16 @@ function openFloorFile(dir: string, plan: DiskFloorPlan): { timeWrite(i: number)
   } finally {
     closeSync(prepare);
   }
-  const fd = openSync(path, constants.O_RDWR | constants.O_DSYNC);
+  const stager = DirectStager.forFilesLike(path);
+  const fd = stager ? DirectStager.open(path) : openSync(path, constants.O_RDWR | constants.O_DSYNC);
   const record = new Uint8Array(plan.recordBytes).fill(0x61);
   record[plan.recordBytes - 1] = 0x0a;
   return {
+    writeMethod: stager ? "direct" : "dsync",
     timeWrite(i) {
       const start = performance.now();
-      writeSync(fd, record, 0, plan.recordBytes, i * plan.recordBytes);
+      if (stager) stager.appendSync(fd, record, i * plan.recordBytes);
+      else writeSync(fd, record, 0, plan.recordBytes, i * plan.recordBytes);
       return performance.now() - start;
     },
     remove() {

@@ -53,6 +53,8 @@ describe("durableWriteCosts", () => {
     assert.match(text, /\nDurable write\n\nDisk floor: one O_DSYNC write of 256 B, 3 back to back: median 0\.50 ms, P95 0\.59 ms\n/);
     assert.match(text, /\nRenio fsync − Renio process at 1, non-streaming: 0\.55 ms = 1\.10× the floor \(target ≤ 1\.1×\)\n/);
     assert.match(text, /one Renio per journal setting \(fsync, process\), measured in the same rounds/);
+    const direct = renderReport({ ...report, diskFloor: { ...floor, writeMethod: "direct" } }, "text");
+    assert.match(direct, /\nDisk floor: one O_DIRECT \| O_DSYNC write \(as the admission log writes here\) of 256 B, 3 back to back: median 0\.50 ms/);
   });
 
   it("is also taken against the paced floor of its mode's idle, when measured, and printed beside it", () => {

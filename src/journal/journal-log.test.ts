@@ -3,7 +3,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { openJournalLog } from "./journal-log.ts";
+import { constants, closeSync, openSync } from "node:fs";
+import { openJournalLog, type JournalLogOptions } from "./journal-log.ts";
 import { admissionLogDir, readJournalLog, removeSegments } from "./log-segments.ts";
 
 const dirs: string[] = [];
@@ -16,19 +17,60 @@ function logDir(): string {
 }
 
 const bytes = (text: string) => new TextEncoder().encode(text);
+
+/** Whether files in `dir` can be opened for direct I/O (tmpfs, for one, refuses it). */
+function directIoIn(dir: string): boolean {
+  try {
+    closeSync(openSync(join(dir, "00000001.seg"), constants.O_RDONLY | (constants.O_DIRECT ?? 0)));
+    return constants.O_DIRECT !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+/** The ways the log writes: fsync direct where the disk allows it, fsync through the page cache, process. */
+const WAYS: readonly { name: string; durability: "fsync" | "process"; options: JournalLogOptions }[] = [
+  { name: "fsync", durability: "fsync", options: {} },
+  { name: "fsync, no direct I/O", durability: "fsync", options: { direct: false } },
+  { name: "process", durability: "process", options: {} },
+];
 const line = (n: number, pad = 0) => `${JSON.stringify({ n, pad: "x".repeat(pad) })}\n`;
 
 describe("admission log", () => {
-  for (const durability of ["fsync", "process"] as const) {
-    test(`${durability}: records read back in order, up to the first zero byte of a preallocated segment`, async () => {
+  for (const { name, durability, options } of WAYS) {
+    test(`${name}: records read back in order, up to the first zero byte of a preallocated segment`, async () => {
       const dir = logDir();
-      const log = openJournalLog(dir, durability);
+      const log = openJournalLog(dir, durability, options);
+      const expected = durability === "process" ? "buffered" : options.direct === false || !directIoIn(dir) ? "dsync" : "direct";
+      assert.equal(log.writeMethod, expected);
       for (let n = 1; n <= 3; n++) assert.equal(await log.write(bytes(line(n) + "\n")), 1);
       const { lines, segments } = readJournalLog(dir);
       assert.deepEqual(lines.map((l) => JSON.parse(l).n), [1, 2, 3]);
       assert.deepEqual(segments, [1]);
       assert.ok(statSync(join(dir, "00000001.seg")).size >= 1024 * 1024, "segments are created at full size");
       log.close(false);
+    });
+
+    test(`${name}: records of every size, written on the thread and on the pool, across blocks and segments, read back exactly`, async () => {
+      const dir = logDir();
+      const log = openJournalLog(dir, durability, options);
+      const sizes = [1, 255, 4095, 4096, 4097, 17, 8191, 70_000, 3, 1024 * 1024 + 5];
+      const written: number[] = [];
+      for (let round = 0; round < 6; round++) {
+        for (const [i, size] of sizes.entries()) {
+          const n = round * sizes.length + i;
+          const record = bytes(line(n, size));
+          if (n % 2 === 0) await log.write(record);
+          else log.appendSync(record);
+          written.push(n);
+        }
+      }
+      const { lines, segments } = readJournalLog(dir);
+      assert.deepEqual(lines.map((l) => JSON.parse(l).n), written);
+      assert.deepEqual(lines.map((l) => JSON.parse(l).pad.length), written.map((n) => sizes[n % sizes.length]));
+      assert.ok(segments.length > 1, "the records filled more than one segment");
+      for (const n of segments) assert.equal(statSync(join(dir, `0000000${n}.seg`.slice(-12))).size % 4096, 0, "segments are whole blocks");
+      log.close(true);
     });
   }
 
@@ -91,13 +133,17 @@ describe("admission log", () => {
     assert.deepEqual(readJournalLog(dir).segments, []);
   });
 
-  test("a failed write is refused, and the next goes to a fresh segment (nothing after a torn record)", async () => {
-    const dir = logDir();
-    const log = openJournalLog(dir, "fsync");
-    await log.write(bytes(line(1)));
-    log.close(false); // the segment's file descriptor is gone: its next write fails
-    await assert.rejects(log.write(bytes(line(2))));
-    assert.equal(await log.write(bytes(line(3))), 2);
-    assert.deepEqual(readJournalLog(dir).lines.map((l) => JSON.parse(l).n), [1, 3]);
-  });
+  for (const direct of [true, false]) {
+    test(`fsync${direct ? "" : ", no direct I/O"}: a failed write is refused, and the next goes to a fresh segment (nothing after a torn record)`, async () => {
+      const dir = logDir();
+      const log = openJournalLog(dir, "fsync", { direct });
+      await log.write(bytes(line(1)));
+      log.close(false); // the segment's file descriptor is gone: its next write fails
+      await assert.rejects(log.write(bytes(line(2))));
+      assert.equal(await log.write(bytes(line(3))), 2);
+      assert.equal(log.appendSync(bytes(line(4))), 2);
+      assert.deepEqual(readJournalLog(dir).lines.map((l) => JSON.parse(l).n), [1, 3, 4]);
+      log.close(true);
+    });
+  }
 });

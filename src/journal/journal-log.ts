@@ -1,13 +1,22 @@
 import { closeSync, constants, fsyncSync, mkdirSync, openSync, rmSync, unlinkSync, write, writeSync } from "node:fs";
 import { open } from "node:fs/promises";
 import type { Durability } from "../storage/store.ts";
+import { DIRECT_BLOCK_BYTES, DirectStager } from "./direct-append.ts";
 import { segmentPath, segmentsIn, syncDirectory } from "./log-segments.ts";
 
 /**
  * Writing the admission log (its format: log-segments.ts). A segment is created full of
  * zeros, so later writes never change the file's size: an O_DSYNC write then flushes data
- * only, no metadata. The next segment is prepared off the request path.
+ * only, no metadata. With "fsync", where the file system takes direct I/O, segments are
+ * written `O_DIRECT | O_DSYNC` (direct-append.ts: no page cache on the way to the disk). The
+ * next segment is prepared off the request path.
  */
+
+/** Options of {@link openJournalLog}. */
+export interface JournalLogOptions {
+  /** With "fsync": write with direct I/O where the file system allows it (default true). */
+  readonly direct?: boolean;
+}
 
 /** Where writes go. */
 export interface JournalLog {
@@ -35,9 +44,11 @@ export interface JournalLog {
   release(segment: number): void;
   /** Closes the log; with `applied`, deletes every segment (nothing in them is still needed). */
   close(applied: boolean): void;
+  /** How durable writes reach the disk: `direct` (O_DIRECT | O_DSYNC), `dsync` (O_DSYNC), or `buffered` ("process"). */
+  readonly writeMethod: "direct" | "dsync" | "buffered";
 }
 
-/** Segment size (bytes) unless a single write needs more. */
+/** Segment size (bytes) unless a single write needs more (sizes are whole blocks). */
 const SEGMENT_BYTES = 4 * 1024 * 1024;
 const ZEROS = new Uint8Array(1024 * 1024);
 
@@ -59,10 +70,19 @@ interface Preparing {
 }
 
 /** Opens a new log in `dir` (created if missing), numbering segments after any present. */
-export function openJournalLog(dir: string, durability: Durability): JournalLog {
+export function openJournalLog(dir: string, durability: Durability, options: JournalLogOptions = {}): JournalLog {
   mkdirSync(dir, { recursive: true });
   const flags = constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | (durability === "fsync" ? constants.O_DSYNC : 0);
   const fsync = durability === "fsync";
+  /** Set once the first segment exists (it is the probe), when writes go direct. */
+  let stager: DirectStager | undefined;
+  /** A segment filled and synced through `fd`, reopened for direct appends when writes go direct. */
+  const writable = (n: number, fd: number, size: number, close: () => void): Segment => {
+    if (!stager) return { n, fd, size, offset: 0, close };
+    close();
+    const direct = DirectStager.open(segmentPath(dir, n));
+    return { n, fd: direct, size, offset: 0, close: () => closeSync(direct) };
+  };
 
   /** Creates a zero-filled segment synchronously (at open, or when a write outgrows the prepared one). */
   const create = (n: number, size: number): Segment => {
@@ -75,7 +95,7 @@ export function openJournalLog(dir: string, durability: Durability): JournalLog 
       throw error;
     }
     if (fsync) syncDirectory(dir);
-    return { n, fd, size, offset: 0, close: () => closeSync(fd) };
+    return writable(n, fd, size, () => closeSync(fd));
   };
   /** Creates one off the request path (the event loop keeps serving while it is filled). */
   const prepare = async (n: number): Promise<Segment> => {
@@ -88,12 +108,16 @@ export function openJournalLog(dir: string, durability: Durability): JournalLog 
       throw error;
     }
     if (fsync) syncDirectory(dir);
-    return { n, fd: handle.fd, size: SEGMENT_BYTES, offset: 0, close: () => void handle.close().catch(() => undefined) };
+    return writable(n, handle.fd, SEGMENT_BYTES, () => void handle.close().catch(() => undefined));
   };
 
   /** The highest segment number taken (numbers only grow, in write order). */
   let lastN = (segmentsIn(dir).at(-1) ?? 0) + 1;
   let current = create(lastN, SEGMENT_BYTES);
+  if (fsync && options.direct !== false) {
+    stager = DirectStager.forFilesLike(segmentPath(dir, current.n));
+    if (stager) current = writable(current.n, current.fd, current.size, current.close);
+  }
   const live: Segment[] = [current];
   /** The next segment being prepared, and the segment once it is ready. */
   let next: Preparing | undefined;
@@ -104,7 +128,7 @@ export function openJournalLog(dir: string, durability: Durability): JournalLog 
     next = undefined; // one still being prepared is discarded when it is ready
     if (prepared) live.push(prepared);
     // A write larger than a segment gets one of its own (the prepared one stays empty).
-    current = prepared && needed <= prepared.size ? prepared : create(++lastN, Math.max(SEGMENT_BYTES, needed));
+    current = prepared && needed <= prepared.size ? prepared : create(++lastN, Math.ceil(Math.max(SEGMENT_BYTES, needed) / DIRECT_BLOCK_BYTES) * DIRECT_BLOCK_BYTES);
     if (current !== prepared) live.push(current);
   };
   const advance = async (needed: number): Promise<void> => moveTo(next ? await next.ready : undefined, needed);
@@ -137,6 +161,7 @@ export function openJournalLog(dir: string, durability: Durability): JournalLog 
       writeSync(segment.fd, bytes, 0, bytes.byteLength, at);
       return Promise.resolve();
     }
+    if (stager) return stager.append(segment.fd, bytes, at);
     return new Promise<void>((resolve, reject) => {
       write(segment.fd, bytes, 0, bytes.byteLength, at, (error, written) => {
         if (error) reject(error);
@@ -152,8 +177,11 @@ export function openJournalLog(dir: string, durability: Durability): JournalLog 
     const at = segment.offset;
     segment.offset += bytes.byteLength;
     try {
-      const written = writeSync(segment.fd, bytes, 0, bytes.byteLength, at);
-      if (written !== bytes.byteLength) throw new Error(`short write to the admission log (${written} of ${bytes.byteLength} bytes)`);
+      if (stager) stager.appendSync(segment.fd, bytes, at);
+      else {
+        const written = writeSync(segment.fd, bytes, 0, bytes.byteLength, at);
+        if (written !== bytes.byteLength) throw new Error(`short write to the admission log (${written} of ${bytes.byteLength} bytes)`);
+      }
     } catch (error) {
       segment.offset = segment.size;
       throw error;
@@ -182,6 +210,9 @@ export function openJournalLog(dir: string, durability: Durability): JournalLog 
     },
     appendNow: fsync ? undefined : appendSync,
     appendSync,
+    get writeMethod() {
+      return stager ? "direct" : fsync ? "dsync" : "buffered";
+    },
     release(below) {
       while (live.length > 1 && (live[0] as Segment).n < below) {
         const done = live.shift() as Segment;

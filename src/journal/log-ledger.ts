@@ -2,7 +2,6 @@ import type { Admission, BudgetCharge } from "../budget/budget-charge.ts";
 import type { JournalCompletion, JournalRefusal, JournalStart } from "../shared/journal-records.ts";
 import type { Ledger } from "./ledger.ts";
 import { createBudgetBook } from "../budget/budget-book.ts";
-import { reservationDeltas, settlementDeltas, type BudgetDeltas } from "../budget/budget-deltas.ts";
 import type { JournalLog } from "./journal-log.ts";
 import { currentRows, type BudgetUsage } from "../budget/budget-usage.ts";
 import type { BudgetTerms } from "../budget/budget-definition.ts";
@@ -10,6 +9,7 @@ import type { LogApplyStore, StoreLifecycle } from "../storage/store.ts";
 import { encodeLogRecord, type DecidedAdmission, type LogRecord } from "../storage/admission-log-record.ts";
 import { createGroupCommit } from "./group-commit.ts";
 import { createLogApplier } from "./log-applier.ts";
+import { admissionsAwaitingCompletion, batchToApply, type ToApply } from "./log-apply-batch.ts";
 import { reusedBufferEncoder } from "./reused-encoder.ts";
 import { StoreUnavailableError } from "../shared/relay-error.ts";
 import { observe } from "../shared/histogram.ts";
@@ -56,28 +56,7 @@ interface ToWrite {
   reject: (error: unknown) => void;
 }
 
-/** A record waiting to be applied to the database. */
-interface ToApply {
-  line: string;
-  record: LogRecord;
-  /** The log segment holding it; null for completions and refusals (not write-ahead). */
-  segment: number | null;
-}
-
 const ignore = (): void => undefined;
-
-/**
- * The admitted calls of a batch whose completion is not in it: they wait for the next batch
- * (once, see LogApplier.holdBack), where a call's completion usually is by then, so its entry
- * is inserted finished in one row write instead of inserted started and updated later.
- */
-function admissionsAwaitingCompletion(batch: readonly ToApply[]): ReadonlySet<ToApply> {
-  const completed = new Set<string>();
-  for (const { record } of batch) if ("finish" in record && record.finish.kind === "complete") completed.add(record.finish.id);
-  const awaiting = new Set<ToApply>();
-  for (const item of batch) if ("admit" in item.record && item.record.admit.admitted && !completed.has(item.record.admit.start.id)) awaiting.add(item);
-  return awaiting;
-}
 
 /**
  * The ledger of a relay that owns its SQLite file. An admission is decided in memory (the
@@ -138,16 +117,7 @@ export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: Jour
     maxBacklog: options.maxBacklog ?? 50_000,
     onError,
     async apply(batch) {
-      const deltas: BudgetDeltas = new Map();
-      let lines = "";
-      for (const { line, record } of batch) {
-        lines += line;
-        if ("admit" in record) {
-          if (record.admit.admitted) reservationDeltas(deltas, record.admit.charges);
-        } else if (record.finish.kind === "complete") {
-          settlementDeltas(deltas, record.finish.charges, record.finish.actualCost);
-        }
-      }
+      const { lines, deltas } = batchToApply(batch);
       const rows = await store.applyLog(lines);
       storeDown = false;
       book.applied(rows, deltas);

@@ -41,21 +41,26 @@ async function listen(server: HttpServer | NetServer): Promise<number> {
   return typeof address === "object" && address !== null ? address.port : 0;
 }
 
-/** A raw TCP server that answers every connection with `respond` (after reading the request head). */
-async function rawServer(respond: (socket: Socket) => void): Promise<{ url: string; connections: () => number; close(): Promise<void> }> {
+/** A raw TCP server that answers every request with `respond` (after reading its head; `request` counts from 1 over all connections). */
+async function rawServer(respond: (socket: Socket, request: number) => void): Promise<{ url: string; connections: () => number; requests: () => number; closed: () => Promise<void>; close(): Promise<void> }> {
   let connections = 0;
+  let requests = 0;
   const sockets = new Set<Socket>();
+  let closedOne: () => void = () => undefined;
   const server = createNetServer((socket) => {
     connections++;
     sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
+    socket.on("close", () => {
+      sockets.delete(socket);
+      closedOne();
+    });
     socket.on("error", () => {});
     let head = "";
     const onData = (chunk: Buffer) => {
       head += chunk.toString("latin1");
       if (!head.includes("\r\n\r\n")) return;
       head = "";
-      respond(socket);
+      respond(socket, ++requests);
     };
     socket.on("data", onData);
   });
@@ -63,6 +68,9 @@ async function rawServer(respond: (socket: Socket) => void): Promise<{ url: stri
   return {
     url: `http://127.0.0.1:${port}`,
     connections: () => connections,
+    requests: () => requests,
+    /** Resolves when the next connection is closed on both sides (the client has seen the server's close). */
+    closed: () => new Promise<void>((resolve) => void (closedOne = resolve)),
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -195,12 +203,34 @@ test("a 100 Continue before the answer is skipped; 204 has no body and keeps the
   await server.close();
 });
 
-test("a kept-alive connection the server closed while idle is replaced, the call succeeds", async () => {
+test("a kept-alive connection the server closed while idle is dropped from the pool, the next call opens a new one", async () => {
   const server = await rawServer((socket) => socket.write("HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok", () => socket.end()));
   const fetchOver = createSocketFetch();
+  const closed = server.closed();
   assert.equal(await (await fetchOver(server.url, { method: "POST", body: "{}" })).text(), "ok");
+  await closed;
   assert.equal(await (await fetchOver(server.url, { method: "POST", body: "{}" })).text(), "ok");
-  assert.equal(server.connections(), 2);
+  assert.deepEqual([server.connections(), server.requests()], [2, 2]);
+  await server.close();
+});
+
+const OK = "HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok";
+
+test("a POST on a reused connection that closes before any byte of the answer rejects with ECONNRESET and is not sent again (the server may have acted on it)", async () => {
+  const server = await rawServer((socket, request) => (request === 2 ? socket.destroy() : socket.write(OK)));
+  const fetchOver = createSocketFetch();
+  assert.equal(await (await fetchOver(server.url, { method: "POST", body: "{}" })).text(), "ok");
+  await assert.rejects(fetchOver(server.url, { method: "POST", body: "{}" }), (error: { code?: string }) => error.code === "ECONNRESET");
+  assert.deepEqual([server.connections(), server.requests()], [1, 2]);
+  await server.close();
+});
+
+test("an idempotent request (GET) on a reused connection that closes before any byte of the answer is sent again once, on a new connection", async () => {
+  const server = await rawServer((socket, request) => (request === 2 ? socket.destroy() : socket.write(OK)));
+  const fetchOver = createSocketFetch();
+  assert.equal(await (await fetchOver(server.url, { method: "GET" })).text(), "ok");
+  assert.equal(await (await fetchOver(server.url, { method: "GET" })).text(), "ok");
+  assert.deepEqual([server.connections(), server.requests()], [2, 3]);
   await server.close();
 });
 

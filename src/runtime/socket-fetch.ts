@@ -32,8 +32,12 @@ interface Origin {
  * byte received reaches the reader before the body errors (a cut stream). TLS sends SNI and
  * verifies the certificate. Bodies pass through as sent (no decompression; none is asked for).
  * Rejects with a socket error carrying its `code` (ECONNREFUSED, ECONNRESET, ETIMEDOUT) or the
- * signal's reason. A kept-alive connection that the server closed before answering is retried
- * once on a new connection (nothing of the response was received: the classic idle-close race).
+ * signal's reason. A kept-alive connection that closes before any byte of the answer is the
+ * classic idle-close race, or a server that took the request and dropped it: an idempotent request
+ * (GET, HEAD, OPTIONS, PUT, DELETE) is sent again once on a new connection; any other (a provider
+ * call is a POST) rejects with ECONNRESET, since the server may have acted on it (the relay's
+ * retry policy decides, charging the attempt as possibly billed). The pool drops a connection as
+ * soon as the server's close arrives, so the race is a close in flight while the request is sent.
  */
 export function createSocketFetch(options: SocketFetchOptions = {}): UpstreamFetch {
   const idleMs = options.idleMs ?? 4000;
@@ -95,19 +99,23 @@ export function createSocketFetch(options: SocketFetchOptions = {}): UpstreamFet
     const method = (init.method ?? "GET").toUpperCase();
     const body = bodyBytes(init.body);
     const head = requestHead(method, path, origin.authority, init.headers, body?.byteLength);
+    const resendable = IDEMPOTENT.has(method);
     for (let attempt = 0; ; attempt++) {
       const pooled = attempt === 0 ? pool.take(key) : undefined;
       const socket = pooled ?? (await abortable(open(origin), signal));
       try {
         return await exchange(socket, head, body, method === "HEAD", signal, (reusable) => (reusable ? pool.release(key, socket) : socket.destroy()));
       } catch (error) {
-        if (!(pooled && error instanceof StaleConnection)) throw error;
+        if (!(pooled && resendable && error instanceof StaleConnection)) throw error;
       }
     }
   };
 }
 
-/** The connection closed or failed before any byte of the response (retried once if it was reused). */
+/** Methods whose request may be sent twice with the effect of once (RFC 9110, 9.2.2). */
+const IDEMPOTENT: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
+
+/** The connection closed or failed before any byte of the response (an idempotent request on a reused one is sent again once). */
 class StaleConnection extends Error {
   constructor(message: string, readonly code = "ECONNRESET", cause?: unknown) {
     super(message, { cause });

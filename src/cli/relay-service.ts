@@ -79,8 +79,8 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     await closeLedger();
     throw error;
   }
-  // The upstream client is chosen at startup (changing it needs a restart).
-  const upstreamFetch = upstreamFetchOf(runtime, config.server.upstreamClient);
+  // The upstream client is chosen at startup (changing it needs a restart); `auto` on Bun picks per call by the calls in flight.
+  const upstreamFetch = upstreamFetchOf(runtime, config.server.upstreamClient, () => relay.inFlight);
   // Cooldowns are per relay process: a reload keeps what the targets went through.
   const health = createTargetHealthBook();
   // So are the rate limits: a reload never refills a bucket (rate-state.ts).

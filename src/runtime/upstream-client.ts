@@ -6,12 +6,29 @@ import { createSocketFetch } from "./socket-fetch.ts";
 export type UpstreamClient = "auto" | "socket" | "fetch" | "node-http";
 
 /**
+ * Calls in flight up to which `auto` on Bun sends a call through the `socket` client; above it,
+ * through Bun's `fetch`. The socket client does its reads and writes on the event loop's thread,
+ * Bun's `fetch` on a thread of its own: with few calls in flight the socket client is leaner
+ * (no hop between threads per chunk), with many the event loop is the busiest thread and the
+ * hop buys a second core (README, Performance).
+ */
+export const SOCKET_CLIENT_MAX_IN_FLIGHT = 16;
+
+/**
  * The `fetch` the relay's providers use. `socket`: the lean HTTP/1.1 client on node:net/node:tls
  * (socket-fetch.ts), cut-safe on both runtimes. `fetch`: the runtime's own. `node-http`: node:http
  * on Bun (cut-safe, costly), Deno's fetch on Deno. `auto` (the default): whichever measured
- * leaner on this runtime: `socket` on Deno, Bun's `fetch` on Bun (README, Performance).
+ * leaner on this runtime: `socket` on Deno; on Bun `socket` while at most
+ * {@link SOCKET_CLIENT_MAX_IN_FLIGHT} calls are in flight (`inFlight`, the call being sent
+ * included), Bun's `fetch` above.
  */
-export function upstreamFetchOf(runtime: Runtime, client: UpstreamClient): UpstreamFetch {
+export function upstreamFetchOf(runtime: Runtime, client: UpstreamClient, inFlight: () => number): UpstreamFetch {
   if (client === "socket" || (client === "auto" && runtime.name === "deno")) return createSocketFetch();
+  if (client === "auto") return byLoad(createSocketFetch(), runtime.upstreamFetch, inFlight, SOCKET_CLIENT_MAX_IN_FLIGHT);
   return client === "node-http" ? runtime.cutSafeFetch : runtime.upstreamFetch;
+}
+
+/** `few` while at most `limit` calls are in flight, `many` above. */
+export function byLoad(few: UpstreamFetch, many: UpstreamFetch, inFlight: () => number, limit: number): UpstreamFetch {
+  return (url, init) => (inFlight() <= limit ? few(url, init) : many(url, init));
 }

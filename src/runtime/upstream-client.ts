@@ -10,9 +10,11 @@ export type UpstreamClient = "auto" | "socket" | "fetch" | "node-http";
  * through Bun's `fetch`. The socket client does its reads and writes on the event loop's thread,
  * Bun's `fetch` on a thread of its own: with few calls in flight the socket client is leaner
  * (no hop between threads per chunk), with many the event loop is the busiest thread and the
- * hop buys a second core (README, Performance).
+ * hop buys a second core. Measured at 1, 4, 8 and 16 in flight: streams gain throughout,
+ * non-streaming calls gain at 1, are level at 4 and 8 and lose at 16 (README, Performance, "The
+ * upstream client chosen by load").
  */
-export const SOCKET_CLIENT_MAX_IN_FLIGHT = 16;
+export const SOCKET_CLIENT_MAX_IN_FLIGHT = 8;
 
 /**
  * The `fetch` the relay's providers use. `socket`: the lean HTTP/1.1 client on node:net/node:tls

@@ -203,8 +203,11 @@ test("a 100 Continue before the answer is skipped; 204 has no body and keeps the
   await server.close();
 });
 
+/** A whole answer whose connection stays open. */
+const OK = "HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok";
+
 test("a kept-alive connection the server closed while idle is dropped from the pool, the next call opens a new one", async () => {
-  const server = await rawServer((socket) => socket.write("HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok", () => socket.end()));
+  const server = await rawServer((socket) => socket.write(OK, () => socket.end()));
   const fetchOver = createSocketFetch();
   const closed = server.closed();
   assert.equal(await (await fetchOver(server.url, { method: "POST", body: "{}" })).text(), "ok");
@@ -213,8 +216,6 @@ test("a kept-alive connection the server closed while idle is dropped from the p
   assert.deepEqual([server.connections(), server.requests()], [2, 2]);
   await server.close();
 });
-
-const OK = "HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok";
 
 test("a POST on a reused connection that closes before any byte of the answer rejects with ECONNRESET and is not sent again (the server may have acted on it)", async () => {
   const server = await rawServer((socket, request) => (request === 2 ? socket.destroy() : socket.write(OK)));

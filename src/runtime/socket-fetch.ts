@@ -99,14 +99,13 @@ export function createSocketFetch(options: SocketFetchOptions = {}): UpstreamFet
     const method = (init.method ?? "GET").toUpperCase();
     const body = bodyBytes(init.body);
     const head = requestHead(method, path, origin.authority, init.headers, body?.byteLength);
-    const resendable = IDEMPOTENT.has(method);
     for (let attempt = 0; ; attempt++) {
       const pooled = attempt === 0 ? pool.take(key) : undefined;
       const socket = pooled ?? (await abortable(open(origin), signal));
       try {
         return await exchange(socket, head, body, method === "HEAD", signal, (reusable) => (reusable ? pool.release(key, socket) : socket.destroy()));
       } catch (error) {
-        if (!(pooled && resendable && error instanceof StaleConnection)) throw error;
+        if (!(pooled && IDEMPOTENT.has(method) && error instanceof StaleConnection)) throw error;
       }
     }
   };

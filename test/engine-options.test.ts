@@ -10,10 +10,11 @@ import { startChildServer } from "../src/bench/bench-child.ts";
 import { sourceCommand } from "./support/cli-process.ts";
 import { relayConfig, scratchDir, startRelayProcess, writeConfig } from "./support/relay-process.ts";
 
-/** `renio serve` on Bun runs JavaScriptCore without its FTL tier (src/runtime/engine-options-bun.ts). */
+/** `renio serve` on Bun runs JavaScriptCore without its FTL tier and mimalloc without purging holes (src/runtime/engine-options-bun.ts). */
 
 const skip = process.platform !== "linux" ? "reads the child's environment from /proc/PID/environ" : (await currentRuntime()).name !== "bun" ? "the engine options are Bun's" : false;
 const OPTION = "BUN_JSC_useFTLJIT";
+const ALLOCATOR_OPTION = "MIMALLOC_PURGE_HOLES";
 
 let mock: MockServer;
 before(async () => {
@@ -22,12 +23,15 @@ before(async () => {
 after(() => mock.stop());
 
 describe("engine options of renio serve", { skip }, () => {
-  test("the process replaces itself (same pid) with one started with the option set, and serves", async () => {
+  test("the process replaces itself (same pid) with one started with the options set, and serves", async () => {
     assert.equal(process.env[OPTION], undefined, "the test gives the child no engine option");
+    assert.equal(process.env[ALLOCATOR_OPTION], undefined, "the test gives the child no allocator option");
     const dir = scratchDir();
     const relay = await startRelayProcess(writeConfig(dir, relayConfig(mock.url, { type: "sqlite", path: join(dir, "renio.db") })));
     try {
-      assert.equal(environOf(relay.child.pid!).get(OPTION), "0");
+      const env = environOf(relay.child.pid!);
+      assert.equal(env.get(OPTION), "0");
+      assert.equal(env.get(ALLOCATOR_OPTION), "0");
       const health = await fetch(`${relay.url}/healthz`);
       assert.equal(health.status, 200);
       await health.arrayBuffer();
@@ -36,18 +40,40 @@ describe("engine options of renio serve", { skip }, () => {
     }
   });
 
-  test("an option the operator set keeps the operator's value", async () => {
-    process.env[OPTION] = "1";
+  test("an option the operator set keeps the operator's value, the others are added", async () => {
+    process.env[ALLOCATOR_OPTION] = "1";
     try {
       const dir = scratchDir();
       const relay = await startRelayProcess(writeConfig(dir, relayConfig(mock.url, { type: "sqlite", path: join(dir, "renio.db") })));
       try {
-        assert.equal(environOf(relay.child.pid!).get(OPTION), "1");
+        const env = environOf(relay.child.pid!);
+        assert.equal(env.get(ALLOCATOR_OPTION), "1");
+        assert.equal(env.get(OPTION), "0");
+      } finally {
+        await relay.stop();
+      }
+    } finally {
+      delete process.env[ALLOCATOR_OPTION];
+    }
+  });
+
+  test("the relays renio bench starts get the operator's engine and allocator options", async () => {
+    process.env[OPTION] = "1";
+    process.env[ALLOCATOR_OPTION] = "1";
+    try {
+      const dir = scratchDir();
+      const config = writeConfig(dir, relayConfig(mock.url, { type: "sqlite", path: join(dir, "renio.db") }));
+      const relay = await startChildServer("relay", [...sourceCommand(), "serve", "--config", config]);
+      try {
+        const env = environOf(relay.pid);
+        assert.equal(env.get(OPTION), "1");
+        assert.equal(env.get(ALLOCATOR_OPTION), "1");
       } finally {
         await relay.stop();
       }
     } finally {
       delete process.env[OPTION];
+      delete process.env[ALLOCATOR_OPTION];
     }
   });
 

@@ -19,7 +19,7 @@ const CHUNKS = [
   `data: {"id":"chatcmpl-cut","object":"chat.completion.chunk","created":0,"model":"mock-gpt","choices":[],"usage":{"prompt_tokens":11,"completion_tokens":7,"total_tokens":18}}\n\n`,
 ];
 
-// `auto` sends a call through the socket client while at most 8 are in flight (one here).
+// `auto` sends a streamed call through the socket client while at most 16 are in flight (one here).
 for (const client of ["socket", "auto"] as const) {
   describe(`upstreamClient: ${client}`, () => {
     let upstream: CuttingUpstream;

@@ -177,7 +177,7 @@ export const configSchema = z.strictObject({
        * sockets (hands on every byte of a stream whose connection drops). `fetch`: the runtime's
        * fetch (Bun's can lose the last bytes of a cut stream). `node-http`: Node's http module on
        * Bun (cut-safe, costs CPU), on Deno its fetch. `auto`: the leaner measured on the runtime
-       * (`socket` on Deno; on Bun `socket` while at most 8 calls are in flight, `fetch` above).
+       * (`socket` on Deno; on Bun `socket` while at most 8 calls are in flight, 16 for a streamed call, `fetch` above).
        * See README, Performance.
        */
       upstreamClient: z.enum(["auto", "socket", "fetch", "node-http"]).default("auto"),

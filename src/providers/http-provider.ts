@@ -48,7 +48,7 @@ export function createHttpProvider(spec: HttpProviderSpec): Provider {
       headers.set("x-request-id", call.requestId);
       const url = spec.prepare ? await spec.prepare(call, urlFor(call.route.path), headers) : urlFor(call.route.path);
       if (url instanceof Response) return url;
-      return spec.fetch(url, { method: "POST", headers, body: call.body, signal: call.signal });
+      return spec.fetch(url, { method: "POST", headers, body: call.body, signal: call.signal, streams: call.streams });
     },
   };
 }

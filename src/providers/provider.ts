@@ -1,8 +1,10 @@
 import type { RouteSpec } from "../shared/route-spec.ts";
 import type { WireFormat } from "../shared/usage.ts";
 
-/** The global `fetch`'s shape; injected so tests and the in-process mock need no network. */
-export type Fetch = (url: string, init: RequestInit) => Promise<Response>;
+import type { UpstreamInit } from "../runtime/node-http-fetch.ts";
+
+/** The global `fetch`'s shape (with the streamed-answer hint); injected so tests and the in-process mock need no network. */
+export type Fetch = (url: string, init: UpstreamInit) => Promise<Response>;
 
 /** One call to forward, already authenticated, routed, journaled and charged. */
 export interface UpstreamCall {
@@ -15,6 +17,8 @@ export interface UpstreamCall {
   readonly headers: Headers;
   readonly requestId: string;
   readonly signal: AbortSignal;
+  /** The client asked for a streamed answer (passed to the upstream client as a hint). */
+  readonly streams: boolean;
 }
 
 /** Where an upstream listens. */

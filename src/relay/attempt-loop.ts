@@ -22,6 +22,8 @@ export interface AttemptRoute {
   readonly random: () => number;
   /** Told before each attempt where it goes (the trace's CLIENT span). */
   readonly onAttempt: (target: Target) => void;
+  /** The client asked for a streamed answer. */
+  readonly streams: boolean;
 }
 
 /**
@@ -56,7 +58,7 @@ export async function sendRouted(route: AttemptRoute, first: Target, input: Call
     route.attempts.begin(target);
     route.onAttempt(target);
     const remaining = Math.max(1, route.deadlineAt - performance.now());
-    const sent: Sent = await sendUpstream(target.provider, input, route.bodyFor(target)!, target.upstreamModel, connectCheck, trace, {
+    const sent: Sent = await sendUpstream(target.provider, input, { body: route.bodyFor(target)!, model: target.upstreamModel, streams: route.streams }, connectCheck, trace, {
       connectMs: Math.min(target.connectTimeoutMs, remaining),
       firstByteMs: Math.min(target.firstByteTimeoutMs, remaining),
     });

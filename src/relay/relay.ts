@@ -101,7 +101,7 @@ export function createRelay(deps: RelayDeps): Relay {
     const headers = { ...ids, ...budgetHeaders(admission), ...limits.headers };
     const { quotes } = routed;
     const attempts = attemptsFor(quotes, clock, snap.config.routing.cooldown);
-    const route = { cursor: routed.cursor, attempts, bodyFor: routed.bodyFor, deadlineAt: routed.deadlineAt, clock, random, onAttempt: routed.onAttempt };
+    const route = { cursor: routed.cursor, attempts, bodyFor: routed.bodyFor, deadlineAt: routed.deadlineAt, clock, random, onAttempt: routed.onAttempt, streams: start.stream };
     inFlight.begin();
     return exchange({ ...call, input, route, first: routed.first, headers, onEnd: (end) => settle(snap, start, quotes, attempts, limits, input, call.trace, end), connectCheck });
   };

@@ -1,5 +1,5 @@
 import { forwardableRequestHeaders } from "../providers/upstream-headers.ts";
-import type { Provider } from "../providers/provider.ts";
+import type { Provider, UpstreamCall } from "../providers/provider.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { CallInput } from "./call-context.ts";
 import type { CallTrace } from "./call-trace.ts";
@@ -29,7 +29,7 @@ export interface AttemptTimeouts {
 export type Sent = { readonly answered: Answered } | { readonly failure: UpstreamFailure };
 
 /**
- * Sends a call (its `body` for the upstream `model`) to its provider: waits for the connect check while the provider is cold, arms
+ * Sends a call (`outgoing`: its body for the upstream model, and whether it streams) to its provider: waits for the connect check while the provider is cold, arms
  * the first-byte timer, stops the upstream call when the client goes away, and maps every way
  * of not getting an answer to an UpstreamFailure. The request carries the trace's context. Throws only on Renio's own failures, before
  * anything was sent.
@@ -37,8 +37,7 @@ export type Sent = { readonly answered: Answered } | { readonly failure: Upstrea
 export async function sendUpstream(
   provider: Provider,
   input: CallInput,
-  body: Uint8Array<ArrayBuffer>,
-  model: string,
+  outgoing: Pick<UpstreamCall, "body" | "model" | "streams">,
   connectCheck: ConnectCheck,
   trace: CallTrace,
   timeouts: AttemptTimeouts = { connectMs: provider.connectTimeoutMs, firstByteMs: provider.firstByteTimeoutMs },
@@ -81,7 +80,7 @@ export async function sendUpstream(
   const sentAt = performance.now();
   let response: Response;
   try {
-    response = await provider.send({ route: input.route, body, model, headers, requestId: input.id, signal: controller.signal });
+    response = await provider.send({ route: input.route, body: outgoing.body, model: outgoing.model, streams: outgoing.streams, headers, requestId: input.id, signal: controller.signal });
   } catch (error) {
     return failed(describeUpstreamFailure(error, cause, provider.id));
   }

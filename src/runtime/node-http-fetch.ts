@@ -2,8 +2,14 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { SocketBody } from "./socket-body.ts";
 
+/**
+ * What an upstream call is sent with: the global `fetch`'s init, and whether the caller expects
+ * the answer streamed (a hint the client chosen by load reads; a runtime's `fetch` ignores it).
+ */
+export type UpstreamInit = RequestInit & { readonly streams?: boolean };
+
 /** The shape of the global `fetch` the core uses for upstream calls. */
-export type UpstreamFetch = (url: string, init: RequestInit) => Promise<Response>;
+export type UpstreamFetch = (url: string, init: UpstreamInit) => Promise<Response>;
 
 /**
  * A `fetch` over node:http(s) with kept-alive connections, for a runtime whose own fetch loses

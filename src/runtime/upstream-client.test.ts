@@ -14,7 +14,7 @@ describe("byLoad", () => {
     const few = named("few");
     const many = named("many");
     let inFlight = 0;
-    const fetch = byLoad(few.fetch, many.fetch, () => inFlight, 16);
+    const fetch = byLoad(few.fetch, many.fetch, () => inFlight, { calls: 16, streams: 32 });
     const answers: string[] = [];
     for (const count of [1, 15, 16, 17, 64, 16, 1]) {
       inFlight = count;
@@ -25,9 +25,22 @@ describe("byLoad", () => {
     assert.deepEqual(many.urls, ["http://upstream/17", "http://upstream/64"]);
   });
 
+  test("a call whose answer streams goes through the first client up to the higher line for streams", async () => {
+    const few = named("few");
+    const many = named("many");
+    let inFlight = 0;
+    const fetch = byLoad(few.fetch, many.fetch, () => inFlight, { calls: 8, streams: 16 });
+    const answers: string[] = [];
+    for (const [count, streams] of [[8, false], [9, false], [9, true], [16, true], [17, true], [16, false]] as const) {
+      inFlight = count;
+      answers.push(await (await fetch(`http://upstream/${count}`, { method: "POST", streams })).text());
+    }
+    assert.deepEqual(answers, ["few", "many", "few", "few", "many", "many"]);
+  });
+
   test("a client's refusal reaches the caller as it was", async () => {
     const refused = Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
-    const fetch = byLoad(() => Promise.reject(refused), named("many").fetch, () => 1, 16);
+    const fetch = byLoad(() => Promise.reject(refused), named("many").fetch, () => 1, { calls: 16, streams: 16 });
     await assert.rejects(fetch("http://upstream/", { method: "POST" }), (error) => error === refused);
   });
 });

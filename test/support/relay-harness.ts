@@ -7,7 +7,7 @@ import { startRelayService, type RelayService, type RelayServiceOptions } from "
 import { mockServerFetch } from "../../src/providers/mock/mock-serve.ts";
 import { createMock, type Mock, type MockOptions } from "../../src/providers/mock/mock-server.ts";
 import { currentRuntime } from "../../src/runtime/current-runtime.ts";
-import type { Server } from "../../src/runtime/runtime.ts";
+import type { Runtime, Server } from "../../src/runtime/runtime.ts";
 
 /** The key every harness relay accepts. */
 export const TEST_KEY = "sk-renio-test-key-0001";
@@ -39,9 +39,10 @@ export interface RelayUnderTest {
 /**
  * Starts a relay in this process on a free loopback port, forwarding model `mock-gpt` (and
  * `mock-claude`) to the mock at `mockUrl`, with SQLite in a fresh temp dir. `overrides` is
- * merged over the raw config before validation; `options.clock` drives its rate limits.
+ * merged over the raw config before validation; `options.clock` drives its rate limits;
+ * `options.runtime` replaces the current runtime (e.g. to watch its upstream `fetch`).
  */
-export async function startRelay(mockUrl: string, overrides: Record<string, unknown> = {}, options: RelayServiceOptions = {}): Promise<RelayUnderTest> {
+export async function startRelay(mockUrl: string, overrides: Record<string, unknown> = {}, options: RelayServiceOptions & { runtime?: Runtime } = {}): Promise<RelayUnderTest> {
   const dir = mkdtempSync(join(tmpdir(), "renio-test-"));
   const raw = {
     server: { host: "127.0.0.1", port: 0, shutdownGraceMs: 2000 },
@@ -53,7 +54,8 @@ export async function startRelay(mockUrl: string, overrides: Record<string, unkn
   };
   const config = validateConfig(raw, {});
   // No call log on the test runner's stdout (test/call-log.test.ts reads a child's).
-  const service = await startRelayService(config, await currentRuntime(), { log: false, ...options });
+  const { runtime = await currentRuntime(), ...serviceOptions } = options;
+  const service = await startRelayService(config, runtime, { log: false, ...serviceOptions });
   return {
     service,
     url: service.url,

@@ -53,6 +53,7 @@ export function createBedrockProvider(id: string, config: BedrockConfig, fetch: 
         headers: { ...headers, ...signed, "x-request-id": call.requestId },
         body,
         signal: call.signal,
+        streams: call.streams,
       });
       if (!response.ok) return bedrockErrorResponse(response);
       const chatId = `chatcmpl-${call.requestId}`;

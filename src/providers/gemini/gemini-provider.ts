@@ -44,7 +44,7 @@ export function createGeminiProvider(id: string, config: GeminiConfig, fetch: Fe
         const message = error instanceof TokenError ? error.message : "the Vertex AI access token could not be obtained";
         return openAiError(502, message, "upstream_auth_failed");
       }
-      const upstream = await fetch(gemini.urlFor(request.model, method), { method: "POST", headers, body: JSON.stringify(request.body), signal: call.signal });
+      const upstream = await fetch(gemini.urlFor(request.model, method), { method: "POST", headers, body: JSON.stringify(request.body), signal: call.signal, streams: call.streams });
       if (!upstream.ok) return fromGeminiError(upstream, gemini.secret);
       const chatId = `chatcmpl-${call.requestId}`;
       const created = Math.floor(Date.now() / 1000);

@@ -1,6 +1,5 @@
 import type { RouteSpec } from "../shared/route-spec.ts";
 import type { WireFormat } from "../shared/usage.ts";
-
 import type { UpstreamInit } from "../runtime/node-http-fetch.ts";
 
 /** The global `fetch`'s shape (with the streamed-answer hint); injected so tests and the in-process mock need no network. */

@@ -19,7 +19,7 @@ import { isCompiled } from "./runtime-bun.ts";
  * pages come back zeroed) on the thread that takes them and the allocator's `mi-scavenger`
  * thread busy giving them back. Measured with `renio bench` (two alternating pairs, 2-core VM):
  * the journal and budget's CPU per non-streaming call at 16 in flight 193 / 217 → 77 / 117 µs,
- * Renio fsync's 453 / 483 → 320 / 363 µs; peak RSS 5-20 MB higher. `renio mock` and `renio
+ * Renio fsync's 453 / 483 → 320 / 363 µs; peak RSS 0-20 MB higher. `renio mock` and `renio
  * passthrough` run the same way, so the floor is measured with the same allocator.
  */
 const ENGINE_OPTIONS: Readonly<Record<string, string>> = { BUN_JSC_useFTLJIT: "0", MIMALLOC_PURGE_HOLES: "0" };

@@ -22,6 +22,25 @@ before(async () => {
 });
 after(() => mock.stop());
 
+/**
+ * The environment of a relay that `start` starts (with a fresh config) while `vars` are set in
+ * this process's; the relay is stopped and the variables removed again.
+ */
+async function environWith(vars: Record<string, string>, start: (config: string) => Promise<{ pid: number; stop(): Promise<unknown> }>): Promise<Map<string, string>> {
+  Object.assign(process.env, vars);
+  try {
+    const dir = scratchDir();
+    const relay = await start(writeConfig(dir, relayConfig(mock.url, { type: "sqlite", path: join(dir, "renio.db") })));
+    try {
+      return environOf(relay.pid);
+    } finally {
+      await relay.stop();
+    }
+  } finally {
+    for (const name of Object.keys(vars)) delete process.env[name];
+  }
+}
+
 describe("engine options of renio serve", { skip }, () => {
   test("the process replaces itself (same pid) with one started with the options set, and serves", async () => {
     assert.equal(process.env[OPTION], undefined, "the test gives the child no engine option");
@@ -41,40 +60,18 @@ describe("engine options of renio serve", { skip }, () => {
   });
 
   test("an option the operator set keeps the operator's value, the others are added", async () => {
-    process.env[ALLOCATOR_OPTION] = "1";
-    try {
-      const dir = scratchDir();
-      const relay = await startRelayProcess(writeConfig(dir, relayConfig(mock.url, { type: "sqlite", path: join(dir, "renio.db") })));
-      try {
-        const env = environOf(relay.child.pid!);
-        assert.equal(env.get(ALLOCATOR_OPTION), "1");
-        assert.equal(env.get(OPTION), "0");
-      } finally {
-        await relay.stop();
-      }
-    } finally {
-      delete process.env[ALLOCATOR_OPTION];
-    }
+    const env = await environWith({ [ALLOCATOR_OPTION]: "1" }, async (config) => {
+      const relay = await startRelayProcess(config);
+      return { pid: relay.child.pid!, stop: () => relay.stop() };
+    });
+    assert.equal(env.get(ALLOCATOR_OPTION), "1");
+    assert.equal(env.get(OPTION), "0");
   });
 
   test("the relays renio bench starts get the operator's engine and allocator options", async () => {
-    process.env[OPTION] = "1";
-    process.env[ALLOCATOR_OPTION] = "1";
-    try {
-      const dir = scratchDir();
-      const config = writeConfig(dir, relayConfig(mock.url, { type: "sqlite", path: join(dir, "renio.db") }));
-      const relay = await startChildServer("relay", [...sourceCommand(), "serve", "--config", config]);
-      try {
-        const env = environOf(relay.pid);
-        assert.equal(env.get(OPTION), "1");
-        assert.equal(env.get(ALLOCATOR_OPTION), "1");
-      } finally {
-        await relay.stop();
-      }
-    } finally {
-      delete process.env[OPTION];
-      delete process.env[ALLOCATOR_OPTION];
-    }
+    const env = await environWith({ [OPTION]: "1", [ALLOCATOR_OPTION]: "1" }, (config) => startChildServer("relay", [...sourceCommand(), "serve", "--config", config]));
+    assert.equal(env.get(OPTION), "1");
+    assert.equal(env.get(ALLOCATOR_OPTION), "1");
   });
 
   test("run from source, Bun's own flags are kept across the restart", async () => {

@@ -1,9 +1,9 @@
 import type { RouteSpec } from "../shared/route-spec.ts";
 import type { WireFormat } from "../shared/usage.ts";
-import type { UpstreamInit } from "../runtime/node-http-fetch.ts";
+import type { UpstreamFetch } from "../runtime/node-http-fetch.ts";
 
-/** The global `fetch`'s shape (with the streamed-answer hint); injected so tests and the in-process mock need no network. */
-export type Fetch = (url: string, init: UpstreamInit) => Promise<Response>;
+/** The upstream `fetch` (the global one's shape, with the streamed-answer hint); injected so tests and the in-process mock need no network. */
+export type Fetch = UpstreamFetch;
 
 /** One call to forward, already authenticated, routed, journaled and charged. */
 export interface UpstreamCall {

@@ -55,6 +55,9 @@ describe("renio bench (end to end, real processes on loopback)", () => {
     assert.deepEqual(report.relay?.journals, ["fsync", "process"]);
     const [point] = report.modes[0]!.points;
     assert.deepEqual(point!.relays.map((relay) => [relay.id, relay.latency.samples, relay.latency.errors]), [["renio-fsync", 20, 0], ["renio-process", 20, 0]]);
+    assert.ok(report.diskFloor!.cpuPerWriteSeconds! > 0, "the CPU of one durable write");
+    // One call at a time: each admission is its own write (a completion left alone is written by itself too).
+    for (const relay of point!.relays) assert.ok(relay.requestsPerJournalWrite! > 0 && relay.requestsPerJournalWrite! <= 1, `${relay.id}: ${relay.requestsPerJournalWrite}`);
     const [cost] = report.durableWrite!;
     assert.equal(cost!.fsyncMinusProcessMs, point!.relays[0]!.overhead.median - point!.relays[1]!.overhead.median);
     assert.equal(cost!.ratio, cost!.fsyncMinusProcessMs / report.diskFloor!.latency.median);

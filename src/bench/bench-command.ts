@@ -15,6 +15,7 @@ import { DISK_FLOOR_PLAN, measureDiskFloors } from "./disk-floor.ts";
 import { durableWriteCosts } from "./durable-write.ts";
 import { runSoak } from "./soak.ts";
 import { runMeasurements, type MeasuredRelay } from "./bench-run.ts";
+import { readJournalWrites } from "./journal-writes.ts";
 import { clockTicksPerSecond, createProcessProbe } from "./process-usage.ts";
 
 /** The mock's timing, per the published methodology. */
@@ -70,6 +71,7 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
     const diskFloor = await measureDiskFloors(dir, DISK_FLOOR_PLAN, options.modes.map(pauseOfMode));
     if (options.target === undefined) {
       const secret = benchSecret();
+      const metricsToken = benchSecret();
       directHeaders = [["authorization", `Bearer ${secret}`]];
       if (options.storages.includes("postgres")) {
         progress.update(options.pgUrl === undefined ? "starting a throwaway PostgreSQL" : "using the given PostgreSQL");
@@ -85,7 +87,7 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
           // One database per Renio on a throwaway server; on a given one, one total budget per Renio.
           const tag = perModel ? `${variant.journal}_${index}` : variant.journal;
           const onPostgres = variant.storage === "postgres" ? { postgresUrl: await postgres!.databaseUrl(`renio_${tag}`), budgetId: `bench-total-${tag}` } : {};
-          const config = benchRelayConfig({ mockUrl: mock.url, model, dir: relayDir, journal: variant.journal, budget: options.budget, secret, ...onPostgres });
+          const config = benchRelayConfig({ mockUrl: mock.url, model, dir: relayDir, journal: variant.journal, budget: options.budget, secret, metricsToken, ...onPostgres });
           writeFileSync(configPath, JSON.stringify(config, null, 2));
           const label = `${variant.label}${perModel ? ` ${model.name}` : ""}`;
           progress.update(`starting ${label}`);
@@ -98,6 +100,7 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
             url: relay.url + CHAT_PATH,
             headers: directHeaders,
             probe: createProcessProbe(relay.pid, ticks),
+            ...(variant.journal === "off" ? {} : { journalWrites: () => readJournalWrites(relay.url, metricsToken) }),
             ...(perModel || model.translated ? { model: model.name, translated: model.translated } : {}),
           });
         }

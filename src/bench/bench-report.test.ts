@@ -12,7 +12,7 @@ const point = (concurrency: number, withProbe: boolean): PointResult => ({
       label: "Renio",
       latency: summarize([2.5, 2.6, 2.7]),
       overhead: { median: 0.5, p95: 0.5 },
-      ...(withProbe ? { cpuPerRequestSeconds: 0.00009, cpuPerRequestByThread: { bun: 0.00006, Worker: 0.00003, "Bun Pool 0": 0.0000002 }, rssIdleBytes: 40 * 2 ** 20, rssPeakBytes: 60 * 2 ** 20 } : {}),
+      ...(withProbe ? { cpuPerRequestSeconds: 0.00009, cpuPerRequestByThread: { bun: 0.00006, Worker: 0.00003, "Bun Pool 0": 0.0000002 }, requestsPerJournalWrite: 4.126, rssIdleBytes: 40 * 2 ** 20, rssPeakBytes: 60 * 2 ** 20 } : {}),
     },
     { id: "passthrough", label: "passthrough", latency: summarize([2.3, 2.4, 2.5]), overhead: { median: 0.3, p95: 0.31 } },
   ],
@@ -41,6 +41,7 @@ describe("renderReport", () => {
     assert.match(text, /\n16 +2\.10 ms +2\.60 ms +0\.50 ms +0\.50 ms +0\.30 ms +0\.31 ms\n/);
     assert.match(text, /Renio CPU per request +Renio RSS idle +Renio RSS peak\n[- ]+\n1 +90 µs +40\.0 MB +60\.0 MB/);
     assert.match(text, /\nRenio CPU per request by thread at 16: bun 60 µs, Worker 30 µs\n/, "an idle pool thread (0.2 µs) is left out");
+    assert.match(text, /\nRenio requests per journal write at 1: 4\.13\nRenio requests per journal write at 16: 4\.13\n/);
     assert.match(text, /machine: Test CPU, 2 cores/);
     assert.match(text, /runtime: bun 1\.4\.5/);
     assert.match(text, /journal on \(durability fsync\), budget strict/);

@@ -22,6 +22,12 @@ export interface RelayPoint {
   readonly cpuPerRequestSeconds?: number;
   /** The same, split by thread name (the main JavaScript thread carries the process name, e.g. `bun.exe`), largest first; Linux only. */
   readonly cpuPerRequestByThread?: Readonly<Record<string, number>>;
+  /**
+   * Requests per journal write over the measured rounds (a Renio with a journal): with `fsync`
+   * each write is one durable write, whose CPU (DiskFloor.cpuPerWriteSeconds) the requests it
+   * carried share.
+   */
+  readonly requestsPerJournalWrite?: number;
   /** RSS before the point's load, in bytes. */
   readonly rssIdleBytes?: number;
   /** Peak RSS during the point, in bytes. */
@@ -195,6 +201,12 @@ function threadLines(mode: ModeResult): string[] {
       lines.push(`${capitalize(relay.label)} CPU per request by thread at ${point.concurrency}: ${parts.join(", ")}`);
     }
   }
+  for (const point of mode.points) {
+    for (const relay of point.relays) {
+      if (relay.requestsPerJournalWrite === undefined) continue;
+      lines.push(`${capitalize(relay.label)} requests per journal write at ${point.concurrency}: ${relay.requestsPerJournalWrite.toFixed(2)}`);
+    }
+  }
   return lines;
 }
 
@@ -222,9 +234,9 @@ function diskLines(report: BenchReport): string[] {
   const floor = report.diskFloor;
   if (floor === undefined) return [];
   const how = floor.writeMethod === "direct" ? "one O_DIRECT | O_DSYNC write (as the admission log writes here)" : "one O_DSYNC write";
-  const lines = [`Disk floor: ${how} of ${floor.recordBytes} B, ${floor.latency.samples} back to back: median ${formatMs(floor.latency.median)}, P95 ${formatMs(floor.latency.p95)}`];
+  const lines = [`Disk floor: ${how} of ${floor.recordBytes} B, ${floor.latency.samples} back to back: median ${formatMs(floor.latency.median)}, P95 ${formatMs(floor.latency.p95)}${cpuPerWrite(floor.cpuPerWriteSeconds)}`];
   for (const paced of floor.paced ?? []) {
-    lines.push(`Paced floor: the same write after ${paced.pauseMs} ms idle, ${paced.latency.samples} times: median ${formatMs(paced.latency.median)}, P95 ${formatMs(paced.latency.p95)}`);
+    lines.push(`Paced floor: the same write after ${paced.pauseMs} ms idle, ${paced.latency.samples} times: median ${formatMs(paced.latency.median)}, P95 ${formatMs(paced.latency.p95)}${cpuPerWrite(paced.cpuPerWriteSeconds)}`);
   }
   for (const cost of report.durableWrite ?? []) {
     const mode = cost.mode === "json" ? "non-streaming" : "streaming";
@@ -233,6 +245,11 @@ function diskLines(report: BenchReport): string[] {
     lines.push(`${renio} fsync − ${renio} process at ${cost.concurrency}, ${mode}: ${formatMs(cost.fsyncMinusProcessMs)} = ${cost.ratio.toFixed(2)}× the floor${againstPaced} (target ≤ 1.1×)`);
   }
   return lines;
+}
+
+/** ", CPU 37 µs per write", or nothing for a report without it. */
+function cpuPerWrite(seconds: number | undefined): string {
+  return seconds === undefined ? "" : `, CPU ${Math.round(seconds * 1e6)} µs per write`;
 }
 
 function errorLines(mode: ModeResult): string[] {

@@ -40,7 +40,8 @@ describe("runMeasurements", () => {
       options: { concurrency: [1, 3], requests: 12, warmup: 2, rounds: 3, modes: ["json", "stream"], model: "m" },
       directUrl: `${direct.url}/v1/chat/completions`,
       directHeaders: [["authorization", "Bearer k"]],
-      relays: [{ id: "renio", label: "Renio", url: `${relay.url}/v1/chat/completions`, headers: [["authorization", "Bearer k"]], probe }],
+      // A relay that writes its journal once per two requests it has seen.
+      relays: [{ id: "renio", label: "Renio", url: `${relay.url}/v1/chat/completions`, headers: [["authorization", "Bearer k"]], probe, journalWrites: () => Promise.resolve(relay.seen.length / 2) }],
       progress: createProgress(process.stderr, true),
       signal: AbortSignal.timeout(20_000),
     });
@@ -54,6 +55,7 @@ describe("runMeasurements", () => {
         assert.ok(Math.abs(renio.overhead.median - (renio.latency.median - point.direct.median)) < 1e-9);
         assert.ok(renio.cpuPerRequestSeconds! > 0);
         assert.deepEqual(Object.keys(renio.cpuPerRequestByThread ?? {}), ["bun", "Worker"]);
+        assert.equal(renio.requestsPerJournalWrite, 2, "the measured requests over the writes made meanwhile (warm-up excluded)");
         assert.equal(renio.rssIdleBytes, 40 * 1024 * 1024);
         assert.equal(renio.rssPeakBytes, 50 * 1024 * 1024);
       }

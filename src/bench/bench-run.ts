@@ -15,6 +15,8 @@ export interface MeasuredRelay {
   readonly headers: ReadonlyArray<readonly [string, string]>;
   /** CPU and memory of its process, when it runs here. */
   readonly probe?: ProcessProbe;
+  /** Its journal writes so far (a Renio with a journal: journal-writes.ts), for the requests each write carried. */
+  readonly journalWrites?: () => Promise<number | undefined>;
   /** The model in its request body, when not the plan's (--model list). */
   readonly model?: string;
   /** It serves the model by translating to an Anthropic-format upstream. */
@@ -44,6 +46,8 @@ interface Accumulator {
   cpuSeconds: number | undefined;
   threadStart: Map<string, number> | undefined;
   threadSeconds: Map<string, number> | undefined;
+  writesStart: number | undefined;
+  writes: number | undefined;
   firstError: string | undefined;
   rssIdle: number | undefined;
   rssPeak: number | undefined;
@@ -89,6 +93,7 @@ async function measurePoint(plan: MeasurementPlan, mode: BenchMode, concurrency:
   // CPU is taken over the whole measured span (not per round), so work a relay defers
   // past a round (batched settlement) is still counted; it serves nothing else meanwhile.
   for (const acc of accumulators) {
+    acc.writesStart = await acc.relay?.journalWrites?.();
     acc.cpuStart = acc.relay?.probe?.cpuSeconds();
     acc.threadStart = acc.relay?.probe?.threadCpuSeconds();
   }
@@ -107,6 +112,10 @@ async function measurePoint(plan: MeasurementPlan, mode: BenchMode, concurrency:
     acc.cpuSeconds = acc.cpuStart === undefined || end === undefined ? undefined : end - acc.cpuStart;
     acc.threadSeconds = threadDelta(acc.threadStart, acc.relay?.probe?.threadCpuSeconds());
   }
+  for (const acc of accumulators) {
+    const end = acc.writesStart === undefined ? undefined : await acc.relay?.journalWrites?.();
+    acc.writes = end === undefined ? undefined : end - acc.writesStart!;
+  }
   const [direct, ...relays] = accumulators.map((acc) => ({ acc, summary: summarize(concatArrays(acc.samples, (length) => new Float64Array(length)), acc.errors) }));
   const point: PointResult = {
     concurrency,
@@ -123,6 +132,7 @@ async function measurePoint(plan: MeasurementPlan, mode: BenchMode, concurrency:
         overhead: overheadOf(direct!.summary, summary),
         ...(acc.cpuSeconds !== undefined && acc.served > 0 ? { cpuPerRequestSeconds: acc.cpuSeconds / acc.served } : {}),
         ...(acc.threadSeconds !== undefined && acc.served > 0 ? { cpuPerRequestByThread: perRequest(acc.threadSeconds, acc.served) } : {}),
+        ...(acc.writes !== undefined && acc.writes > 0 ? { requestsPerJournalWrite: acc.served / acc.writes } : {}),
         ...(acc.rssIdle !== undefined ? { rssIdleBytes: acc.rssIdle } : {}),
         ...(peak !== undefined ? { rssPeakBytes: peak } : {}),
         ...(acc.firstError ? { firstError: acc.firstError } : {}),
@@ -134,7 +144,7 @@ async function measurePoint(plan: MeasurementPlan, mode: BenchMode, concurrency:
 }
 
 function accumulator(target: LoadTarget, relay: MeasuredRelay | undefined): Accumulator {
-  return { target, relay, samples: [], errors: 0, served: 0, cpuStart: undefined, cpuSeconds: undefined, threadStart: undefined, threadSeconds: undefined, firstError: undefined, rssIdle: undefined, rssPeak: undefined };
+  return { target, relay, samples: [], errors: 0, served: 0, cpuStart: undefined, cpuSeconds: undefined, threadStart: undefined, threadSeconds: undefined, writesStart: undefined, writes: undefined, firstError: undefined, rssIdle: undefined, rssPeak: undefined };
 }
 
 function record(acc: Accumulator, result: RoundResult): void {

@@ -14,6 +14,7 @@ describe("measureDiskFloor", () => {
       assert.equal(floor.latency.samples, 20);
       assert.equal(floor.writeMethod, directIoIn(dir) ? "direct" : "dsync", "written as the admission log writes on this file system");
       assert.ok(floor.latency.min >= 0 && floor.latency.median <= floor.latency.p95 && floor.latency.p95 <= floor.latency.max);
+      assertWriteCpu(floor.cpuPerWriteSeconds);
       assert.deepEqual(readdirSync(dir), []);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -26,13 +27,21 @@ describe("measureDiskFloor", () => {
       const floor = await measureDiskFloors(dir, { writes: 10, recordBytes: 128 }, [1, 2]);
       assert.equal(floor.latency.samples, 10);
       assert.deepEqual(floor.paced?.map((paced) => [paced.pauseMs, paced.latency.samples]), [[1, 10], [2, 10]]);
-      for (const paced of floor.paced!) assert.ok(paced.latency.min >= 0 && paced.latency.median <= paced.latency.max);
+      for (const paced of floor.paced!) {
+        assert.ok(paced.latency.min >= 0 && paced.latency.median <= paced.latency.max);
+        assertWriteCpu(paced.cpuPerWriteSeconds);
+      }
       assert.deepEqual(readdirSync(dir), []);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
 });
+
+/** A durable write costs its thread some CPU (a system call at the least), and far less than 10 ms of it. */
+function assertWriteCpu(seconds: number | undefined): void {
+  assert.ok(seconds !== undefined && seconds > 0 && seconds < 0.01, `CPU per write: ${seconds} s`);
+}
 
 /** Whether a file in `dir` can be opened for direct I/O (tmpfs, for one, refuses it). */
 function directIoIn(dir: string): boolean {

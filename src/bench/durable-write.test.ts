@@ -55,6 +55,8 @@ describe("durableWriteCosts", () => {
     assert.match(text, /one Renio per journal setting \(fsync, process\), measured in the same rounds/);
     const direct = renderReport({ ...report, diskFloor: { ...floor, writeMethod: "direct" } }, "text");
     assert.match(direct, /\nDisk floor: one O_DIRECT \| O_DSYNC write \(as the admission log writes here\) of 256 B, 3 back to back: median 0\.50 ms/);
+    const withCpu = renderReport({ ...report, diskFloor: { ...floor, cpuPerWriteSeconds: 37e-6, paced: [{ pauseMs: 3, latency: summarize([1, 1.1, 1.2]), cpuPerWriteSeconds: 98e-6 }] } }, "text");
+    assert.match(withCpu, /\nDisk floor: one O_DSYNC write of 256 B, 3 back to back: median 0\.50 ms, P95 0\.59 ms, CPU 37 µs per write\nPaced floor: the same write after 3 ms idle, 3 times: median 1\.10 ms, P95 1\.19 ms, CPU 98 µs per write\n/);
   });
 
   it("is also taken against the paced floor of its mode's idle, when measured, and printed beside it", () => {

@@ -41,11 +41,24 @@ export interface LogLedgerOptions {
   onError?: (error: unknown) => void;
   /** Terms in force of budgets changed at run time (stored budgets), read when each call is decided. */
   budgetTerms?: (budgetId: string) => BudgetTerms | undefined;
+  /** Schedules and cancels the riders' own write (default the runtime's setTimeout and clearTimeout; tests drive time). */
+  timers?: RiderTimers;
   /** A log write on the event loop's thread slower than this (ms, default 2) sends writes to a pool thread for {@link syncWriteCoolOffMs}. */
   syncWriteSlowMs?: number;
   /** How long writes stay on a pool thread after a slow one (ms, default 5000). */
   syncWriteCoolOffMs?: number;
 }
+
+/** How the riders' own write is scheduled. */
+export interface RiderTimers {
+  set(run: () => void, ms: number): unknown;
+  clear(timer: unknown): void;
+}
+
+const RUNTIME_TIMERS: RiderTimers = {
+  set: (run, ms) => setTimeout(run, ms),
+  clear: (timer) => clearTimeout(timer as ReturnType<typeof setTimeout>),
+};
 
 /** A line waiting for the next log write, and who waits for it to be durable. */
 interface ToWrite {
@@ -85,10 +98,24 @@ export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: Jour
   const onError = options.onError ?? ignore;
   const book = createBudgetBook(budgets, options.budgetTerms);
   const encode = reusedBufferEncoder();
+  const timers = options.timers ?? RUNTIME_TIMERS;
   /** Completion and refusal lines, written with the next admission (they do not wait). */
   let riders = "";
-  /** Writes the riders if no admission has carried them by then (a call answered is journaled finished within finishWriteMs). */
-  let ridersTimer: ReturnType<typeof setTimeout> | undefined;
+  /**
+   * Writes the riders if no admission has carried them by then (a call answered is journaled
+   * finished within finishWriteMs). Armed by the first rider after a write, cancelled by the
+   * write that carries them: a timer left from riders already written would fire early and
+   * write the later ones on their own, one more durable write (a stream lasting about
+   * finishWriteMs met it between its completion and the next call's admission).
+   */
+  let ridersTimer: unknown;
+  /** The riders were written (or taken into a write): their timer is no longer needed. */
+  const ridersTaken = (): void => {
+    riders = "";
+    if (ridersTimer === undefined) return;
+    timers.clear(ridersTimer);
+    ridersTimer = undefined;
+  };
   /** The database failed a readiness check: calls are refused until it takes writes again. */
   let storeDown = false;
   /** Admitted calls not yet completed (with "fsync", a lone call is written at once). */
@@ -136,7 +163,7 @@ export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: Jour
     schedule: setImmediate,
     write(batch) {
       let text = riders;
-      riders = "";
+      ridersTaken();
       for (const item of batch) text += item.line;
       const bytes = encode(text);
       if (!gate.open()) return log.write(bytes);
@@ -169,7 +196,7 @@ export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: Jour
     const began = performance.now();
     try {
       const segment = appendNow(encode(riders + line));
-      riders = "";
+      ridersTaken();
       observe(writes.writeSeconds, (performance.now() - began) / 1000);
       observe(writes.groupSizes, 1);
       if (record) applier.add({ line, record, segment });
@@ -185,7 +212,7 @@ export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: Jour
     const line = encodeLogRecord(record);
     riders += line;
     applier.add({ line, record, segment: null });
-    ridersTimer ??= setTimeout(writeRiders, finishWriteMs);
+    ridersTimer ??= timers.set(writeRiders, finishWriteMs);
   };
 
   /** Writes the waiting completion and refusal lines on their own (an ordinary write, durable like an admission's). */
@@ -270,7 +297,7 @@ export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: Jour
           applied = applier.waiting.length === 0;
         } finally {
           applier.stop();
-          clearTimeout(ridersTimer);
+          if (ridersTimer !== undefined) timers.clear(ridersTimer);
           log.close(applied);
           await store.close();
         }

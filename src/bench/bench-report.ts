@@ -2,6 +2,7 @@ import type { BenchMode } from "./bench-args.ts";
 import type { MachineInfo } from "./bench-machine.ts";
 import type { RelaySettings } from "./bench-relay-config.ts";
 import type { DiskFloor } from "./disk-floor.ts";
+import { durableWriteLines } from "./durable-write.ts";
 import { SOAK_ROUND_PER_WORKER, type SoakResult } from "./soak.ts";
 import type { LatencySummary, Overhead } from "./bench-stats.ts";
 import { formatMegabytes, formatMicros, formatMs, renderTable, type TableFormat } from "./bench-table.ts";
@@ -125,7 +126,7 @@ export function renderReport(report: BenchReport, format: TableFormat | "json"):
     if (errors.length > 0) blocks.push(errors.join("\n"));
   }
   if (report.soak !== undefined) blocks.push(heading(`Soak: ${report.soak.durationSeconds} s at concurrency ${report.soak.concurrency}, non-streaming`), soakTable(report.soak, format), soakGrowthLine(report.soak));
-  const disk = diskLines(report);
+  const disk = durableWriteLines(report.diskFloor, report.durableWrite);
   if (disk.length > 0) blocks.push(heading("Durable write"), disk.join("\n"));
   blocks.push(heading("Setup"), setupLines(report, format).join("\n"));
   return blocks.join("\n\n");
@@ -228,28 +229,6 @@ function soakGrowthLine(soak: SoakResult): string {
   if (soak.rssGrowth === undefined) return "RSS growth: n/a (no /proc)";
   const [first, last] = [soak.samples[0]?.rssBytes, soak.samples.at(-1)?.rssBytes];
   return `RSS growth from the first sample to the last: ${formatMegabytes(first)} → ${formatMegabytes(last)} (${(soak.rssGrowth * 100).toFixed(1)} %; target < 10 %); after the warm-up requests ${formatMegabytes(soak.rssAfterWarmupBytes)}`;
-}
-
-function diskLines(report: BenchReport): string[] {
-  const floor = report.diskFloor;
-  if (floor === undefined) return [];
-  const how = floor.writeMethod === "direct" ? "one O_DIRECT | O_DSYNC write (as the admission log writes here)" : "one O_DSYNC write";
-  const lines = [`Disk floor: ${how} of ${floor.recordBytes} B, ${floor.latency.samples} back to back: median ${formatMs(floor.latency.median)}, P95 ${formatMs(floor.latency.p95)}${cpuPerWrite(floor.cpuPerWriteSeconds)}`];
-  for (const paced of floor.paced ?? []) {
-    lines.push(`Paced floor: the same write after ${paced.pauseMs} ms idle, ${paced.latency.samples} times: median ${formatMs(paced.latency.median)}, P95 ${formatMs(paced.latency.p95)}${cpuPerWrite(paced.cpuPerWriteSeconds)}`);
-  }
-  for (const cost of report.durableWrite ?? []) {
-    const mode = cost.mode === "json" ? "non-streaming" : "streaming";
-    const renio = cost.storage === undefined ? "Renio" : `Renio ${cost.storage}`;
-    const againstPaced = cost.paced === undefined ? "" : `, ${cost.paced.ratio.toFixed(2)}× the paced floor (${cost.paced.pauseMs} ms idle)`;
-    lines.push(`${renio} fsync − ${renio} process at ${cost.concurrency}, ${mode}: ${formatMs(cost.fsyncMinusProcessMs)} = ${cost.ratio.toFixed(2)}× the floor${againstPaced} (target ≤ 1.1×)`);
-  }
-  return lines;
-}
-
-/** ", CPU 37 µs per write", or nothing for a report without it. */
-function cpuPerWrite(seconds: number | undefined): string {
-  return seconds === undefined ? "" : `, CPU ${Math.round(seconds * 1e6)} µs per write`;
 }
 
 function errorLines(mode: ModeResult): string[] {

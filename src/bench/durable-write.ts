@@ -1,6 +1,7 @@
 import type { DurableWriteCost, ModeResult } from "./bench-report.ts";
 import type { BenchMode } from "./bench-args.ts";
 import type { DiskFloor } from "./disk-floor.ts";
+import { formatMs } from "./bench-table.ts";
 
 /** Relay ids when several journal settings (or storages: then `storage` is given) run side by side. */
 export function renioRelayId(journal: string, storage?: string): string {
@@ -40,4 +41,26 @@ export function durableWriteCosts(
     }
   }
   return costs;
+}
+
+/** The report's "Durable write" lines: the floors (latency and CPU per write) and each Renio fsync − process against them. */
+export function durableWriteLines(floor: DiskFloor | undefined, costs: readonly DurableWriteCost[] | undefined): string[] {
+  if (floor === undefined) return [];
+  const how = floor.writeMethod === "direct" ? "one O_DIRECT | O_DSYNC write (as the admission log writes here)" : "one O_DSYNC write";
+  const lines = [`Disk floor: ${how} of ${floor.recordBytes} B, ${floor.latency.samples} back to back: median ${formatMs(floor.latency.median)}, P95 ${formatMs(floor.latency.p95)}${cpuPerWrite(floor.cpuPerWriteSeconds)}`];
+  for (const paced of floor.paced ?? []) {
+    lines.push(`Paced floor: the same write after ${paced.pauseMs} ms idle, ${paced.latency.samples} times: median ${formatMs(paced.latency.median)}, P95 ${formatMs(paced.latency.p95)}${cpuPerWrite(paced.cpuPerWriteSeconds)}`);
+  }
+  for (const cost of costs ?? []) {
+    const mode = cost.mode === "json" ? "non-streaming" : "streaming";
+    const renio = cost.storage === undefined ? "Renio" : `Renio ${cost.storage}`;
+    const againstPaced = cost.paced === undefined ? "" : `, ${cost.paced.ratio.toFixed(2)}× the paced floor (${cost.paced.pauseMs} ms idle)`;
+    lines.push(`${renio} fsync − ${renio} process at ${cost.concurrency}, ${mode}: ${formatMs(cost.fsyncMinusProcessMs)} = ${cost.ratio.toFixed(2)}× the floor${againstPaced} (target ≤ 1.1×)`);
+  }
+  return lines;
+}
+
+/** ", CPU 37 µs per write", or nothing for a report without it. */
+function cpuPerWrite(seconds: number | undefined): string {
+  return seconds === undefined ? "" : `, CPU ${Math.round(seconds * 1e6)} µs per write`;
 }

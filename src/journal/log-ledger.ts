@@ -15,6 +15,7 @@ import { StoreUnavailableError } from "../shared/relay-error.ts";
 import { observe } from "../shared/histogram.ts";
 import { ledgerStats } from "./ledger-stats.ts";
 import { createSyncWriteGate } from "./sync-write-gate.ts";
+import { createRiders, type RiderTimers } from "./log-riders.ts";
 
 /** Options of {@link createLogLedger}. */
 export interface LogLedgerOptions {
@@ -48,17 +49,6 @@ export interface LogLedgerOptions {
   /** How long writes stay on a pool thread after a slow one (ms, default 5000). */
   syncWriteCoolOffMs?: number;
 }
-
-/** How the riders' own write is scheduled. */
-export interface RiderTimers {
-  set(run: () => void, ms: number): unknown;
-  clear(timer: unknown): void;
-}
-
-const RUNTIME_TIMERS: RiderTimers = {
-  set: (run, ms) => setTimeout(run, ms),
-  clear: (timer) => clearTimeout(timer as ReturnType<typeof setTimeout>),
-};
 
 /** A line waiting for the next log write, and who waits for it to be durable. */
 interface ToWrite {
@@ -98,24 +88,8 @@ export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: Jour
   const onError = options.onError ?? ignore;
   const book = createBudgetBook(budgets, options.budgetTerms);
   const encode = reusedBufferEncoder();
-  const timers = options.timers ?? RUNTIME_TIMERS;
-  /** Completion and refusal lines, written with the next admission (they do not wait). */
-  let riders = "";
-  /**
-   * Writes the riders if no admission has carried them by then (a call answered is journaled
-   * finished within finishWriteMs). Armed by the first rider after a write, cancelled by the
-   * write that carries them: a timer left from riders already written would fire early and
-   * write the later ones on their own, one more durable write (a stream lasting about
-   * finishWriteMs met it between its completion and the next call's admission).
-   */
-  let ridersTimer: unknown;
-  /** The riders were written (or taken into a write): their timer is no longer needed. */
-  const ridersTaken = (): void => {
-    riders = "";
-    if (ridersTimer === undefined) return;
-    timers.clear(ridersTimer);
-    ridersTimer = undefined;
-  };
+  /** Completion and refusal lines, written with the next admission (they do not wait), or alone after finishWriteMs. */
+  const riders = createRiders(finishWriteMs, () => writeRiders(), options.timers);
   /** The database failed a readiness check: calls are refused until it takes writes again. */
   let storeDown = false;
   /** Admitted calls not yet completed (with "fsync", a lone call is written at once). */
@@ -162,8 +136,8 @@ export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: Jour
     // the calls admitted in one turn share one write.
     schedule: setImmediate,
     write(batch) {
-      let text = riders;
-      ridersTaken();
+      let text = riders.text;
+      riders.taken();
       for (const item of batch) text += item.line;
       const bytes = encode(text);
       if (!gate.open()) return log.write(bytes);
@@ -195,8 +169,8 @@ export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: Jour
   const writeNow = (appendNow: (bytes: Uint8Array) => number, line: string, record?: ToWrite["record"]): boolean => {
     const began = performance.now();
     try {
-      const segment = appendNow(encode(riders + line));
-      ridersTaken();
+      const segment = appendNow(encode(riders.text + line));
+      riders.taken();
       observe(writes.writeSeconds, (performance.now() - began) / 1000);
       observe(writes.groupSizes, 1);
       if (record) applier.add({ line, record, segment });
@@ -210,15 +184,13 @@ export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: Jour
   /** Queues a completion or refusal: applied with the next batch, logged with the next write. */
   const finish = (record: LogRecord): void => {
     const line = encodeLogRecord(record);
-    riders += line;
+    riders.add(line);
     applier.add({ line, record, segment: null });
-    ridersTimer ??= timers.set(writeRiders, finishWriteMs);
   };
 
   /** Writes the waiting completion and refusal lines on their own (an ordinary write, durable like an admission's). */
   const writeRiders = (): void => {
-    ridersTimer = undefined;
-    if (riders === "" || closing) return;
+    if (closing) return;
     if (log.appendNow) writeNow(log.appendNow, "");
     else writes.add({ line: "", resolve: ignore, reject: ignore });
   };
@@ -297,7 +269,7 @@ export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: Jour
           applied = applier.waiting.length === 0;
         } finally {
           applier.stop();
-          if (ridersTimer !== undefined) timers.clear(ridersTimer);
+          riders.stop();
           log.close(applied);
           await store.close();
         }

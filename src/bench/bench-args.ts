@@ -82,7 +82,7 @@ export const BENCH_HELP = `usage: renio bench [options]
   --baseline passthrough      also measure a bare fetch passthrough (the floor)
   --target URL                measure another relay or gateway instead (it must forward to the mock;
   --header 'Name: value'        see --mock-port); --header is repeatable
-  --mock-port N               port of the mock (default: any free port)
+  --mock-port N               port of the mock (default: a free port)
   --model NAME                model in the request body (default mock-gpt); a list (mock-gpt,mock-claude-translated)
                               starts one Renio per model, measured in the same rounds; a name ending in -translated
                               is served by the mock's Anthropic wire through translation (OpenAI caller, translate: true)

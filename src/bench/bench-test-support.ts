@@ -9,7 +9,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** Starts a node:http server on 127.0.0.1 (any free port); the handler gets the body read. */
+/** Starts a node:http server on 127.0.0.1 (a free port); the handler gets the body read. */
 export async function startTestServer(handler: (request: IncomingMessage, body: string, response: ServerResponse) => void): Promise<TestServer> {
   const seen: TestServer["seen"] = [];
   const server = createServer((request, response) => {

@@ -1,5 +1,7 @@
+import { ADMISSION_GROUP_SIZE_METRIC } from "../observe/metrics-page.ts";
+
 /** The metric counting a relay's journal writes (its admission group commits: one durable write each with `fsync`). */
-const WRITES_METRIC = "renio_store_admission_group_size_count";
+const WRITES_METRIC = `${ADMISSION_GROUP_SIZE_METRIC}_count`;
 
 /**
  * The journal writes a relay made so far, from its `/metrics` (Prometheus text) read with

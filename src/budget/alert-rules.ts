@@ -19,7 +19,7 @@ export interface AlertRules {
   interruptedWebhook: string | null;
 }
 
-/** No alerts at all (tools, tests, a config without any). */
+/** No alerts at all (tools, tests, a config that sets none). */
 export const NO_ALERTS: AlertRules = { currency: "USD", budgets: {}, interruptedWebhook: null };
 
 /** The alert rules of a config. */

@@ -15,7 +15,7 @@ export interface Riders {
   readonly text: string;
   /** Queues a line; the first one since the last write arms the deadline. */
   add(line: string): void;
-  /** The waiting lines went into a write: none wait any more, and their deadline is off. */
+  /** The waiting lines went into a write: none wait now, and their deadline is off. */
   taken(): void;
   /** Turns the deadline off for good (the log is closing). */
   stop(): void;

@@ -8,6 +8,9 @@ import type { CallMetrics } from "./call-metrics.ts";
 import { family, histogramSamples, labelText, sample } from "./prom-text.ts";
 
 /** What a scrape reads. */
+/** The histogram of admissions per journal write: its `_count` is the writes made (`renio bench` reads it). */
+export const ADMISSION_GROUP_SIZE_METRIC = "renio_store_admission_group_size";
+
 export interface MetricsSources {
   readonly calls: CallMetrics;
   /** Calls forwarded and not yet ended. */
@@ -49,8 +52,8 @@ export async function metricsPage(sources: MetricsSources): Promise<string> {
   sample(out, "renio_store_up", "", ready && !stats.failing ? 1 : 0);
   family(out, "renio_store_admission_write_seconds", "histogram", "Time of one admission write (admission log write or database commit), shared by its group.");
   if (stats.admissionWriteSeconds) histogramSamples(out, "renio_store_admission_write_seconds", "", stats.admissionWriteSeconds);
-  family(out, "renio_store_admission_group_size", "histogram", "Admissions written together in one write (group commit).");
-  if (stats.admissionGroupSizes) histogramSamples(out, "renio_store_admission_group_size", "", stats.admissionGroupSizes);
+  family(out, ADMISSION_GROUP_SIZE_METRIC, "histogram", "Admissions written together in one write (group commit).");
+  if (stats.admissionGroupSizes) histogramSamples(out, ADMISSION_GROUP_SIZE_METRIC, "", stats.admissionGroupSizes);
   family(out, "renio_store_backlog", "gauge", "Journal records waiting to be written to the database.");
   sample(out, "renio_store_backlog", "", stats.backlog);
   family(out, "renio_store_apply_lag_seconds", "gauge", "How long the oldest waiting record has waited.");

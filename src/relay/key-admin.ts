@@ -46,7 +46,7 @@ export interface IssuedKey {
   readonly replayed: boolean;
 }
 
-/** Which keys {@link KeyAdmin.list} answers (absent fields: any). */
+/** Which keys {@link KeyAdmin.list} answers (an absent field does not narrow the list). */
 export interface KeyFilter {
   readonly project?: string;
   readonly status?: KeyView["status"];

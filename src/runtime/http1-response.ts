@@ -14,7 +14,7 @@ export interface ResponseHead {
   readonly keepAlive: boolean;
 }
 
-/** What the parser reports; `malformed` stops it (the connection cannot be trusted any more). */
+/** What the parser reports; `malformed` stops it (the connection can no longer be trusted). */
 export interface ResponseSink {
   head(head: ResponseHead): void;
   body(piece: Uint8Array): void;

@@ -16,7 +16,7 @@ export type UpstreamClient = "auto" | "socket" | "fetch" | "node-http";
  */
 export const SOCKET_CLIENT_MAX_IN_FLIGHT: LoadLine = { calls: 8, streams: 16 };
 
-/** Calls in flight up to which a call goes through the lean client: `streams` for a call whose answer streams, `calls` for any other. */
+/** Calls in flight up to which a call goes through the lean client: `streams` for a call whose answer streams, `calls` for every other. */
 export interface LoadLine {
   readonly calls: number;
   readonly streams: number;

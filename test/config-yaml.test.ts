@@ -150,7 +150,8 @@ describe("YAML config: every problem as FILE:LINE:COLUMN: path: message", () => 
     const text = "providers:\n  o:\n    type: openai\n    baseUrl: https://api.openai.com/v1\n    apiKey: ${RENIO_TEST_SURELY_UNSET}\nmodels: {}\n";
     assert.deepEqual(problems(text), ["renio.yaml:5:5: providers.o.apiKey: environment variable RENIO_TEST_SURELY_UNSET is not set"]);
     const config = parseConfigText(text, { RENIO_TEST_SURELY_UNSET: "sk-from-env" }, "renio.yaml");
-    assert.equal(config.providers["o"]?.type === "openai" && config.providers["o"].apiKey, "sk-from-env");
+    const provider = config.providers.get("o");
+    assert.equal(provider?.type === "openai" && provider.apiKey, "sk-from-env");
   });
 
   test("a secret on the broken line is not quoted in the message", () => {

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { ownValue } from "../shared/own-keys.ts";
 
 /** A command-line mistake; shown as one {@link usageLine}, exit code 2, never a stack trace. */
 export class UsageError extends Error {
@@ -72,7 +73,7 @@ export function parseOptions<const O extends OptionSpecs>(
       if (positionals.length === maxPositionals) throw new UsageError(`unexpected argument "${token.value}"`);
       positionals.push(token.value);
     } else if (token.kind === "option") {
-      const spec = Object.hasOwn(options, token.name) ? options[token.name] : undefined;
+      const spec = ownValue(options, token.name);
       if (spec === undefined) throw new UsageError(`unknown option ${token.rawName}`);
       const { value, inlineValue } = token;
       if (spec.type === "boolean") {
@@ -84,8 +85,7 @@ export function parseOptions<const O extends OptionSpecs>(
       given.set(token.name, [...(given.get(token.name) ?? []), value ?? ""]);
     }
   }
-  const values: Record<string, unknown> = {};
-  for (const [name, spec] of Object.entries(options)) values[name] = optionValue(`--${name}`, spec, given.get(name));
+  const values = Object.fromEntries(Object.entries(options).map(([name, spec]) => [name, optionValue(`--${name}`, spec, given.get(name))]));
   return { values: values as OptionValues<O>, positionals };
 }
 
@@ -105,7 +105,7 @@ export function parseSubcommand<const S extends Readonly<Record<string, OptionSp
   subcommands: S,
   maxPositionals: Partial<Record<keyof S & string, number>> = {},
 ): SubcommandLine<S> {
-  const anyOf: OptionSpecs = Object.assign({}, ...Object.values(subcommands));
+  const anyOf: OptionSpecs = Object.fromEntries(Object.values(subcommands).flatMap((specs) => Object.entries(specs)));
   const first = tokensOf(args, anyOf).find((token) => token.kind === "positional");
   if (first?.kind !== "positional" || !Object.hasOwn(subcommands, first.value)) throw badSubcommand(first?.kind === "positional" ? first.value : undefined);
   const sub = first.value as keyof S & string;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { nameMap } from "./schema-maps.ts";
 import { anthropicFields } from "./anthropic-schema.ts";
 import { azureFields } from "./azure-schema.ts";
 import { bedrockFields, checkBedrockRegion } from "./bedrock-schema.ts";
@@ -242,8 +243,8 @@ export const configSchema = z.strictObject({
       storePollMs: positiveInt.default(1000),
     })
     .prefault({}),
-  providers: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, "use letters, digits, _ -"), providerSchema),
-  models: z.record(z.string().min(1), modelEntry),
+  providers: nameMap(z.string().regex(/^[A-Za-z0-9_-]+$/, "use letters, digits, _ -"), providerSchema),
+  models: nameMap(z.string().min(1), modelEntry),
   /** Retries, cooldowns and deadlines of every model (models may override; README "Routing"). */
   routing: routingSchema,
   keys: z.array(keySchema).default([]),
@@ -262,7 +263,7 @@ export const configSchema = z.strictObject({
       maxBackoffMs: positiveInt.default(300_000),
     })
     .prefault({}),
-  prices: z.record(z.string().min(1), priceSchema).default({}),
+  prices: nameMap(z.string().min(1), priceSchema).default(() => new Map()),
   tracing: tracingSchema.prefault({}),
 });
 
@@ -271,7 +272,7 @@ export type Config = z.infer<typeof configSchema>;
 /** One provider's settings. */
 export type ProviderConfig = z.infer<typeof providerSchema>;
 /** One model entry as configured (a target, a list, or the object form). */
-export type ModelEntryConfig = Config["models"][string];
+export type ModelEntryConfig = z.infer<typeof modelEntry>;
 /** One model target's settings. */
 export type ModelTargetConfig = z.infer<typeof modelTarget>;
 /** One Renio key's settings. */

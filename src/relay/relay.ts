@@ -193,7 +193,7 @@ export function createRelay(deps: RelayDeps): Relay {
           throw budgetExceeded(admission, config.budget.currency, quote.charges, Date.now());
         }
         forwarded = true;
-        const onAttempt = (to: Target) => trace.routed({ provider: to.provider, providerName: config.providers[to.provider.id]?.type ?? to.provider.id, maxTokens: fields.maxOutputTokens, upstreamModel: to.upstreamModel });
+        const onAttempt = (to: Target) => trace.routed({ provider: to.provider, providerName: config.providers.get(to.provider.id)?.type ?? to.provider.id, maxTokens: fields.maxOutputTokens, upstreamModel: to.upstreamModel });
         return await forward(snap, start, { first: target, cursor, quotes, bodyFor, deadlineAt, onAttempt }, input, admission, limits, { dropUsageChunk, trace });
       } catch (error) {
         if (!recorded && error instanceof RelayError && !(error instanceof StoreUnavailableError)) {

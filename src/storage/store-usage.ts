@@ -187,7 +187,9 @@ async function aggregate(db: Kysely<Database>, range: UsageRange, grouping: Grou
     t.outputTokens += Number(row.output_tokens);
     t.cost += Number(row.cost);
     if (row.last_at !== null && Number(row.last_at) >= 0) t.lastAt = Math.max(t.lastAt ?? 0, Number(row.last_at));
+    // plain-object: below, the keys are the bin column names Renio generates (t0…, o0…)
     if (histograms.total) TOTAL_BIN_COLUMNS.forEach((c, i) => (group.totalBins[i]! += Number(row[c])));
+    // plain-object: the bin column names Renio generates
     if (histograms.overhead) OVERHEAD_BIN_COLUMNS.forEach((c, i) => (group.overheadBins[i]! += Number(row[c])));
   }
   return groups;

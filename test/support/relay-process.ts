@@ -156,9 +156,9 @@ export function relayConfig(mockUrl: string, storage: Record<string, unknown>, o
   };
 }
 
-/** Writes a config file into `dir` and returns its path. */
+/** Writes a config file into `dir` and returns its path (a validated config's Maps, e.g. `models`, written as objects). */
 export function writeConfig(dir: string, raw: Record<string, unknown>, name = "renio.json"): string {
   const path = join(dir, name);
-  writeFileSync(path, JSON.stringify(raw, null, 2));
+  writeFileSync(path, JSON.stringify(raw, (_key, value: unknown) => (value instanceof Map ? Object.fromEntries(value) : value), 2));
   return path;
 }

@@ -5,7 +5,8 @@
 "use strict";
 
 const TOKEN_KEY = "renio.adminToken";
-const PAGES = { overview, budgets, keys, models, journal, live };
+// A Map: the page name comes from the address bar (`#constructor` is no page).
+const PAGES = new Map(Object.entries({ overview, budgets, keys, models, journal, live }));
 const OUTCOMES = ["ok", "upstream_error", "client_aborted", "timeout", "relay_error", "refused", "interrupted", "started"];
 const RANGES = { "24h": 86_400_000, "7d": 7 * 86_400_000, "30d": 30 * 86_400_000 };
 let stopPage = () => {};
@@ -366,11 +367,11 @@ function show() {
   stopPage();
   stopPage = () => {};
   const name = location.hash.slice(1).split("?")[0] || "overview";
-  const render = PAGES[name] ?? overview;
+  const render = PAGES.get(name) ?? overview;
   for (const link of document.querySelectorAll("#nav a")) link.classList.toggle("active", link.getAttribute("href") === `#${name}`);
   const page = document.getElementById("page");
   page.replaceChildren();
-  page.dataset.page = PAGES[name] ? name : "overview";
+  page.dataset.page = PAGES.has(name) ? name : "overview";
   try {
     const stop = render(page);
     if (typeof stop === "function") stopPage = stop;

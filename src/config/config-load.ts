@@ -93,6 +93,9 @@ export function validateConfig(
       if (issue.code === "unrecognized_keys") {
         // An unknown key is a problem of its own, whatever its value.
         for (const key of issue.keys) if (key !== "__proto__") problems.push({ path: [...issue.path, key], message: "unknown key" });
+      } else if (issue.code === "invalid_key") {
+        // A record's key broke its rule: say the rule, at the key.
+        report({ path: issue.path, message: issue.issues[0]?.message ?? issue.message });
       } else {
         report({ path: issue.path, message: issue.message });
       }

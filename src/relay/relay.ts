@@ -24,6 +24,7 @@ import { storedBody } from "./stored-body.ts";
 import { callDeadlineMs } from "./call-deadline.ts";
 import { RouteCursor, type RoutePlan, type Target } from "./route-plan.ts";
 import { quoteRoute, type RouteQuote } from "./route-quote.ts";
+import { journalText, TEXT_BOUNDS, textProblem } from "../shared/input-text.ts";
 
 /** Everything the relay needs. */
 export interface RelayDeps {
@@ -133,10 +134,16 @@ export function createRelay(deps: RelayDeps): Relay {
         const inspected = inspectRequestBody(body);
         if (!inspected.ok) throw new RelayError(400, inspected.problem === NOT_JSON ? "invalid_json" : "invalid_request", inspected.problem);
         const fields = inspected.fields;
+        start.requestBody = storedBody(config.journal, body);
         if (fields.model === undefined) throw new RelayError(400, "missing_model", "The request body must name a `model`");
+        const modelProblem = textProblem(fields.model, TEXT_BOUNDS.name);
+        if (modelProblem !== undefined) {
+          // Journaled as a refusal with the name escaped and cut: no raw control character reaches the store.
+          start.model = journalText(fields.model);
+          throw new RelayError(400, "invalid_request", `The \`model\` field ${modelProblem}; send a model name from GET /v1/models`);
+        }
         start.model = fields.model;
         start.stream = route.streams && fields.stream;
-        start.requestBody = storedBody(config.journal, body);
         const plan = router.resolve(key, fields.model, route.wire);
         const deadlineAt = input.startedAt + callDeadlineMs(request.headers, plan.timeoutMs, config.routing.maxRequestTimeoutMs);
         const cursor = new RouteCursor(plan.stages, random, plan.targets.length > 1);

@@ -11,6 +11,7 @@ import { errorResponse, wireOf } from "./error-envelope.ts";
 import { modelList } from "./model-list.ts";
 import { requestIdFor } from "./request-id.ts";
 import { requestTargetRefusal, targetOf } from "./request-target.ts";
+import { TAP_END_REASONS } from "../sse/usage-tap.ts";
 
 /** What the HTTP layer serves. */
 export interface AppDeps {
@@ -152,6 +153,8 @@ function requestIdOf(c: Context<HttpEnv>): string {
  * the OpenAI envelope with a fresh request id, the error's message on stderr.
  */
 export function lastResortResponse(error: unknown): Response {
+  // Deno hands over a response body's error too, after the answer started: a cut the call log has told already.
+  if (TAP_END_REASONS.has(error)) return new Response(null, { status: 502 });
   return failure(error, "openai", newEntryId(), "a request");
 }
 

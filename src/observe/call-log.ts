@@ -1,5 +1,6 @@
 import type { CallObserver } from "../relay/call-observer.ts";
 import type { JournalAttempt, JournalCompletion, JournalStart } from "../shared/journal-records.ts";
+import { formatAmount } from "../shared/money.ts";
 
 /** Log levels, most verbose first. */
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
@@ -87,7 +88,7 @@ function callJson(level: LogLevel, start: Readonly<JournalStart>, end: Readonly<
     `,"provider":${str(start.provider)},"upstreamModel":${str(start.upstreamModel)},"stream":${start.stream}` +
     `,"status":${end.status},"outcome":"${end.outcome}","errorCode":${str(end.errorCode)}` +
     `,"inputTokens":${usage === null ? "null" : usage.inputTokens},"cachedInputTokens":${usage === null ? "null" : usage.cachedInputTokens},"outputTokens":${usage === null ? "null" : usage.outputTokens}` +
-    `,"cost":${end.cost === null ? "null" : end.cost},"ms":${num(end.totalMs)},"ttfbMs":${num(end.ttfbMs)},"upstreamMs":${num(end.upstreamMs)}}\n`
+    `,"cost":${end.cost === null ? "null" : formatAmount(end.cost)},"ms":${num(end.totalMs)},"ttfbMs":${num(end.ttfbMs)},"upstreamMs":${num(end.upstreamMs)}}\n`
   );
 }
 
@@ -115,7 +116,7 @@ function callText(level: LogLevel, start: Readonly<JournalStart>, end: Readonly<
   return (
     `${new Date().toISOString()} ${level} call ${end.status} ${end.outcome}${end.errorCode === null ? "" : ` error=${fmt(end.errorCode)}`}` +
     ` route=${fmt(start.route)} model=${fmt(start.model)} provider=${fmt(start.provider)} project=${fmt(start.project)} key=${fmt(start.keyId)}` +
-    `${tokens}${end.cost === null ? "" : ` cost=${end.cost}`} ms=${num(end.totalMs)}${end.ttfbMs === null ? "" : ` ttfb=${num(end.ttfbMs)}`}` +
+    `${tokens}${end.cost === null ? "" : ` cost=${formatAmount(end.cost)}`} ms=${num(end.totalMs)}${end.ttfbMs === null ? "" : ` ttfb=${num(end.ttfbMs)}`}` +
     `${end.upstreamMs === null ? "" : ` upstream=${num(end.upstreamMs)}`} request=${fmt(start.requestId ?? start.id)}\n`
   );
 }

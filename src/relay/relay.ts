@@ -25,6 +25,7 @@ import { callDeadlineMs } from "./call-deadline.ts";
 import { RouteCursor, type RoutePlan, type Target } from "./route-plan.ts";
 import { quoteRoute, type RouteQuote } from "./route-quote.ts";
 import { journalText, TEXT_BOUNDS, textProblem } from "../shared/input-text.ts";
+import { formatAmount } from "../shared/money.ts";
 
 /** Everything the relay needs. */
 export interface RelayDeps {
@@ -284,9 +285,7 @@ function budgetHeaders(admission: Extract<Admission, { admitted: true }>): Recor
   return { "x-renio-budget": admission.remaining.budgetId, "x-renio-budget-remaining": money(admission.remaining.amount) };
 }
 
-function money(amount: number): string {
-  return String(Math.round(amount * 1e6) / 1e6);
-}
+const money = formatAmount;
 
 /** The 401 for a secret that is not (or no longer) a live key: says revoked, expired or rotated out when it was one. */
 function refusedKey(refusal: KeyRefusal | undefined): RelayError {

@@ -43,7 +43,14 @@ async function api(path) {
 }
 
 const number = (n) => (n === null || n === undefined ? "—" : Number(n).toLocaleString("en-US"));
-const money = (n) => (n === null || n === undefined ? "—" : Number(n).toLocaleString("en-US", { minimumFractionDigits: 4, maximumFractionDigits: 6 }));
+/** An amount printed from its whole billionths (as Renio keeps it), never rounded as a binary fraction: thousands grouped, 4 to 9 decimals. */
+const money = (n) => {
+  if (n === null || n === undefined) return "—";
+  const nanos = Math.round(Number(n) * 1e9);
+  const whole = Math.trunc(Math.abs(nanos) / 1e9);
+  const fraction = String(Math.abs(nanos) - whole * 1e9).padStart(9, "0").replace(/0+$/, "").padEnd(4, "0");
+  return `${nanos < 0 ? "-" : ""}${whole.toLocaleString("en-US")}.${fraction}`;
+};
 const ms = (n) => (n === null || n === undefined ? "—" : `${Number(n) < 10 ? Number(n).toFixed(2) : Math.round(Number(n)).toLocaleString("en-US")} ms`);
 const time = (t) => (t === null || t === undefined ? "—" : new Date(Number(t)).toISOString().replace("T", " ").replace(/\.\d+Z$/, "Z"));
 const percent = (a, b) => (b > 0 ? `${((100 * a) / b).toFixed(1)} %` : "—");

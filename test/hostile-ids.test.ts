@@ -9,6 +9,7 @@ import { startMockServer, TEST_KEY, type MockServer } from "./support/relay-harn
 import { relayConfig, runRenio, scratchDir, startRelayProcess, writeConfig, type RenioProcess } from "./support/relay-process.ts";
 import { chatBody, post } from "./support/relay-calls.ts";
 import { pgExec } from "./support/store-targets.ts";
+import { runCommand, sourceCommand } from "./support/cli-process.ts";
 
 /**
  * Ids that name members of `Object.prototype`, given to every kind of id a caller or an
@@ -20,8 +21,6 @@ const PROTOTYPE_NAMES = ["constructor", "toString", "__proto__", "hasOwnProperty
 
 let mock: MockServer;
 before(async () => {
-  // `renio budgets … --url` reads the admin token from the environment.
-  process.env.RENIO_ADMIN_TOKEN = ADMIN_TOKEN;
   mock = await startMockServer();
 });
 after(() => mock.stop());
@@ -105,7 +104,8 @@ for (const backend of backends) {
       try {
         const [first, ...rest] = PROTOTYPE_NAMES;
         // One through the CLI against the store, the rest through the running relay's admin API.
-        const set = await runRenio(["budgets", "set", first!, "--scope", "total", "--period", "total", "--limit", "100", "--url", relay.url]);
+        // `renio budgets … --url` reads the admin token from its environment (given to this child only).
+        const set = await runCommand([...sourceCommand(), "budgets", "set", first!, "--scope", "total", "--period", "total", "--limit", "100", "--url", relay.url], { env: { RENIO_ADMIN_TOKEN: ADMIN_TOKEN } });
         assert.equal(set.code, 0, set.stdout + set.stderr);
         for (const id of rest) {
           const created = await admin(relay.url, "POST", "/budgets", { id, scope: "total", period: "total", limit: 100, mode: "strict" });

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Enforces the dependency rules of DESIGN.md: the folder order (no file imports a folder above
 # its own), runtime-specific APIs only in main-*.ts and src/runtime/, providers never import
-# Hono, http or relay, and no `any`.
+# Hono, http or relay, no `any`, and no plain object as a map keyed by outside input
+# (scripts/check-maps.ts, type-aware).
 #   bash scripts/check-deps.sh              check src/
-#   bash scripts/check-deps.sh --self-test  show the folder-order check fails on an upward import
+#   bash scripts/check-deps.sh --self-test  show the folder-order and plain-object map checks fail on planted violations
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -80,6 +81,7 @@ if [ "${1:-}" = "--self-test" ]; then
     exit 1
   fi
   echo "folder-order self-test: ok (upward imports found, downward ones and the entry points allowed)"
+  node_modules/.bin/bun scripts/check-maps.ts --self-test
   exit 0
 fi
 
@@ -93,5 +95,6 @@ provider_leaks=$(grep -rlE "from \"(hono|(\.\./)+(http|relay)/)" src/providers -
 if [ -n "$provider_leaks" ]; then echo "providers importing hono/http/relay:"; echo "$provider_leaks"; status=1; fi
 any_uses=$(grep -rnE ":\s*any\s*[;,)=>|\]]|:\s*any$|\bas any\b|<any>" src --include='*.ts' || true)
 if [ -n "$any_uses" ]; then echo "uses of any:"; echo "$any_uses"; status=1; fi
+node_modules/.bin/bun scripts/check-maps.ts || status=1
 [ $status -eq 0 ] && echo "dependency rules: ok"
 exit $status

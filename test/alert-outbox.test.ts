@@ -14,7 +14,7 @@ function start(): JournalStart {
 }
 
 const done: JournalCompletion = { outcome: "ok", status: 200, ttfbMs: 1, totalMs: 2, upstreamMs: 1, usage: null, cost: 0.1, errorCode: null, responseBody: null };
-const RULES: AlertRules = { currency: "EUR", budgets: { b1: { thresholds: [50, 80, 100], webhook: "ops" } }, interruptedWebhook: "ops" };
+const RULES: AlertRules = { currency: "EUR", budgets: new Map([["b1", { thresholds: [50, 80, 100], webhook: "ops" }]]), interruptedWebhook: "ops" };
 const charge: BudgetCharge = { budgetId: "b1", period: "2026-12", limit: 1, mode: "observe", amount: 0.2 };
 
 for (const backend of backends) {

@@ -47,7 +47,7 @@ interface Shape {
 async function holdsAndSettles(shape: Shape): Promise<{ received: ReceivedRequest[]; reservation: number; invoiceCost: number }> {
   const received: ReceivedRequest[] = [];
   const upstream = await startAnsweringUpstream((request) => (received.push(request), shape.answer(request)));
-  const price = createPriceBook({ [MODEL]: shape.price }).priceOf(MODEL)!;
+  const price = createPriceBook(new Map([[MODEL, shape.price]])).priceOf(MODEL)!;
   const reservation = reservationFor({ requestBytes: bytesOf(shape.body), price, model: MODEL, ...shape.reserve }).amount;
   const limit = Math.round(reservation * 2.5 * 1e6) / 1e6;
   const relay = await startRelay(upstream.url, {
@@ -92,7 +92,7 @@ async function holdsAndSettles(shape: Shape): Promise<{ received: ReceivedReques
 
 /** A flat price's reservation (Renio before per-tier pricing) would admit at least 3 calls that each bill `invoiceCost`: an overshoot. */
 function oldWouldOvershoot(shape: Shape, flat: PriceConfig, invoiceCost: number, reservation: number): void {
-  const price = createPriceBook({ [MODEL]: flat }).priceOf(MODEL)!;
+  const price = createPriceBook(new Map([[MODEL, flat]])).priceOf(MODEL)!;
   const old = reservationFor({ requestBytes: bytesOf(shape.body), price, model: MODEL, ...shape.reserve, serviceTier: undefined }).amount;
   const limit = Math.round(reservation * 2.5 * 1e6) / 1e6;
   assert.ok(Math.floor(limit / old) >= 3 && 3 * invoiceCost > limit, `old reservation ${old}: admits ${Math.floor(limit / old)} calls of ${invoiceCost} under ${limit}`);

@@ -16,7 +16,7 @@ import { bounded, relayConfig, runRenio, scratchDir, startRelayProcess, writeCon
 const ADMIN_TOKEN = "admin-token-for-report-tests-0123";
 const ALICE = "sk-renio-report-alice-0001";
 const BOB = "sk-renio-report-bob-0002";
-const PRICE = createPriceBook({}).priceOf("mock-gpt")!;
+const PRICE = createPriceBook(new Map()).priceOf("mock-gpt")!;
 
 let mock: MockServer;
 

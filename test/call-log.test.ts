@@ -84,7 +84,11 @@ test("renio serve writes one JSON line per call (stdout not a terminal), with id
   assert.doesNotMatch(output, /\n\s+at /, "no stack trace");
 
   const lines = output.split("\n").filter((line) => line.startsWith("{"));
-  const calls = lines.map((line) => JSON.parse(line) as CallLine);
+  const parsed = lines.map((line) => JSON.parse(line) as CallLine);
+  // The provider's 502 is also one upstream-fault line (warn), before which comes the call's own.
+  const faults = parsed.filter((line) => line.msg === "upstream fault");
+  assert.deepEqual(faults.map((line) => [line.level, line.requestId, line.errorCode]), [["warn", "log-502", "upstream_502"]]);
+  const calls = parsed.filter((line) => line.msg === "call");
   assert.deepEqual(
     calls.map(({ requestId, status, outcome, errorCode, stream }) => ({ requestId, status, outcome, errorCode, stream })),
     expected,

@@ -11,7 +11,7 @@ import { startRelay, TEST_KEY, type RelayUnderTest } from "./support/relay-harne
 
 const CREDENTIALS = { accessKeyId: "AKIDBEDROCKTEST01", secretAccessKey: "bedrock-secret-9f8e7d6c5b4a", sessionToken: "session-token-5e6f7a" };
 const MODEL_ID = "eu.anthropic.claude-3-5-sonnet-20240620-v1:0";
-const PRICE = createPriceBook({}).priceOf(MODEL_ID)!;
+const PRICE = createPriceBook(new Map()).priceOf(MODEL_ID)!;
 const PNG = PNG_DATA_URL;
 
 let upstream: BedrockUpstream;

@@ -134,7 +134,7 @@ describe("README", () => {
     const block = /<!-- gemini-config-example[^\n]*\n```json\n([\s\S]*?)```/.exec(readme);
     assert.ok(block, "README has the Gemini config example");
     const config = validateConfig(JSON.parse(block[1]!), { GEMINI_API_KEY: "AIza-example", VERTEX_SERVICE_ACCOUNT_JSON: serviceAccount });
-    const vertex = config.providers["vertex-eu"]!;
+    const vertex = config.providers.get("vertex-eu")!;
     assert.ok(vertex.type === "gemini" && vertex.vertex?.location === "europe-west4");
     const providers = createProviders(config, fetch);
     assert.equal(providers.get("vertex-eu")!.region, "eu");

@@ -53,7 +53,7 @@ test("renio journal list --request-id finds the caller's entry", async () => {
   assert.ok(await eventually(async () => (await journaled()).length > 0), "journaled");
   const [entry] = await journaled();
   assert.ok(entry);
-  const configPath = writeConfig(relay.dir, JSON.parse(JSON.stringify(relay.config)) as Record<string, unknown>, "cli.json");
+  const configPath = writeConfig(relay.dir, relay.config as unknown as Record<string, unknown>, "cli.json");
   const listed = await runRenio(["journal", "list", "--request-id", "caller-cli-9", "--json", "--config", configPath]);
   assert.equal(listed.code, 0, listed.stderr);
   const rows = JSON.parse(listed.stdout) as Array<{ id: string; requestId: string }>;

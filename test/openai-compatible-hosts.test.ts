@@ -48,7 +48,7 @@ after(async () => {
 });
 
 describe("OpenAI-compatible hosts through the official openai client", () => {
-  const prices = createPriceBook(LOCAL_PRICES);
+  const prices = createPriceBook(new Map(Object.entries(LOCAL_PRICES)));
   HOSTS.forEach((host, index) => {
     test(`${host.id}: ${"apiKey" in host ? "its key as Bearer" : "no key sent"}, usage and cost journaled at ${host.model}'s price`, async () => {
       const client = new OpenAI({ apiKey: TEST_KEY, baseURL: `${relay.url}/v1`, maxRetries: 0, timeout: 5_000 });

@@ -1,4 +1,5 @@
 import { parseInteger, parseOptions, UsageError } from "../cli/cli-args.ts";
+import { lookupTable } from "../shared/own-keys.ts";
 
 /** Which request shapes to measure. */
 export type BenchMode = "json" | "stream";
@@ -170,13 +171,13 @@ export function parseBenchArgs(args: readonly string[]): BenchOptions {
   };
 }
 
-const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600 };
+const DURATION_UNITS = lookupTable({ s: 1, m: 60, h: 3600 });
 
 /** `--duration 90s|10m|2h` and the sampling interval (a tenth of it, 1 to 60 s, unless given). */
 function soakPlan(text: string, sampleSeconds: number | undefined): { durationSeconds: number; sampleSeconds: number } {
   const match = /^([1-9]\d{0,5})(s|m|h)$/.exec(text.trim());
   if (match === null) throw new UsageError(`--duration must be a number of seconds, minutes or hours (90s, 10m, 2h), got "${text}"`);
-  const durationSeconds = Number(match[1]) * DURATION_UNITS[match[2]!]!;
+  const durationSeconds = Number(match[1]) * DURATION_UNITS.get(match[2]!)!;
   const interval = sampleSeconds ?? Math.min(60, Math.max(1, Math.round(durationSeconds / 10)));
   if (interval > durationSeconds) throw new UsageError("--sample-seconds is longer than --duration");
   return { durationSeconds, sampleSeconds: interval };

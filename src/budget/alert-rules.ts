@@ -8,25 +8,25 @@ export interface BudgetAlertRule {
 
 /**
  * What the store needs to write alert events in the transaction that changes a budget row:
- * plain data (it crosses to the storage thread), keyed by budget id so budgets from any source
- * get alerts by the same rule.
+ * plain data (it crosses to the storage thread, which keeps a Map a Map), keyed by budget id so
+ * budgets from any source get alerts by the same rule.
  */
 export interface AlertRules {
   currency: string;
   /** Budget id → its alerts (budgets without alerts are absent). */
-  budgets: Readonly<Record<string, BudgetAlertRule>>;
+  budgets: ReadonlyMap<string, BudgetAlertRule>;
   /** Webhook told about reservations a crash left pending; null: none. */
   interruptedWebhook: string | null;
 }
 
 /** No alerts at all (tools, tests, a config that sets none). */
-export const NO_ALERTS: AlertRules = { currency: "USD", budgets: {}, interruptedWebhook: null };
+export const NO_ALERTS: AlertRules = { currency: "USD", budgets: new Map(), interruptedWebhook: null };
 
 /** The alert rules of a config. */
 export function alertRulesOf(config: Pick<Config, "budgets" | "alerts" | "budget">): AlertRules {
-  const budgets: Record<string, BudgetAlertRule> = {};
+  const budgets = new Map<string, BudgetAlertRule>();
   for (const budget of config.budgets) {
-    if (budget.alerts) budgets[budget.id] = { thresholds: [...new Set(budget.alerts.thresholds)].sort((a, b) => a - b), webhook: budget.alerts.webhook };
+    if (budget.alerts) budgets.set(budget.id, { thresholds: [...new Set(budget.alerts.thresholds)].sort((a, b) => a - b), webhook: budget.alerts.webhook });
   }
   return { currency: config.budget.currency, budgets, interruptedWebhook: config.alerts.interruptedWebhook ?? null };
 }

@@ -4,14 +4,14 @@ import { createPriceBook } from "./price-book.ts";
 import { BUILTIN_PRICES } from "./prices-builtin.ts";
 
 test("exact built-in names", () => {
-  const book = createPriceBook({});
+  const book = createPriceBook(new Map());
   assert.deepEqual(book.priceOf("gpt-4o"), BUILTIN_PRICES["gpt-4o"]);
   assert.deepEqual(book.priceOf("gpt-4o-mini"), BUILTIN_PRICES["gpt-4o-mini"]);
   assert.deepEqual(book.priceOf("codestral"), BUILTIN_PRICES["codestral"]);
 });
 
 test("dated and suffixed variants match the longest prefix at a dash", () => {
-  const book = createPriceBook({});
+  const book = createPriceBook(new Map());
   const cases: Array<[string, string]> = [
     ["gpt-4o-2024-08-06", "gpt-4o"],
     ["gpt-4o-mini-2024-07-18", "gpt-4o-mini"],
@@ -35,17 +35,17 @@ test("dated and suffixed variants match the longest prefix at a dash", () => {
 });
 
 test("no match across a non-dash boundary or for unknown models", () => {
-  const book = createPriceBook({});
+  const book = createPriceBook(new Map());
   for (const model of ["gpt-4oo", "gpt-5x", "unknown", "", "-", "mockery", "o3x-mini"]) {
     assert.equal(book.priceOf(model), undefined, model);
   }
 });
 
 test("config overrides win and default cachedInput to input", () => {
-  const book = createPriceBook({
+  const book = createPriceBook(new Map(Object.entries({
     "gpt-4o": { input: 1, output: 2 },
     "my-model": { input: 3, cachedInput: 1, output: 4, maxOutputTokens: 100 },
-  });
+  })));
   assert.deepEqual(book.priceOf("gpt-4o"), { input: 1, cachedInput: 1, output: 2 });
   assert.deepEqual(book.priceOf("gpt-4o-2024-08-06"), { input: 1, cachedInput: 1, output: 2 });
   assert.deepEqual(book.priceOf("gpt-4o-mini"), BUILTIN_PRICES["gpt-4o-mini"]);
@@ -53,7 +53,7 @@ test("config overrides win and default cachedInput to input", () => {
 });
 
 test("memoized lookups return the same frozen object", () => {
-  const book = createPriceBook({});
+  const book = createPriceBook(new Map());
   const first = book.priceOf("gpt-4o-2024-08-06");
   assert.ok(first !== undefined && Object.isFrozen(first));
   assert.equal(book.priceOf("gpt-4o-2024-08-06"), first);
@@ -71,7 +71,7 @@ test("every built-in price is sane", () => {
 });
 
 test("config prices carry long-context, service-tier, audio and per-use tool rates, frozen", () => {
-  const book = createPriceBook({
+  const book = createPriceBook(new Map(Object.entries({
     "my-model": {
       input: 1,
       output: 4,
@@ -80,7 +80,7 @@ test("config prices carry long-context, service-tier, audio and per-use tool rat
       audio: { input: 20 },
       tools: { web_search: 0.02 },
     },
-  });
+  })));
   const price = book.priceOf("my-model-v2")!;
   assert.deepEqual(price, {
     input: 1,

@@ -53,10 +53,10 @@ function deepFreeze(price: Price): Price {
  * (`gpt-4o-2024-08-06` → `gpt-4o`, `mistral-large-latest` → `mistral-large`).
  * Lookups are memoized; the prices returned are frozen.
  */
-export function createPriceBook(overrides: Readonly<Record<string, PriceConfig>>): PriceBook {
+export function createPriceBook(overrides: ReadonlyMap<string, PriceConfig>): PriceBook {
   const table = new Map<string, Price>();
   for (const [model, price] of Object.entries(BUILTIN_PRICES)) table.set(model, deepFreeze(structuredClone(price)));
-  for (const [model, config] of Object.entries(overrides)) table.set(model, fromConfig(config));
+  for (const [model, config] of overrides) table.set(model, fromConfig(config));
   const memo = new Map<string, Price | null>();
 
   function lookup(model: string): Price | null {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createPriceBook } from "./price-book.ts";
 
-const book = createPriceBook({});
+const book = createPriceBook(new Map());
 
 test("dated Bedrock Claude ids, with and without an inference profile prefix, get Anthropic's rates", () => {
   const direct = book.priceOf("claude-3-5-sonnet-20240620");

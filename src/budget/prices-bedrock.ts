@@ -17,16 +17,12 @@ const PROFILES = ["eu", "us", "apac", "global"];
  * (Converse has none), and Amazon Nova. Dated ids (`…-20240620-v1:0`) match by prefix.
  */
 export function withBedrockIds(prices: Readonly<Record<string, Price>>): Readonly<Record<string, Price>> {
-  const out: Record<string, Price> = { ...prices };
-  const bedrock: Record<string, Price> = { ...NOVA };
-  for (const [model, price] of Object.entries(prices)) {
-    if (!model.startsWith("claude-")) continue;
-    const { tools: _tools, ...rest } = price;
-    bedrock[`anthropic.${model}`] = rest;
-  }
-  for (const [model, price] of Object.entries(bedrock)) {
-    out[model] = price;
-    for (const profile of PROFILES) out[`${profile}.${model}`] = price;
-  }
-  return out;
+  const anthropic = Object.entries(prices)
+    .filter(([model]) => model.startsWith("claude-"))
+    .map(([model, { tools: _tools, ...rest }]): [string, Price] => [`anthropic.${model}`, rest]);
+  const bedrock = [...Object.entries(NOVA), ...anthropic];
+  return Object.fromEntries([
+    ...Object.entries(prices),
+    ...bedrock.flatMap(([model, price]) => [[model, price] as const, ...PROFILES.map((profile) => [`${profile}.${model}`, price] as const)]),
+  ]);
 }

@@ -1,5 +1,6 @@
 import type { ServerToolKind } from "../shared/usage.ts";
 import { withBedrockIds } from "./prices-bedrock.ts";
+import { lookupTable } from "../shared/own-keys.ts";
 
 /** Per-million-token rates of one tier of a model. */
 export interface TokenRates {
@@ -148,7 +149,7 @@ const LISTED_PRICES: Readonly<Record<string, Price>> = {
 };
 
 /** Context windows (tokens) of the listed models, by the same keys. */
-const CONTEXT_WINDOWS: Readonly<Record<string, number>> = {
+const CONTEXT_WINDOWS = lookupTable<number>({
   "gpt-4o": 128_000, "gpt-4o-2024-05-13": 128_000, "chatgpt-4o-latest": 128_000, "gpt-4o-mini": 128_000,
   "gpt-4o-realtime-preview": 128_000, "gpt-4o-mini-realtime-preview": 128_000, "gpt-4o-audio-preview": 128_000,
   "gpt-4o-mini-audio-preview": 128_000, "gpt-audio": 128_000, "gpt-realtime": 32_000,
@@ -170,7 +171,7 @@ const CONTEXT_WINDOWS: Readonly<Record<string, number>> = {
   "deepseek-chat": 128_000, "deepseek-reasoner": 128_000,
   "grok-4": 256_000, "grok-4-fast": 2_000_000, "grok-4-1-fast": 2_000_000, "grok-code-fast-1": 256_000, "grok-3": 131_072, "grok-3-mini": 131_072,
   mock: 128_000,
-};
+});
 
 const rates = (input: number, cachedInput: number, output: number): TokenRates => ({ input, cachedInput, output });
 /** OpenAI flex: half the standard rates. */
@@ -184,7 +185,7 @@ const ANTHROPIC_TOOLS = { web_search: 0.01, web_fetch: 0 } as const;
 const SONNET_LONG: LongContextRates = { aboveInputTokens: 200_000, input: 6, cachedInput: 0.6, output: 22.5, cacheWrite5m: 7.5, cacheWrite1h: 12 };
 
 /** Rates beyond one flat price, by the same keys (merged into BUILTIN_PRICES). */
-const PRICE_DETAILS: Readonly<Record<string, Partial<Price>>> = {
+const PRICE_DETAILS = lookupTable<Partial<Price>>({
   "gpt-4o": { serviceTiers: { priority: rates(4.25, 2.125, 17) }, tools: OPENAI_TOOLS },
   "gpt-4o-2024-05-13": { serviceTiers: { priority: rates(8.75, 8.75, 26.25) }, tools: OPENAI_TOOLS },
   "gpt-4o-mini": { serviceTiers: { priority: rates(0.25, 0.125, 1) }, tools: OPENAI_TOOLS },
@@ -215,7 +216,7 @@ const PRICE_DETAILS: Readonly<Record<string, Partial<Price>>> = {
   "grok-4": { longContext: { aboveInputTokens: 128_000, input: 6, cachedInput: 1.5, output: 30 } },
   "grok-4-fast": { longContext: { aboveInputTokens: 128_000, input: 0.4, cachedInput: 0.1, output: 1 } },
   "grok-4-1-fast": { longContext: { aboveInputTokens: 128_000, input: 0.4, cachedInput: 0.1, output: 1 } },
-};
+});
 
 /**
  * Built-in list prices with their context windows and PRICE_DETAILS (see LISTED_PRICES for the
@@ -224,11 +225,11 @@ const PRICE_DETAILS: Readonly<Record<string, Partial<Price>>> = {
  */
 export const BUILTIN_PRICES: Readonly<Record<string, Price>> = withBedrockIds(Object.fromEntries(
   Object.entries(LISTED_PRICES).map(([model, price]) => {
-    const window = CONTEXT_WINDOWS[model];
+    const window = CONTEXT_WINDOWS.get(model);
     const full: Price = window === undefined ? { ...price } : { ...price, contextWindow: window };
     // Anthropic bills cache writes at 1.25x input (5-minute) and 2x input (1-hour), and server tools per use.
     if (model.startsWith("claude-")) Object.assign(full, { cacheWrite5m: price.input * 1.25, cacheWrite1h: price.input * 2, tools: ANTHROPIC_TOOLS });
-    Object.assign(full, PRICE_DETAILS[model]);
+    Object.assign(full, PRICE_DETAILS.get(model));
     return [model, full];
   }),
 ));

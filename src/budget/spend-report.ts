@@ -2,6 +2,7 @@ import type { BudgetConfig } from "../config/config-schema.ts";
 import { budgetKey } from "./budget-key.ts";
 import { periodOf } from "./budget-plan.ts";
 import type { BudgetUsage } from "./budget-usage.ts";
+import { fromNanos, sumAmounts, toNanos } from "../shared/money.ts";
 
 /**
  * The reconciliation report: what the journal says was spent, grouped by key, project, model
@@ -163,7 +164,7 @@ function budgetRows(
         ...totals,
         budgetSpent,
         budgetReserved,
-        difference: round9(budgetSpent + budgetReserved - totals.cost - totals.inFlightReserved),
+        difference: fromNanos(toNanos(budgetSpent) + toNanos(budgetReserved) - toNanos(totals.cost) - toNanos(totals.inFlightReserved)),
       });
     }
   }
@@ -180,15 +181,14 @@ function sum(parts: readonly SpendTotals[]): SpendTotals {
     calls: 0, refused: 0, inFlight: 0, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0,
     cost: 0, reportedCost: 0, estimatedCost: 0, estimatedCalls: 0, inFlightReserved: 0,
   };
-  for (const part of parts) for (const field of Object.keys(total) as (keyof SpendTotals)[]) total[field] += part[field];
-  for (const field of ["cost", "reportedCost", "estimatedCost", "inFlightReserved"] as const) total[field] = round9(total[field]);
+  for (const part of parts) for (const field of COUNTS) total[field] += part[field];
+  // Amounts are summed in billionths (exact), not as binary fractions.
+  for (const field of AMOUNTS) total[field] = sumAmounts(parts.map((part) => part[field]));
   return total;
 }
 
-/** Amounts are exact to a billionth; sums of stored doubles are rounded back to that. */
-function round9(amount: number): number {
-  return Math.round(amount * 1e9) / 1e9;
-}
+const COUNTS = ["calls", "refused", "inFlight", "inputTokens", "cachedInputTokens", "outputTokens", "estimatedCalls"] as const;
+const AMOUNTS = ["cost", "reportedCost", "estimatedCost", "inFlightReserved"] as const;
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

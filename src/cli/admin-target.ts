@@ -91,7 +91,7 @@ export async function storeAdminTarget(config: Config, runtime: Runtime): Promis
       store,
       keySecret: await resolveKeySecret(store, config.server.keySecret),
       configKeys: config.keys,
-      isModel: (name) => Object.hasOwn(config.models, name),
+      isModel: (name) => config.models.has(name),
     });
     const actor = `local:${userInfo().username}`;
     return {

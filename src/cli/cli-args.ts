@@ -1,4 +1,6 @@
 import { parseArgs } from "node:util";
+import { ownValue } from "../shared/own-keys.ts";
+import { TEXT_BOUNDS, textProblem } from "../shared/input-text.ts";
 
 /** A command-line mistake; shown as one {@link usageLine}, exit code 2, never a stack trace. */
 export class UsageError extends Error {
@@ -69,12 +71,14 @@ export function parseOptions<const O extends OptionSpecs>(
   const positionals: string[] = [];
   for (const token of tokensOf(args, options)) {
     if (token.kind === "positional") {
+      checkArgument(`argument ${positionals.length + 1}`, token.value);
       if (positionals.length === maxPositionals) throw new UsageError(`unexpected argument "${token.value}"`);
       positionals.push(token.value);
     } else if (token.kind === "option") {
-      const spec = Object.hasOwn(options, token.name) ? options[token.name] : undefined;
+      const spec = ownValue(options, token.name);
       if (spec === undefined) throw new UsageError(`unknown option ${token.rawName}`);
       const { value, inlineValue } = token;
+      if (value !== undefined) checkArgument(token.rawName, value);
       if (spec.type === "boolean") {
         if (value !== undefined) throw new UsageError(`${token.rawName} takes no value, got "${value}"`);
       } else if (value === undefined || value === "") throw new UsageError(`${token.rawName} needs ${needs(spec)}`);
@@ -84,9 +88,14 @@ export function parseOptions<const O extends OptionSpecs>(
       given.set(token.name, [...(given.get(token.name) ?? []), value ?? ""]);
     }
   }
-  const values: Record<string, unknown> = {};
-  for (const [name, spec] of Object.entries(options)) values[name] = optionValue(`--${name}`, spec, given.get(name));
+  const values = Object.fromEntries(Object.entries(options).map(([name, spec]) => [name, optionValue(`--${name}`, spec, given.get(name))]));
   return { values: values as OptionValues<O>, positionals };
+}
+
+/** A command-line value by the input rules (shared/input-text.ts): what reaches the store is checked as the admin API checks it. */
+function checkArgument(name: string, value: string): void {
+  const problem = textProblem(value, TEXT_BOUNDS.argument);
+  if (problem !== undefined) throw new UsageError(`${name} ${problem}`);
 }
 
 /** A subcommand with its validated options and plain arguments, one variant per subcommand of `S`. */
@@ -105,7 +114,7 @@ export function parseSubcommand<const S extends Readonly<Record<string, OptionSp
   subcommands: S,
   maxPositionals: Partial<Record<keyof S & string, number>> = {},
 ): SubcommandLine<S> {
-  const anyOf: OptionSpecs = Object.assign({}, ...Object.values(subcommands));
+  const anyOf: OptionSpecs = Object.fromEntries(Object.values(subcommands).flatMap((specs) => Object.entries(specs)));
   const first = tokensOf(args, anyOf).find((token) => token.kind === "positional");
   if (first?.kind !== "positional" || !Object.hasOwn(subcommands, first.value)) throw badSubcommand(first?.kind === "positional" ? first.value : undefined);
   const sub = first.value as keyof S & string;

@@ -6,7 +6,8 @@ import type { JournalReader, StoreMaintenance } from "../storage/store.ts";
 import { CONFIG_OPTION, parseSubcommand, usageLine, UsageError } from "./cli-args.ts";
 import { scopeText } from "./cli-budgets.ts";
 import { BUDGET_USAGE, wantsHelp } from "./cli-help.ts";
-import { amountText as round, printTable } from "./cli-table.ts";
+import { printTable } from "./cli-table.ts";
+import { formatAmount as round } from "../shared/money.ts";
 import { parseTime } from "./cli-journal.ts";
 
 /** One configured budget in its current period. */

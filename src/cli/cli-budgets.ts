@@ -4,7 +4,8 @@ import type { BudgetConfig } from "../config/config-schema.ts";
 import type { BudgetListing } from "../relay/budget-admin.ts";
 import { BudgetRequestError, type BudgetClient } from "./budget-client.ts";
 import { CONFIG_OPTION, parseSubcommand, subcommandOf, UsageError } from "./cli-args.ts";
-import { amountText as round, printTable } from "./cli-table.ts";
+import { printTable } from "./cli-table.ts";
+import { formatAmount as round } from "../shared/money.ts";
 
 /** The `renio budget(s)` subcommands that manage budgets (the others, status and reconcile, read the store: cli-budget.ts). */
 export const BUDGET_ADMIN_SUBCOMMANDS = ["list", "set", "delete", "pause", "resume"] as const;

@@ -24,7 +24,7 @@ export async function runConfigCommand(args: string[], out: (line: string) => vo
   if (given === undefined && envValue(process.env, CONFIG_ENV) === undefined) throw new UsageError(`check needs a FILE (or ${CONFIG_ENV})`);
   try {
     const { config, file, sources } = await resolveConfig({ file: given, env: process.env });
-    out(`${file}: ok (${Object.keys(config.providers).length} providers, ${Object.keys(config.models).length} models, ${config.keys.length} keys, ${config.budgets.length} budgets)`);
+    out(`${file}: ok (${config.providers.size} providers, ${config.models.size} models, ${config.keys.length} keys, ${config.budgets.length} budgets)`);
     const width = Math.max(...sources.map((source) => source.setting.length));
     const shownWidth = Math.max(...sources.map((source) => source.shown.length));
     for (const { setting, shown, from } of sources) out(`  ${setting.padEnd(width)}  ${shown.padEnd(shownWidth)}  from ${from}`);

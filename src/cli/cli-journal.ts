@@ -2,6 +2,7 @@ import type { JournalEntry } from "../shared/journal-records.ts";
 import type { JournalQuery, JournalReader } from "../storage/store.ts";
 import { CONFIG_OPTION, durationMs, parseSubcommand, usageLine, UsageError } from "./cli-args.ts";
 import { JOURNAL_USAGE, wantsHelp } from "./cli-help.ts";
+import { formatAmount } from "../shared/money.ts";
 
 /** A validated `renio journal` command line; `configPath` is its `--config FILE`, if any. */
 export type JournalCommand =
@@ -66,7 +67,7 @@ export async function executeJournalCommand(command: JournalCommand, store: Jour
   let cursor: string | undefined;
   do {
     const page = await store.listJournal({ ...query, limit: 1000, cursor });
-    for (const entry of page.entries) out(format === "jsonl" ? JSON.stringify(entry) : columns.map((c) => csvCell(entry[c])).join(","));
+    for (const entry of page.entries) out(format === "jsonl" ? JSON.stringify(entry) : columns.map((c) => csvCell(entry[c], c)).join(","));
     cursor = page.nextCursor ?? undefined;
   } while (cursor);
   return 0;
@@ -113,9 +114,12 @@ const columns: readonly (keyof JournalEntry)[] = [
   "cachedInputTokens", "outputTokens", "reservedCost", "cost", "costEstimated", "errorCode", "reconcile", "requestBody", "responseBody", "attempts",
 ];
 
-function csvCell(value: unknown): string {
+/** The money columns of an export: written as exact decimals. */
+const AMOUNT_COLUMNS: ReadonlySet<keyof JournalEntry> = new Set(["reservedCost", "cost"]);
+
+function csvCell(value: unknown, column: keyof JournalEntry): string {
   if (value === null || value === undefined) return "";
-  const text = typeof value === "object" ? JSON.stringify(value) : String(value);
+  const text = typeof value === "object" ? JSON.stringify(value) : typeof value === "number" && AMOUNT_COLUMNS.has(column) ? formatAmount(value) : String(value);
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
@@ -131,7 +135,7 @@ function printTable(entries: readonly JournalEntry[], out: (line: string) => voi
     e.status === null ? "-" : String(e.status),
     e.totalMs === null ? "-" : String(Math.round(e.totalMs)),
     e.inputTokens === null ? "-" : `${e.inputTokens + (e.cachedInputTokens ?? 0)}/${e.outputTokens ?? 0}`,
-    e.cost === null ? "-" : String(e.cost),
+    e.cost === null ? "-" : formatAmount(e.cost),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
   for (const row of [header, ...rows]) out(row.map((cell, i) => cell.padEnd(widths[i] as number)).join("  ").trimEnd());
@@ -141,6 +145,7 @@ function printTable(entries: readonly JournalEntry[], out: (line: string) => voi
 /** One entry, field by field, then its attempts one per line (`renio journal show`). */
 function printEntry(e: JournalEntry, out: (line: string) => void): void {
   const dash = (value: unknown) => (value === null || value === undefined ? "-" : String(value));
+  const money = (value: number | null) => (value === null ? "-" : formatAmount(value));
   const fields: Array<[string, string]> = [
     ["id", e.id],
     ["received", new Date(e.receivedAt).toISOString()],
@@ -151,12 +156,12 @@ function printEntry(e: JournalEntry, out: (line: string) => void): void {
     ["outcome", `${e.outcome} ${dash(e.status)}${e.errorCode === null ? "" : ` ${e.errorCode}`}`],
     ["total ms", e.totalMs === null ? "-" : e.totalMs.toFixed(1)],
     ["tokens in/out", e.inputTokens === null ? "-" : `${e.inputTokens + (e.cachedInputTokens ?? 0)}/${e.outputTokens ?? 0}`],
-    ["cost", `${dash(e.cost)}${e.costEstimated ? " (estimated)" : ""}, reserved ${dash(e.reservedCost)}`],
+    ["cost", `${money(e.cost)}${e.costEstimated ? " (estimated)" : ""}, reserved ${money(e.reservedCost)}`],
   ];
   for (const [name, value] of fields) out(`${name.padEnd(14)}${value}`);
   const attempts = e.attempts ?? [];
   out(`attempts      ${attempts.length}`);
   attempts.forEach((a, i) => {
-    out(`  ${i + 1}. ${a.provider} ${a.upstreamModel}${a.model === e.model ? "" : ` (fallback ${a.model})`}  status ${dash(a.status)}  ${a.errorCode ?? "served"}  ${a.ms.toFixed(1)} ms  cost ${dash(a.cost)}`);
+    out(`  ${i + 1}. ${a.provider} ${a.upstreamModel}${a.model === e.model ? "" : ` (fallback ${a.model})`}  status ${dash(a.status)}  ${a.errorCode ?? "served"}  ${a.ms.toFixed(1)} ms  cost ${money(a.cost)}`);
   });
 }

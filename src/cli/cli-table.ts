@@ -4,5 +4,4 @@ export function printTable(header: readonly string[], rows: ReadonlyArray<readon
   for (const row of [header, ...rows]) out(row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ").trimEnd());
 }
 
-/** An amount with at most 6 decimals. */
-export const amountText = (n: number): string => String(Math.round(n * 1e6) / 1e6);
+

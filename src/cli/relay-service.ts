@@ -8,7 +8,7 @@ import { adminActor, adminTokensOf } from "../http/admin-auth.ts";
 import type { Reload, ReloadOutcome } from "../http/admin-reload.ts";
 import { createAdminRoutes } from "../http/admin-routes.ts";
 import { dashboardRoutes } from "../http/dashboard-routes.ts";
-import { createHttpHandler } from "../http/app.ts";
+import { createHttpHandler, lastResortResponse } from "../http/app.ts";
 import { openLedger } from "../journal/open-ledger.ts";
 import { createBudgetAdmin } from "../relay/budget-admin.ts";
 import { auditBudgetChange } from "../relay/budget-audit.ts";
@@ -174,12 +174,14 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     hostname: config.server.host,
     port: config.server.port,
     fetch: createHttpHandler({ relay, ledger, accepting: () => accepting, admin: apart ? undefined : admin, metrics: apart ? undefined : metrics, dashboard: apart ? undefined : dashboard, coolingDown }),
+    onError: lastResortResponse,
   });
   const adminServer = apart
     ? await runtime.serve({
         hostname: config.server.admin.host ?? config.server.host,
         port: config.server.admin.port!,
         fetch: createHttpHandler({ ledger, accepting: () => accepting, admin, metrics, dashboard, coolingDown }),
+        onError: lastResortResponse,
       }).catch(async (error: unknown) => {
         await server.stop();
         await alerts?.stop();

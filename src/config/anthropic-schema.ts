@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { nameText } from "./schema-text.ts";
 
 /** Anthropic's Messages API; the timeouts are added by config-schema.ts. */
 export const anthropicFields = {
@@ -7,6 +8,6 @@ export const anthropicFields = {
   apiKey: z.string().optional(),
   /** The `anthropic-version` header sent. */
   version: z.string().default("2023-06-01"),
-  region: z.string().min(1).default("global"),
+  region: nameText().default("global"),
   headers: z.record(z.string(), z.string()).default({}),
 };

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { nameText } from "./schema-text.ts";
 
 /** Azure OpenAI: OpenAI wire format, deployment or v1 URLs, `api-key` or Microsoft Entra ID auth (the timeouts are added by config-schema.ts). */
 export const azureFields = {
@@ -20,6 +21,6 @@ export const azureFields = {
   }).optional(),
   /** The resource's Azure location (e.g. swedencentral), checked against `region`. */
   location: z.string().min(1).optional(),
-  region: z.string().min(1).default("global"),
+  region: nameText().default("global"),
   headers: z.record(z.string(), z.string()).default({}),
 };

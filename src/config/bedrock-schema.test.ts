@@ -32,7 +32,7 @@ test("an EU AWS region gets the region label eu; credentials come from ${ENV}", 
     assert.equal(provider.region, "eu", awsRegion);
     assert.deepEqual(provider.endpoint, { hostname: `bedrock-runtime.${awsRegion}.amazonaws.com`, port: 443 });
   }
-  const br = configWith({ awsRegion: "eu-central-1" }).providers["br"]!;
+  const br = configWith({ awsRegion: "eu-central-1" }).providers.get("br")!;
   assert.ok(br.type === "bedrock" && br.accessKeyId === "AKIDEXAMPLE" && br.secretAccessKey === "secret-value-123");
   assert.equal(createProviders(configWith({ awsRegion: "us-east-1" }), fetch).get("br")!.region, "us");
   assert.equal(createProviders(configWith({ awsRegion: "eu-west-1", region: "eu-west-1" }), fetch).get("br")!.region, "eu-west-1");

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { nameText } from "./schema-text.ts";
 
 /** An AWS region name such as eu-central-1 or us-gov-west-1. */
 const AWS_REGION = /^[a-z]{2}(-gov|-iso[a-z]*)?-[a-z]+-\d+$/;
@@ -16,7 +17,7 @@ export function regionLabelOf(awsRegion: string): string {
 export const bedrockFields = {
   type: z.literal("bedrock"),
   awsRegion: z.string().regex(AWS_REGION, "must be an AWS region name such as eu-central-1"),
-  region: z.string().min(1).optional(),
+  region: nameText().optional(),
   accessKeyId: z.string().min(1),
   secretAccessKey: z.string().min(1),
   sessionToken: z.string().min(1).optional(),

@@ -39,9 +39,7 @@ export interface ChildEnvironmentOptions {
  */
 export function childEnvironment(env: Env, options: ChildEnvironmentOptions = {}): Record<string, string> {
   const referenced = new Set(options.referenced ?? []);
-  const child: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined && (isRuntimeVariable(name) || referenced.has(name) || (options.renio === true && name.startsWith("RENIO_")))) child[name] = value;
-  }
-  return child;
+  const passed = (name: string, value: string | undefined): value is string =>
+    value !== undefined && (isRuntimeVariable(name) || referenced.has(name) || (options.renio === true && name.startsWith("RENIO_")));
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => passed(...entry)));
 }

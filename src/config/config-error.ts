@@ -1,3 +1,4 @@
+import { journalText } from "../shared/input-text.ts";
 /** One problem in a config, located by its path (e.g. `["providers", "mistral", "baseUrl"]`). */
 export interface ConfigProblem {
   readonly path: ReadonlyArray<PropertyKey>;
@@ -24,7 +25,8 @@ export function joinPath(path: ReadonlyArray<PropertyKey>): string {
   let out = "";
   for (const part of path) {
     if (typeof part === "number") out += `[${part}]`;
-    else out += (out ? "." : "") + String(part);
+    // A name from the file is printed with control characters escaped (it may hold any), never raw.
+    else out += (out ? "." : "") + journalText(String(part), Infinity);
   }
   return out;
 }

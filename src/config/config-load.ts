@@ -7,6 +7,7 @@ import { checkSemantics } from "./config-semantics.ts";
 import { interpolateEnv } from "./env-interpolation.ts";
 import { parseJsoncDocument } from "./jsonc.ts";
 import { parseYamlDocument } from "./yaml.ts";
+import { protoKeyProblems } from "./schema-maps.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -79,7 +80,7 @@ export function validateConfig(
   overrides: readonly ConfigOverride[] = [],
 ): Config {
   const interpolated = interpolateEnv(raw, env);
-  const problems: ConfigProblem[] = [...interpolated.problems];
+  const problems: ConfigProblem[] = [...interpolated.problems, ...protoKeyProblems(interpolated.value)];
   const report = (problem: ConfigProblem) => {
     if (!interpolated.unresolvedPaths.has(joinPath(problem.path))) problems.push(problem);
   };
@@ -91,7 +92,10 @@ export function validateConfig(
     for (const issue of parsed.error.issues) {
       if (issue.code === "unrecognized_keys") {
         // An unknown key is a problem of its own, whatever its value.
-        for (const key of issue.keys) problems.push({ path: [...issue.path, key], message: "unknown key" });
+        for (const key of issue.keys) if (key !== "__proto__") problems.push({ path: [...issue.path, key], message: "unknown key" });
+      } else if (issue.code === "invalid_key") {
+        // A record's key broke its rule: say the rule, at the key.
+        report({ path: issue.path, message: issue.issues[0]?.message ?? issue.message });
       } else {
         report({ path: issue.path, message: issue.message });
       }

@@ -1,5 +1,6 @@
 import type { ConfigProblem } from "./config-error.ts";
 import { LOG_FORMATS, LOG_LEVELS } from "./logging-schema.ts";
+import { ownValue } from "../shared/own-keys.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -62,7 +63,7 @@ function oneOf(choices: readonly string[]): OverridableSetting["parse"] {
 
 /** A variable set to the empty string counts as unset (as `RENIO_PORT=` in a compose file means). */
 export function envValue(env: Env, name: string): string | undefined {
-  const value = env[name];
+  const value = ownValue(env, name);
   return value === undefined || value === "" ? undefined : value;
 }
 
@@ -94,13 +95,15 @@ export function applyOverrides(raw: unknown, overrides: readonly ConfigOverride[
     let section = root;
     let applicable = true;
     for (const part of path.slice(0, -1)) {
-      const next = section[part] ?? {};
+      const next = ownValue(section, part) ?? {};
       if (!isRecord(next)) {
         applicable = false;
         break;
       }
+      // plain-object: paths are Renio's own setting paths (OVERRIDABLE_SETTINGS, flags), never a key from outside
       section = section[part] = { ...next };
     }
+    // plain-object: a path part of Renio's own settings
     if (applicable) section[path.at(-1)!] = value;
   }
   return root;

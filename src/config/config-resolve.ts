@@ -3,6 +3,7 @@ import { readConfigDocument, validateConfig, validateDocument } from "./config-l
 import { CONFIG_ENV, envOverrides, envValue, overrideAt, OVERRIDABLE_SETTINGS, type ConfigOverride } from "./config-overrides.ts";
 import type { Config } from "./config-schema.ts";
 import { DEFAULT_CONFIG } from "./default-config.ts";
+import { ownValue } from "../shared/own-keys.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -80,8 +81,8 @@ export async function resolveConfig(request: ConfigRequest): Promise<ResolvedCon
 function valueAt(value: unknown, path: readonly string[]): unknown {
   let node = value;
   for (const part of path) {
-    if (node === null || typeof node !== "object" || !Object.hasOwn(node, part)) return undefined;
-    node = (node as Record<string, unknown>)[part];
+    if (node === null || typeof node !== "object") return undefined;
+    node = ownValue(node as Record<string, unknown>, part);
   }
   return node;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { nameMap } from "./schema-maps.ts";
 import { anthropicFields } from "./anthropic-schema.ts";
 import { azureFields } from "./azure-schema.ts";
 import { bedrockFields, checkBedrockRegion } from "./bedrock-schema.ts";
@@ -10,6 +11,7 @@ import { amount, durationMs, positiveInt } from "./schema-numbers.ts";
 import { tracingSchema } from "./tracing-schema.ts";
 import { checkGeminiRegion, vertexSchema } from "./vertex-schema.ts";
 import { routedModelSchema, routingSchema, targetRoutingFields } from "./routing-schema.ts";
+import { idText, nameText } from "./schema-text.ts";
 
 /** Largest budget limit: its billionths must stay an exact integer in a double. */
 const MAX_LIMIT = 9_000_000;
@@ -39,7 +41,7 @@ const geminiProvider = z
     apiKey: z.string().optional(),
     vertex: vertexSchema.optional(),
     /** Default: `global`, or the Vertex location's region (`eu` for europe-*); a contradicting value is an error. */
-    region: z.string().min(1).optional(),
+    region: nameText().optional(),
     headers: z.record(z.string(), z.string()).default({}),
     ...timeouts,
   })
@@ -56,9 +58,9 @@ export const providerSchema = z.discriminatedUnion("type", [openAiProvider, anth
 
 /** One place a public model name is served. */
 const modelTarget = z.strictObject({
-  provider: z.string().min(1),
+  provider: nameText(),
   /** Upstream model name; defaults to the public name. */
-  model: z.string().min(1).optional(),
+  model: nameText().optional(),
   /** Translate the caller's wire format into the provider's when it speaks only the other one (README "Translation"). */
   translate: z.boolean().default(false),
   /** With `translate`: drop parameters the provider has no equivalent for instead of refusing the call. */
@@ -70,14 +72,14 @@ const modelTarget = z.strictObject({
 const modelEntry = z.union([modelTarget, z.array(modelTarget).min(1), routedModelSchema(modelTarget)]);
 
 const keySchema = z.strictObject({
-  id: z.string().min(1),
+  id: nameText(),
   /** The key itself (usually `${ENV_VAR}`), or `sha256:<64 hex>` of it. */
   secret: z.string().min(8, "must be at least 8 characters (or sha256:<hex>)"),
-  project: z.string().min(1).default("default"),
+  project: nameText().default("default"),
   /** Public model names this key may use; `*` allows all. */
-  models: z.array(z.string().min(1)).default(["*"]),
+  models: z.array(nameText()).default(["*"]),
   /** Provider regions this key's data may go to; absent allows all. */
-  regions: z.array(z.string().min(1)).optional(),
+  regions: z.array(nameText()).optional(),
 });
 
 /** What an admin token may do: `read` every admin GET (every role implies it), `keys` / `budgets` change those, `admin` everything. */
@@ -87,7 +89,7 @@ export type AdminRole = (typeof ADMIN_ROLES)[number];
 
 const adminTokenSchema = z.strictObject({
   /** Who acts: recorded as the actor of its admin actions (never the secret). */
-  id: z.string().regex(/^[A-Za-z0-9_.:-]+$/, "use letters, digits, _ . : -"),
+  id: idText(/^[A-Za-z0-9_.:-]+$/, "use letters, digits, _ . : -"),
   /** The token itself (usually `${ENV_VAR}`, at least 16 characters), or `sha256:<64 hex>` of it. */
   secret: z.string().min(16, "must be at least 16 characters (or sha256:<hex>)"),
   roles: z.array(z.enum(ADMIN_ROLES)).min(1),
@@ -96,13 +98,13 @@ const adminTokenSchema = z.strictObject({
 /** Which calls a budget covers. */
 export const budgetScope = z.union([
   z.literal("total"),
-  z.strictObject({ project: z.string().min(1) }),
-  z.strictObject({ key: z.string().min(1) }),
+  z.strictObject({ project: nameText() }),
+  z.strictObject({ key: nameText() }),
 ]);
 
 /** One budget: in the config's `budgets`, and the body that creates one at run time (admin API). */
 export const budgetSchema = z.strictObject({
-  id: z.string().regex(/^[A-Za-z0-9_.:-]+$/, "use letters, digits, _ . : -"),
+  id: idText(/^[A-Za-z0-9_.:-]+$/, "use letters, digits, _ . : -"),
   scope: budgetScope,
   period: z.enum(["total", "month", "day"]).default("month"),
   /** Amounts are kept exact to a billionth in 64-bit integers, which bounds a limit. */
@@ -114,14 +116,14 @@ export const budgetSchema = z.strictObject({
       /** Percent of the limit, each fired once per period (default 50, 80, 100). */
       thresholds: z.array(z.number().gt(0).max(1000)).min(1).default([50, 80, 100]),
       /** The id of an `alerts.webhooks` entry. */
-      webhook: z.string().min(1),
+      webhook: nameText(),
     })
     .optional(),
 });
 
 /** Where alerts are delivered: a URL whose requests are signed with the secret (HMAC-SHA256). */
 const webhookSchema = z.strictObject({
-  id: z.string().regex(/^[A-Za-z0-9_.:-]+$/, "use letters, digits, _ . : -"),
+  id: idText(/^[A-Za-z0-9_.:-]+$/, "use letters, digits, _ . : -"),
   url: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }),
   /** The HMAC key (usually `${ENV_VAR}`), at least 16 characters. */
   secret: z.string().min(16, "must be at least 16 characters"),
@@ -133,9 +135,9 @@ const webhookSchema = z.strictObject({
 
 /** What a rate limit counts: the calls of one key, of one project's keys, or to one public model name. */
 const rateLimitScope = z.union([
-  z.strictObject({ key: z.string().min(1) }),
-  z.strictObject({ project: z.string().min(1) }),
-  z.strictObject({ model: z.string().min(1) }),
+  z.strictObject({ key: nameText() }),
+  z.strictObject({ project: nameText() }),
+  z.strictObject({ model: nameText() }),
 ]);
 
 /**
@@ -242,8 +244,8 @@ export const configSchema = z.strictObject({
       storePollMs: positiveInt.default(1000),
     })
     .prefault({}),
-  providers: z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, "use letters, digits, _ -"), providerSchema),
-  models: z.record(z.string().min(1), modelEntry),
+  providers: nameMap(idText(/^[A-Za-z0-9_-]+$/, "use letters, digits, _ -"), providerSchema),
+  models: nameMap(nameText(), modelEntry),
   /** Retries, cooldowns and deadlines of every model (models may override; README "Routing"). */
   routing: routingSchema,
   keys: z.array(keySchema).default([]),
@@ -254,7 +256,7 @@ export const configSchema = z.strictObject({
     .strictObject({
       webhooks: z.array(webhookSchema).default([]),
       /** The webhook told about reservations a crash left pending (`journal.interrupted`); none: not sent. */
-      interruptedWebhook: z.string().min(1).optional(),
+      interruptedWebhook: nameText().optional(),
       /** How often each relay looks for events to deliver (ms). */
       pollMs: positiveInt.default(1000),
       /** Delay before the first retry (ms), doubled per attempt (with jitter) up to maxBackoffMs. */
@@ -262,7 +264,7 @@ export const configSchema = z.strictObject({
       maxBackoffMs: positiveInt.default(300_000),
     })
     .prefault({}),
-  prices: z.record(z.string().min(1), priceSchema).default({}),
+  prices: nameMap(nameText(), priceSchema).default(() => new Map()),
   tracing: tracingSchema.prefault({}),
 });
 
@@ -271,7 +273,7 @@ export type Config = z.infer<typeof configSchema>;
 /** One provider's settings. */
 export type ProviderConfig = z.infer<typeof providerSchema>;
 /** One model entry as configured (a target, a list, or the object form). */
-export type ModelEntryConfig = Config["models"][string];
+export type ModelEntryConfig = z.infer<typeof modelEntry>;
 /** One model target's settings. */
 export type ModelTargetConfig = z.infer<typeof modelTarget>;
 /** One Renio key's settings. */

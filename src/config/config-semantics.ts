@@ -74,7 +74,7 @@ export function checkSemantics(config: Config): ConfigProblem[] {
       problems.push({ path: ["keys", index, "secret"], message: "sha256 secrets must be sha256: followed by 64 lowercase hex digits" });
     }
     key.models.forEach((model, modelIndex) => {
-      if (model !== "*" && !(model in config.models)) {
+      if (model !== "*" && !config.models.has(model)) {
         problems.push({ path: ["keys", index, "models", modelIndex], message: `unknown model "${model}"` });
       }
     });
@@ -99,7 +99,7 @@ export function checkSemantics(config: Config): ConfigProblem[] {
     const scope = `${kind} ${id}`;
     if (rateScopes.has(scope)) problems.push({ path: ["rateLimits", index, "scope"], message: `duplicate rate limit for ${scope} (put its limits in one entry)` });
     rateScopes.add(scope);
-    const unknown = kind === "key" ? !keyIds.has(id) : kind === "project" ? !projects.has(id) : !(id in config.models);
+    const unknown = kind === "key" ? !keyIds.has(id) : kind === "project" ? !projects.has(id) : !config.models.has(id);
     if (unknown) problems.push({ path: ["rateLimits", index, "scope", kind], message: kind === "project" ? `no key belongs to project "${id}"` : `unknown ${kind} "${id}"` });
   });
   if (!config.journal.enabled && config.budgets.length > 0) {

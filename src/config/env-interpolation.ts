@@ -1,5 +1,6 @@
 import type { ConfigProblem } from "./config-error.ts";
 import { joinPath } from "./config-error.ts";
+import { ownValue } from "../shared/own-keys.ts";
 
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
@@ -34,7 +35,7 @@ export function interpolateEnv(value: unknown, env: Readonly<Record<string, stri
 function resolve(value: unknown, env: Readonly<Record<string, string | undefined>>, uses: Map<string, PropertyKey[][]>, path: PropertyKey[]): unknown {
   if (typeof value === "string") {
     return value.replace(REFERENCE, (_match, name: string) => {
-      const found = env[name];
+      const found = ownValue(env, name);
       if (found === undefined || found === "") {
         const paths = uses.get(name) ?? [];
         if (!paths.some((seen) => joinPath(seen) === joinPath(path))) paths.push(path);

@@ -1,12 +1,13 @@
 import { z } from "zod";
 import { mockScriptSchema } from "./mock-script-schema.ts";
 import { durationMs, positiveInt } from "./schema-numbers.ts";
+import { nameText } from "./schema-text.ts";
 
 /** The built-in mock, run in-process (or at `baseUrl` when given); the timeouts are added by config-schema.ts. */
 export const mockFields = {
   type: z.literal("mock"),
   baseUrl: z.url().optional(),
-  region: z.string().min(1).default("local"),
+  region: nameText().default("local"),
   latencyMs: durationMs.default(2),
   chunkIntervalMs: durationMs.default(1),
   chunks: positiveInt.default(8),

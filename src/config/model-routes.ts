@@ -33,8 +33,8 @@ export interface RetrySettings {
 
 /** The entry of model `name` in one shape; undefined when no such model is configured. */
 export function modelRouteOf(config: Config, name: string): ModelRouteConfig | undefined {
-  if (!Object.hasOwn(config.models, name)) return undefined;
-  return normalize(config, name, config.models[name] as ModelEntryConfig);
+  const entry = config.models.get(name);
+  return entry === undefined ? undefined : normalize(config, name, entry);
 }
 
 function normalize(config: Config, name: string, entry: ModelEntryConfig): ModelRouteConfig {

@@ -5,7 +5,7 @@ import { regionContradiction, regionOfLocation, regionOfUrl } from "../shared/pr
 /** Providers: a `region` label must not contradict the region its URL or location names; Azure needs one way to authenticate. */
 export function checkProviders(providers: Config["providers"]): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
-  for (const [id, provider] of Object.entries(providers)) {
+  for (const [id, provider] of providers) {
     const path = ["providers", id];
     if (provider.baseUrl !== undefined && provider.region !== undefined) {
       const why = regionContradiction(provider.region, regionOfUrl(provider.baseUrl), `baseUrl ${new URL(provider.baseUrl).host}`);

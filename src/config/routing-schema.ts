@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { positiveInt } from "./schema-numbers.ts";
+import { nameText } from "./schema-text.ts";
 
 /**
  * Routing settings (README "Routing"): what a model target adds (weight, priority group,
@@ -47,9 +48,9 @@ export function routedModelSchema<T extends z.ZodType>(target: T) {
     /** The deployments serving the model (at most 31). */
     targets: z.array(target).min(1).max(31),
     /** Public model names tried in order once this model's targets are exhausted (same wire format). */
-    fallbacks: z.array(z.string().min(1)).default([]),
+    fallbacks: z.array(nameText()).default([]),
     /** A public model name tried when a provider answers that the prompt is too long for its context window. */
-    contextFallback: z.string().min(1).optional(),
+    contextFallback: nameText().optional(),
     /** `weighted`: weighted random inside the priority group; `least-busy`: the target with the fewest calls in flight (weighted among ties). */
     strategy: z.enum(["weighted", "least-busy"]).default("weighted"),
     retry: z.strictObject(retryFields).optional(),

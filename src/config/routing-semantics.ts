@@ -20,18 +20,18 @@ export const PROVIDER_WIRES: Readonly<Record<ProviderConfig["type"], readonly Wi
  */
 export function checkRouting(config: Config): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
-  for (const [id, provider] of Object.entries(config.providers)) {
+  for (const [id, provider] of config.providers) {
     if (provider.type === "mock" && provider.baseUrl !== undefined && provider.faults !== undefined) {
       problems.push({ path: ["providers", id, "faults"], message: "a fault script runs in the in-process mock only; a `renio mock` at baseUrl takes its script from POST /_mock/script" });
     }
   }
   const routes = new Map<string, ModelRouteConfig>();
-  for (const name of Object.keys(config.models)) routes.set(name, modelRouteOf(config, name)!);
+  for (const name of config.models.keys()) routes.set(name, modelRouteOf(config, name)!);
   const wires = new Map<string, ReadonlySet<WireFormat>>();
   for (const [name, route] of routes) {
     const known = route.targets.every((target, index) => {
-      if (target.provider in config.providers) return true;
-      problems.push({ path: [...route.targetPath(index), "provider"], message: `unknown provider "${target.provider}" (configured: ${Object.keys(config.providers).join(", ") || "none"})` });
+      if (config.providers.has(target.provider)) return true;
+      problems.push({ path: [...route.targetPath(index), "provider"], message: `unknown provider "${target.provider}" (configured: ${[...config.providers.keys()].join(", ") || "none"})` });
       return false;
     });
     if (!known) continue;
@@ -64,7 +64,7 @@ export function checkRouting(config: Config): ConfigProblem[] {
 
 /** The wire formats one target speaks (both, when it translates). */
 function wiresOf(config: Config, target: ModelTargetConfig): readonly WireFormat[] {
-  return target.translate ? ["openai", "anthropic"] : PROVIDER_WIRES[config.providers[target.provider]!.type];
+  return target.translate ? ["openai", "anthropic"] : PROVIDER_WIRES[config.providers.get(target.provider)!.type];
 }
 
 /** The wire formats every one of `targets` speaks. */

@@ -1,4 +1,4 @@
-import { Hono, type Context } from "hono";
+import { Hono } from "hono";
 import { z } from "zod";
 import type { BudgetChange, BudgetMode, NewBudget, StoredBudget } from "../budget/budget-definition.ts";
 import { budgetSchema } from "../config/config-schema.ts";
@@ -6,6 +6,8 @@ import type { BudgetAdmin } from "../relay/budget-admin.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { HttpEnv } from "./app.ts";
 import { adminActor, requireRole } from "./admin-auth.ts";
+import { adminJsonBody } from "./admin-body.ts";
+import { issueParts } from "../config/schema-text.ts";
 
 /** The body of `POST /admin/budgets`: a config budget's fields (mode absent: the config's `budget.mode`), and `paused`. */
 const newBudgetBody = budgetSchema.extend({ paused: z.boolean().default(false) });
@@ -42,24 +44,15 @@ export function budgetObject(budget: StoredBudget): Record<string, unknown> {
 export function createAdminBudgetRoutes(admin: BudgetAdmin, defaultMode: () => BudgetMode): Hono<HttpEnv> {
   const routes = new Hono<HttpEnv>();
   routes.get("/", requireRole("read"), async (c) => c.json({ object: "list", data: await admin.list() }));
-  routes.post("/", requireRole("budgets"), async (c) => c.json(budgetObject(await admin.create(parseNewBudget(await jsonBody(c), defaultMode()), adminActor(c).id)), 201));
-  routes.patch("/:id", requireRole("budgets"), async (c) => c.json(budgetObject(await admin.update(c.req.param("id"), parseBudgetChange(await jsonBody(c)), adminActor(c).id))));
+  routes.post("/", requireRole("budgets"), async (c) => c.json(budgetObject(await admin.create(parseNewBudget(await adminJsonBody(c), defaultMode()), adminActor(c).id)), 201));
+  routes.patch("/:id", requireRole("budgets"), async (c) => c.json(budgetObject(await admin.update(c.req.param("id"), parseBudgetChange(await adminJsonBody(c)), adminActor(c).id))));
   routes.delete("/:id", requireRole("budgets"), async (c) => c.json({ ...budgetObject(await admin.remove(c.req.param("id"), adminActor(c).id)), deleted: true }));
   return routes;
-}
-
-async function jsonBody(c: Context<HttpEnv>): Promise<unknown> {
-  try {
-    return JSON.parse(await c.req.text());
-  } catch {
-    throw new RelayError(400, "invalid_json", "The request body must be JSON");
-  }
 }
 
 function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   const parsed = schema.safeParse(body);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const path = issue?.path.length ? `\`${issue.path.join(".")}\`: ` : "";
-  throw new RelayError(400, "invalid_request", `Invalid budget: ${path}${issue?.message ?? "invalid"}`);
+  const { path, message } = issueParts(parsed.error.issues[0]!);
+  throw new RelayError(400, "invalid_request", `Invalid budget: ${path === "" ? "" : `\`${path}\`: `}${message}`);
 }

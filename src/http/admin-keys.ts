@@ -4,6 +4,9 @@ import type { KeyAdmin } from "../relay/key-admin.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { HttpEnv } from "./app.ts";
 import { requireRole } from "./admin-auth.ts";
+import { issueParts, jsonText, nameText } from "../config/schema-text.ts";
+import { TEXT_BOUNDS } from "../shared/input-text.ts";
+import { adminJsonBody } from "./admin-body.ts";
 
 /** What `/admin/keys` works with. */
 export interface AdminKeysDeps {
@@ -17,19 +20,19 @@ export interface AdminKeysDeps {
 
 /** Ids of stored keys: what journal filters and URLs carry without escaping. */
 const keyId = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, "must be 1-64 characters from A-Z a-z 0-9 . _ : -");
-const names = z.array(z.string().min(1).max(128)).min(1).max(1000);
+const names = z.array(nameText(128)).min(1).max(1000);
 const futureTime = z.iso.datetime({ offset: true }).transform((text, ctx) => {
   const ms = Date.parse(text);
   if (ms <= Date.now()) ctx.addIssue({ code: "custom", message: "must be in the future" });
   return ms;
 });
 const metadata = z
-  .record(z.string().max(128), z.json())
+  .record(nameText(128), jsonText(TEXT_BOUNDS.queryValue))
   .refine((value) => JSON.stringify(value).length <= 4096, "must be at most 4096 bytes of JSON");
 
 const createBody = z.strictObject({
   id: keyId.optional(),
-  project: z.string().min(1).max(128).default("default"),
+  project: nameText(128).default("default"),
   models: names.default(["*"]),
   regions: names.nullable().default(null),
   expiresAt: futureTime.nullable().default(null),
@@ -37,7 +40,7 @@ const createBody = z.strictObject({
 });
 const patchBody = z
   .strictObject({
-    project: z.string().min(1).max(128).optional(),
+    project: nameText(128).optional(),
     models: names.optional(),
     regions: names.nullable().optional(),
     expiresAt: futureTime.nullable().optional(),
@@ -47,7 +50,7 @@ const patchBody = z
 /** At most 30 days: a longer overlap is two keys, not a rotation. */
 const rotateBody = z.strictObject({ graceSeconds: z.number().int().min(0).max(30 * 24 * 3600).default(0) });
 const listQuery = z.strictObject({
-  project: z.string().min(1).optional(),
+  project: nameText().optional(),
   status: z.enum(["active", "expired", "revoked"]).optional(),
   source: z.enum(["store", "config"]).optional(),
 });
@@ -73,13 +76,13 @@ export function createAdminKeyRoutes(deps: AdminKeysDeps): Hono<HttpEnv> {
   routes.get("/keys", requireRole("read"), async (c) => c.json({ object: "list", data: await keys.list(keyListQuery(c.req.query())) }));
   routes.get("/keys/:id", requireRole("read"), async (c) => c.json(await keys.get(c.req.param("id"))));
   routes.post("/keys", requireRole("keys"), async (c) => {
-    const input = createKeyBody(await bodyOf(c));
+    const input = createKeyBody(await adminJsonBody(c));
     const issued = await keys.create(input, deps.actorOf(c), idempotencyKeyOf(c));
     return c.json({ key: issued.key, secret: issued.secret }, 201, issuedHeaders(issued.replayed));
   });
-  routes.patch("/keys/:id", requireRole("keys"), async (c) => c.json(await keys.update(c.req.param("id"), keyChangeBody(await bodyOf(c)), deps.actorOf(c))));
+  routes.patch("/keys/:id", requireRole("keys"), async (c) => c.json(await keys.update(c.req.param("id"), keyChangeBody(await adminJsonBody(c)), deps.actorOf(c))));
   routes.post("/keys/:id/rotate", requireRole("keys"), async (c) => {
-    const body = rotateKeyBody(await bodyOf(c, {}));
+    const body = rotateKeyBody(await adminJsonBody(c, {}));
     const rotated = await keys.rotate(c.req.param("id"), { graceSeconds: body.graceSeconds, idempotencyKey: idempotencyKeyOf(c) }, deps.actorOf(c));
     return c.json({ key: rotated.key, secret: rotated.secret }, 200, issuedHeaders(rotated.replayed));
   });
@@ -98,23 +101,10 @@ function issuedHeaders(replayed: boolean): Record<string, string> {
   return replayed ? { "cache-control": "no-store", "idempotent-replayed": "true" } : { "cache-control": "no-store" };
 }
 
-/** The JSON body (`empty` when there is none and that is allowed); 400 `invalid_json` otherwise. */
-async function bodyOf(c: Context<HttpEnv>, empty?: unknown): Promise<unknown> {
-  const text = await c.req.text();
-  if (text.trim() === "" && empty !== undefined) return empty;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new RelayError(400, "invalid_json", "The request body is not valid JSON");
-  }
-}
-
 /** Validates with zod; 400 naming the first problem's field (`models.1: …`, `unknown field "x"`). */
 function parse<S extends z.ZodType>(schema: S, value: unknown, name?: string): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const path = [...(name === undefined ? [] : [name]), ...issue.path.map(String)].join(".");
-  const message = issue.code === "unrecognized_keys" ? `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}` : issue.message;
+  const { path, message } = issueParts(result.error.issues[0]!, name === undefined ? [] : [name]);
   throw new RelayError(400, "invalid_request", path === "" ? message : `${path}: ${message}`);
 }

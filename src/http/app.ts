@@ -10,6 +10,8 @@ import type { AdminActor } from "./admin-auth.ts";
 import { errorResponse, wireOf } from "./error-envelope.ts";
 import { modelList } from "./model-list.ts";
 import { requestIdFor } from "./request-id.ts";
+import { requestTargetRefusal, targetOf } from "./request-target.ts";
+import { TAP_END_REASONS } from "../sse/usage-tap.ts";
 
 /** What the HTTP layer serves. */
 export interface AppDeps {
@@ -89,7 +91,13 @@ export function createHttpHandler(deps: AppDeps): FetchHandler {
   }));
   app.onError((error, c) => failure(error, wireOf(c.req.path, c.req.raw.headers), requestIdOf(c), c.req.path));
 
-  return (request, info) => app.fetch(request, info);
+  return (request, info) => {
+    // The one check of the request target's text, before routing (request-target.ts).
+    const refusal = requestTargetRefusal(request.url);
+    if (refusal === undefined) return app.fetch(request, info);
+    const path = targetOf(request.url).split("?")[0] ?? "/";
+    return failure(refusal, ROUTES.get(path)?.wire ?? wireOf(path, request.headers), requestIdFor(request.headers, newEntryId()), path);
+  };
 }
 
 /** The model call routes (POST only) and `GET /v1/models`. */
@@ -137,6 +145,17 @@ async function respond(c: Context<HttpEnv>, handle: () => Response | Promise<Res
 
 function requestIdOf(c: Context<HttpEnv>): string {
   return requestIdFor(c.req.raw.headers, newEntryId());
+}
+
+/**
+ * The answer to an error that escaped every handler, which the runtime hands back (Bun's
+ * `error`, Deno's `onError`) instead of its own page (Bun's shows a stack and source): a 500 in
+ * the OpenAI envelope with a fresh request id, the error's message on stderr.
+ */
+export function lastResortResponse(error: unknown): Response {
+  // Deno hands over a response body's error too, after the answer started: a cut the call log has told already.
+  if (TAP_END_REASONS.has(error)) return new Response(null, { status: 502 });
+  return failure(error, "openai", newEntryId(), "a request");
 }
 
 /** The one place an error becomes a response; unexpected errors are logged without a stack. */

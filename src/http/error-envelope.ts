@@ -9,6 +9,7 @@ const ANTHROPIC_TYPES: Record<number, string> = {
   404: "not_found_error",
   405: "invalid_request_error",
   413: "request_too_large",
+  414: "invalid_request_error",
   429: "rate_limit_error",
   503: "overloaded_error",
   504: "timeout_error",

@@ -71,6 +71,24 @@ describe("call log", () => {
     assert.deepEqual(lines.map((line) => (JSON.parse(line) as { level: string }).level), ["warn", "error"]);
   });
 
+  test("one warn line per failed upstream attempt, with the entry id and the code; none at level error", () => {
+    const attempts = [
+      { provider: "p1", upstreamModel: "m-up", model: "m", status: 503, errorCode: "upstream_503", ms: 12.3456, cost: 0 },
+      { provider: "p2", upstreamModel: "m-up", model: "m", status: null, errorCode: "upstream_reset", ms: 3, cost: 0 },
+      { provider: "p3", upstreamModel: "m-up", model: "m", status: 200, errorCode: null, ms: 20, cost: 0.000012 },
+    ];
+    const json = linesOf({ format: "json", level: "info" }, (log) => log.ended(start, { ...end(200), attempts }));
+    const faults = json.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line["msg"] === "upstream fault");
+    assert.deepEqual(faults.map((f) => [f["level"], f["entryId"], f["attempt"], f["provider"], f["status"], f["errorCode"], f["ms"]]), [
+      ["warn", start.id, 1, "p1", 503, "upstream_503", 12.346],
+      ["warn", start.id, 2, "p2", null, "upstream_reset", 3],
+    ]);
+    const text = linesOf({ format: "text", level: "info" }, (log) => log.ended(start, { ...end(200), attempts }));
+    assert.equal(text.length, 3);
+    assert.match(text[1]!, /^\S+ warn upstream fault upstream_503 attempt=1 provider=p1 upstream_model=m-up status=503 ms=12\.346 entry=\S+ request=/);
+    assert.deepEqual(linesOf({ format: "json", level: "error" }, (log) => log.ended(start, { ...end(200), attempts })), []);
+  });
+
   test("an error's stack only at level debug", () => {
     const error = new Error("disk full");
     const [info] = linesOf({ format: "json", level: "info" }, (log) => log.log("error", "journal write failed", error));

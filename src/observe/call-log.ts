@@ -1,5 +1,6 @@
 import type { CallObserver } from "../relay/call-observer.ts";
-import type { JournalCompletion, JournalStart } from "../shared/journal-records.ts";
+import type { JournalAttempt, JournalCompletion, JournalStart } from "../shared/journal-records.ts";
+import { formatAmount } from "../shared/money.ts";
 
 /** Log levels, most verbose first. */
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
@@ -46,9 +47,14 @@ export function createLogger(options: LogOptions, write: LineWriter): Logger {
     options,
     ended(start, end) {
       const level = levelOfCall(end.status);
-      if (!enabled(level)) return;
       try {
-        write((json ? callJson : callText)(level, start, end));
+        if (enabled(level)) write((json ? callJson : callText)(level, start, end));
+        // One warn line per upstream attempt that failed (an error status, a reset, a time-out, a cut stream): its entry and code, never a stack.
+        if (enabled("warn")) {
+          for (const [index, attempt] of (end.attempts ?? []).entries()) {
+            if (attempt.errorCode !== null) write((json ? faultJson : faultText)(start, attempt, index + 1));
+          }
+        }
       } catch {
         // A broken stdout must not break the call.
       }
@@ -82,7 +88,22 @@ function callJson(level: LogLevel, start: Readonly<JournalStart>, end: Readonly<
     `,"provider":${str(start.provider)},"upstreamModel":${str(start.upstreamModel)},"stream":${start.stream}` +
     `,"status":${end.status},"outcome":"${end.outcome}","errorCode":${str(end.errorCode)}` +
     `,"inputTokens":${usage === null ? "null" : usage.inputTokens},"cachedInputTokens":${usage === null ? "null" : usage.cachedInputTokens},"outputTokens":${usage === null ? "null" : usage.outputTokens}` +
-    `,"cost":${end.cost === null ? "null" : end.cost},"ms":${num(end.totalMs)},"ttfbMs":${num(end.ttfbMs)},"upstreamMs":${num(end.upstreamMs)}}\n`
+    `,"cost":${end.cost === null ? "null" : formatAmount(end.cost)},"ms":${num(end.totalMs)},"ttfbMs":${num(end.ttfbMs)},"upstreamMs":${num(end.upstreamMs)}}\n`
+  );
+}
+
+function faultJson(start: Readonly<JournalStart>, attempt: Readonly<JournalAttempt>, number: number): string {
+  return (
+    `{"time":"${new Date().toISOString()}","level":"warn","msg":"upstream fault","requestId":${str(start.requestId ?? start.id)},"entryId":${str(start.id)}` +
+    `,"attempt":${number},"model":${str(attempt.model)},"provider":${str(attempt.provider)},"upstreamModel":${str(attempt.upstreamModel)}` +
+    `,"status":${attempt.status ?? "null"},"errorCode":${str(attempt.errorCode)},"ms":${num(attempt.ms)}}\n`
+  );
+}
+
+function faultText(start: Readonly<JournalStart>, attempt: Readonly<JournalAttempt>, number: number): string {
+  return (
+    `${new Date().toISOString()} warn upstream fault ${fmt(attempt.errorCode)} attempt=${number} provider=${fmt(attempt.provider)} upstream_model=${fmt(attempt.upstreamModel)}` +
+    ` status=${attempt.status ?? "-"} ms=${num(attempt.ms)} entry=${fmt(start.id)} request=${fmt(start.requestId ?? start.id)}\n`
   );
 }
 
@@ -95,7 +116,7 @@ function callText(level: LogLevel, start: Readonly<JournalStart>, end: Readonly<
   return (
     `${new Date().toISOString()} ${level} call ${end.status} ${end.outcome}${end.errorCode === null ? "" : ` error=${fmt(end.errorCode)}`}` +
     ` route=${fmt(start.route)} model=${fmt(start.model)} provider=${fmt(start.provider)} project=${fmt(start.project)} key=${fmt(start.keyId)}` +
-    `${tokens}${end.cost === null ? "" : ` cost=${end.cost}`} ms=${num(end.totalMs)}${end.ttfbMs === null ? "" : ` ttfb=${num(end.ttfbMs)}`}` +
+    `${tokens}${end.cost === null ? "" : ` cost=${formatAmount(end.cost)}`} ms=${num(end.totalMs)}${end.ttfbMs === null ? "" : ` ttfb=${num(end.ttfbMs)}`}` +
     `${end.upstreamMs === null ? "" : ` upstream=${num(end.upstreamMs)}`} request=${fmt(start.requestId ?? start.id)}\n`
   );
 }

@@ -1,7 +1,8 @@
 import type { CallObserver } from "../relay/call-observer.ts";
 import { createHistogram, observe, SECONDS_BUCKETS, type Histogram } from "../shared/histogram.ts";
 import { OUTCOMES, type JournalCompletion, type JournalStart, type Outcome } from "../shared/journal-records.ts";
-import { family, histogramSamples, labelText, sample } from "./prom-text.ts";
+import { family, histogramSamples, labelText, moneySample, sample } from "./prom-text.ts";
+import { toNanos } from "../shared/money.ts";
 
 /** Options of {@link createCallMetrics}. */
 export interface CallMetricsOptions {
@@ -34,7 +35,8 @@ interface CallSeries {
   readonly calls: Map<number, Float64Array>;
   /** Input, cached input and output tokens. */
   readonly tokens: Float64Array;
-  cost: number;
+  /** Settled cost, in integer billionths (a sum of floats would drift). */
+  costNanos: number;
 }
 
 type Level<V> = Map<string, V>;
@@ -87,7 +89,7 @@ export function createCallMetrics(options: CallMetricsOptions): CallMetrics {
     if (found === undefined) {
       const pairs: Array<[string, string]> = [["route", route], ["provider", provider], ["model", model], ["project", project]];
       if (options.perKeyLabels) pairs.push(["key", key]);
-      found = { labels: labelText(pairs), latency: latencyOf(route, provider, model), calls: new Map(), tokens: new Float64Array(3), cost: 0 };
+      found = { labels: labelText(pairs), latency: latencyOf(route, provider, model), calls: new Map(), tokens: new Float64Array(3), costNanos: 0 };
       byKey.set(key, found);
       all.push(found);
     }
@@ -108,7 +110,7 @@ export function createCallMetrics(options: CallMetricsOptions): CallMetrics {
         found.tokens[1]! += usage.cachedInputTokens;
         found.tokens[2]! += usage.outputTokens;
       }
-      if (end.cost !== null) found.cost += end.cost;
+      if (end.cost !== null) found.costNanos += toNanos(end.cost);
     },
     write(out) {
       family(out, "renio_calls_total", "counter", "Model calls by how they ended (refused calls included).");
@@ -137,7 +139,7 @@ export function createCallMetrics(options: CallMetricsOptions): CallMetrics {
       }
       family(out, "renio_cost_total", "counter", "Settled cost of calls, in the budget currency.");
       const currency = labelText([["currency", options.currency]]);
-      for (const s of all) sample(out, "renio_cost_total", `${s.labels},${currency}`, s.cost);
+      for (const s of all) moneySample(out, "renio_cost_total", `${s.labels},${currency}`, s.costNanos);
     },
   };
 }

@@ -5,7 +5,8 @@ import type { RateLimitState } from "../relay/rate-limiter.ts";
 import type { TargetStatus } from "../relay/target-status.ts";
 import type { ExportStats } from "../relay/span-exporter.ts";
 import type { CallMetrics } from "./call-metrics.ts";
-import { family, histogramSamples, labelText, sample } from "./prom-text.ts";
+import { family, histogramSamples, labelText, moneySample, sample } from "./prom-text.ts";
+import { toNanos } from "../shared/money.ts";
 
 /** What a scrape reads. */
 /** The histogram of admissions per journal write: its `_count` is the writes made (`renio bench` reads it). */
@@ -81,7 +82,7 @@ function writeBudgets(out: string[], rows: readonly BudgetUsage[], sources: Metr
   ] as const;
   for (const [name, help, field] of gauges) {
     family(out, name, "gauge", help);
-    rows.forEach((row, i) => sample(out, name, labels[i]!, row[field]));
+    rows.forEach((row, i) => moneySample(out, name, labels[i]!, toNanos(row[field])));
   }
 }
 

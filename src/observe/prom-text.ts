@@ -1,4 +1,5 @@
 import type { Histogram } from "../shared/histogram.ts";
+import { formatNanos } from "../shared/money.ts";
 
 /**
  * Writing the Prometheus text exposition format 0.0.4: family headers, label sets (values
@@ -26,6 +27,11 @@ export function family(out: string[], name: string, type: "counter" | "gauge" | 
 /** One sample line; `labels` as from {@link labelText}. */
 export function sample(out: string[], name: string, labels: string, value: number): void {
   out.push(`${name}${labels === "" ? "" : `{${labels}}`} ${formatValue(value)}`);
+}
+
+/** One sample of an amount of money, printed from its integer billionths (exact, no binary fraction). */
+export function moneySample(out: string[], name: string, labels: string, nanos: number): void {
+  out.push(`${name}${labels === "" ? "" : `{${labels}}`} ${formatNanos(nanos)}`);
 }
 
 /** The `_bucket` (cumulative, with +Inf), `_sum` and `_count` lines of one histogram. */

@@ -13,7 +13,7 @@ type MockConfig = Extract<ProviderConfig, { type: "mock" }>;
 /** Builds every configured provider once, at startup. */
 export function createProviders(config: Config, fetch: Fetch): ReadonlyMap<string, Provider> {
   const providers = new Map<string, Provider>();
-  for (const [id, provider] of Object.entries(config.providers)) {
+  for (const [id, provider] of config.providers) {
     providers.set(id, createProvider(id, provider, fetch));
   }
   return providers;

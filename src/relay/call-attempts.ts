@@ -3,6 +3,7 @@ import { outcomeOf, type CallEnd } from "./call-end.ts";
 import { retryableFailure, retryableStatus } from "./retry-policy.ts";
 import type { Target } from "./route-plan.ts";
 import { attemptEnded, attemptStarted, type AttemptVerdict, type CooldownSettings } from "./target-health.ts";
+import { sumAmounts } from "../shared/money.ts";
 
 /** What attempts cost: each target's bound, and the ceiling a strict budget puts on their sum. */
 export interface AttemptCosts {
@@ -59,7 +60,7 @@ export class CallAttempts {
     const bound = this.costs.boundOf(target);
     const cost = bound === null ? null : mayHaveBeenBilled ? bound : 0;
     if (cost !== null && cost > 0) {
-      this.charged += cost;
+      this.charged = sumAmounts([this.charged, cost]);
       this.estimated = true;
     }
     this.close(status, errorCode, verdict, cost);

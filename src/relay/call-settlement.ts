@@ -8,6 +8,7 @@ import type { Target } from "./route-plan.ts";
 import type { RouteQuote } from "./route-quote.ts";
 import { storedBody } from "./stored-body.ts";
 import type { CooldownSettings } from "./target-health.ts";
+import { sumAmounts } from "../shared/money.ts";
 
 /** The attempts of a call priced by `quotes`: each target charged up to its reservation, all of them under a strict budget up to the call's. */
 export function attemptsFor(quotes: RouteQuote, clock: () => number, cooldown: CooldownSettings): CallAttempts {
@@ -52,7 +53,7 @@ export function settleCall({ pricing, journal, start, quotes, attempts, startedA
     // Without final usage settle() charges the reservation.
     const last = pricing.settle(servedQuote, finalUsage, end.mayHaveBeenBilled);
     attempts.finish(end, servedQuote.price === null ? null : last);
-    const cost = last + attempts.charged;
+    const cost = sumAmounts([last, attempts.charged]);
     const responseBody = relayed?.responseBody ?? null;
     const completion: JournalCompletion = {
       outcome,

@@ -175,6 +175,7 @@ class RecordingTrace implements CallTrace {
     if (start.project !== null) server["renio.project"] = start.project;
     if (start.provider !== null) server["renio.provider"] = start.provider;
     if (start.requestId !== null) server["renio.request_id"] = start.requestId;
+    // plain-object: the key is `renio.cost_` and a three-letter currency code, never a prototype member's name
     if (facts.cost !== null) server[facts.currency === "USD" ? "renio.cost_usd" : `renio.cost_${facts.currency.toLowerCase()}`] = facts.cost;
 
     const attempts = this.attempts.map((attempt, index): FinishedSpan => {

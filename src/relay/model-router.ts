@@ -35,7 +35,7 @@ interface ModelTargets {
  */
 export function createModelRouter(config: Config, providers: ReadonlyMap<string, Provider>, health: TargetHealthBook = createTargetHealthBook()): ModelRouter {
   const models = new Map<string, ModelTargets>();
-  for (const name of Object.keys(config.models)) {
+  for (const name of config.models.keys()) {
     const route = modelRouteOf(config, name)!;
     const targets = route.targets.flatMap((target, slot): Target[] => {
       const provider = providers.get(target.provider)!;
@@ -55,7 +55,7 @@ export function createModelRouter(config: Config, providers: ReadonlyMap<string,
       // (the same target for health and cooldown: only one of the two speaks a call's wire).
       if (!target.translate || provider.wires.size !== 1) return [direct];
       const translation = provider.wires.has("anthropic") ? OPENAI_TO_ANTHROPIC : ANTHROPIC_TO_OPENAI;
-      const outputLimit = (config.prices[upstreamModel] ?? config.prices[name])?.maxOutputTokens;
+      const outputLimit = (config.prices.get(upstreamModel) ?? config.prices.get(name))?.maxOutputTokens;
       return [direct, { ...direct, provider: createTranslatingProvider(provider, translation, { dropUnsupported: target.dropUnsupported, outputLimit }) }];
     });
     models.set(name, { route, targets });

@@ -33,7 +33,7 @@ export async function openRelayKeys(
     store,
     keySecret,
     configKeys: config.keys,
-    isModel: (name) => Object.hasOwn(config.models, name),
+    isModel: (name) => config.models.has(name),
     clock,
     changed: sync.refresh,
   });

@@ -24,6 +24,8 @@ import { storedBody } from "./stored-body.ts";
 import { callDeadlineMs } from "./call-deadline.ts";
 import { RouteCursor, type RoutePlan, type Target } from "./route-plan.ts";
 import { quoteRoute, type RouteQuote } from "./route-quote.ts";
+import { journalText, TEXT_BOUNDS, textProblem } from "../shared/input-text.ts";
+import { formatAmount } from "../shared/money.ts";
 
 /** Everything the relay needs. */
 export interface RelayDeps {
@@ -133,10 +135,16 @@ export function createRelay(deps: RelayDeps): Relay {
         const inspected = inspectRequestBody(body);
         if (!inspected.ok) throw new RelayError(400, inspected.problem === NOT_JSON ? "invalid_json" : "invalid_request", inspected.problem);
         const fields = inspected.fields;
+        start.requestBody = storedBody(config.journal, body);
         if (fields.model === undefined) throw new RelayError(400, "missing_model", "The request body must name a `model`");
+        const modelProblem = textProblem(fields.model, TEXT_BOUNDS.name);
+        if (modelProblem !== undefined) {
+          // Journaled as a refusal with the name escaped and cut: no raw control character reaches the store.
+          start.model = journalText(fields.model);
+          throw new RelayError(400, "invalid_request", `The \`model\` field ${modelProblem}; send a model name from GET /v1/models`);
+        }
         start.model = fields.model;
         start.stream = route.streams && fields.stream;
-        start.requestBody = storedBody(config.journal, body);
         const plan = router.resolve(key, fields.model, route.wire);
         const deadlineAt = input.startedAt + callDeadlineMs(request.headers, plan.timeoutMs, config.routing.maxRequestTimeoutMs);
         const cursor = new RouteCursor(plan.stages, random, plan.targets.length > 1);
@@ -193,7 +201,7 @@ export function createRelay(deps: RelayDeps): Relay {
           throw budgetExceeded(admission, config.budget.currency, quote.charges, Date.now());
         }
         forwarded = true;
-        const onAttempt = (to: Target) => trace.routed({ provider: to.provider, providerName: config.providers[to.provider.id]?.type ?? to.provider.id, maxTokens: fields.maxOutputTokens, upstreamModel: to.upstreamModel });
+        const onAttempt = (to: Target) => trace.routed({ provider: to.provider, providerName: config.providers.get(to.provider.id)?.type ?? to.provider.id, maxTokens: fields.maxOutputTokens, upstreamModel: to.upstreamModel });
         return await forward(snap, start, { first: target, cursor, quotes, bodyFor, deadlineAt, onAttempt }, input, admission, limits, { dropUsageChunk, trace });
       } catch (error) {
         if (!recorded && error instanceof RelayError && !(error instanceof StoreUnavailableError)) {
@@ -277,9 +285,7 @@ function budgetHeaders(admission: Extract<Admission, { admitted: true }>): Recor
   return { "x-renio-budget": admission.remaining.budgetId, "x-renio-budget-remaining": money(admission.remaining.amount) };
 }
 
-function money(amount: number): string {
-  return String(Math.round(amount * 1e6) / 1e6);
-}
+const money = formatAmount;
 
 /** The 401 for a secret that is not (or no longer) a live key: says revoked, expired or rotated out when it was one. */
 function refusedKey(refusal: KeyRefusal | undefined): RelayError {

@@ -1,5 +1,6 @@
 import process from "node:process";
 import { isCompiled } from "./runtime-bun.ts";
+import { ownValue } from "../shared/own-keys.ts";
 
 /**
  * Engine options the long-running commands run with, as Bun reads them from the environment
@@ -36,7 +37,7 @@ const LONG_RUNNING = new Set(["serve", "mock", "passthrough"]);
  */
 export function restartWithEngineOptions(args: readonly string[]): void {
   if (!LONG_RUNNING.has(args[0] ?? "")) return;
-  const missing = Object.entries(ENGINE_OPTIONS).filter(([name]) => process.env[name] === undefined);
+  const missing = Object.entries(ENGINE_OPTIONS).filter(([name]) => ownValue(process.env, name) === undefined);
   if (missing.length === 0) return;
   const execve = (process as { execve?: (file: string, args: string[], env: Record<string, string | undefined>) => never }).execve;
   if (execve === undefined) return;

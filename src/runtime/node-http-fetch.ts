@@ -27,8 +27,7 @@ export function createNodeHttpFetch(): UpstreamFetch {
       if (signal?.aborted) return reject(signal.reason);
       const target = new URL(url);
       const secure = target.protocol === "https:";
-      const headers: Record<string, string> = {};
-      new Headers(init.headers).forEach((value, name) => void (headers[name] = value));
+      const headers: Record<string, string> = Object.fromEntries(new Headers(init.headers));
       const body = typeof init.body === "string" ? new TextEncoder().encode(init.body) : (init.body as Uint8Array | null | undefined);
       if (body) headers["content-length"] = String(body.byteLength);
       const request = (secure ? httpsRequest : httpRequest)(

@@ -12,6 +12,11 @@ export const bunRuntime: Runtime = {
       hostname: options.hostname,
       port: options.port,
       idleTimeout: options.idleTimeoutSeconds ?? 120,
+      // Bodies of any size reach the handler, which refuses what is over its limit in its own envelope (413), never Bun's bare one.
+      maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+      // Never Bun's development error page (a stack and source) for an error that escapes the handler.
+      development: false,
+      ...(options.onError === undefined ? {} : { error: options.onError }),
       fetch: (request, bunServer) =>
         options.fetch(request, { remoteAddress: bunServer.requestIP(request)?.address ?? "" }),
     });

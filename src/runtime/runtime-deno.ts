@@ -12,6 +12,7 @@ export const denoRuntime: Runtime = {
           hostname: options.hostname,
           port: options.port,
           onListen: () => {},
+          ...(options.onError === undefined ? {} : { onError: options.onError }),
         },
         (request, info) => options.fetch(request, { remoteAddress: remoteHost(info.remoteAddr) }),
       );

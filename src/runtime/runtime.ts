@@ -21,6 +21,8 @@ export interface ServeOptions {
   readonly port: number;
   /** Idle timeout for client connections in seconds (0 disables it). */
   readonly idleTimeoutSeconds?: number;
+  /** The answer when `fetch` throws or rejects (default: the runtime's own error page). */
+  readonly onError?: (error: unknown) => Response;
 }
 
 /** A listening server. */

@@ -6,5 +6,6 @@ export const OPENAI_ERROR_TYPES: Readonly<Record<number, string>> = {
   404: "not_found_error",
   405: "invalid_request_error",
   413: "invalid_request_error",
+  414: "invalid_request_error",
   429: "rate_limit_error",
 };

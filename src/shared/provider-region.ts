@@ -1,10 +1,11 @@
+import { lookupTable } from "./own-keys.ts";
 /**
  * Which Renio region (`eu`, `us`, `uk`, `asia`, …) a cloud location or a provider URL names.
  * Renio's region labels are free strings; these are the geographies the checks know.
  */
 
 /** Azure locations (`az account list-locations`) by geography. */
-const AZURE_LOCATIONS: Readonly<Record<string, string>> = {
+const AZURE_LOCATIONS = lookupTable({
   westeurope: "eu", northeurope: "eu", swedencentral: "eu", francecentral: "eu", francesouth: "eu",
   germanywestcentral: "eu", germanynorth: "eu", italynorth: "eu", polandcentral: "eu", spaincentral: "eu",
   austriaeast: "eu", belgiumcentral: "eu", denmarkeast: "eu",
@@ -14,22 +15,22 @@ const AZURE_LOCATIONS: Readonly<Record<string, string>> = {
   canadaeast: "ca", canadacentral: "ca", brazilsouth: "sa", japaneast: "asia", japanwest: "asia",
   koreacentral: "asia", southindia: "asia", centralindia: "asia", southeastasia: "asia", eastasia: "asia",
   australiaeast: "au", uaenorth: "me", southafricanorth: "af",
-};
+});
 
 /** AWS (`eu-central-1`) and Google Cloud (`europe-west4`) location prefixes by geography. */
-const LOCATION_PREFIXES: Readonly<Record<string, string>> = {
+const LOCATION_PREFIXES = lookupTable({
   eu: "eu", europe: "eu", us: "us", ca: "ca", northamerica: "ca", sa: "sa", southamerica: "sa",
   ap: "asia", asia: "asia", australia: "au", me: "me", il: "me", af: "af", africa: "af", mx: "mx",
-};
+});
 
 /** The region a cloud location names (`swedencentral`, `eu-central-1`, `europe-west4`, `eu`), or undefined. */
 export function regionOfLocation(location: string): string | undefined {
   const name = location.toLowerCase();
-  const azure = AZURE_LOCATIONS[name];
+  const azure = AZURE_LOCATIONS.get(name);
   if (azure !== undefined) return azure;
   if (name === "europe-west6") return "ch"; // Zürich
   if (name === "europe-west2") return "uk"; // London
-  return LOCATION_PREFIXES[name.split("-")[0] ?? ""];
+  return LOCATION_PREFIXES.get(name.split("-")[0] ?? "");
 }
 
 const AWS_HOST = /\.([a-z]{2}(?:-gov)?-[a-z]+-\d)\.amazonaws\.com$/;

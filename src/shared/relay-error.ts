@@ -11,6 +11,7 @@ export type RelayErrorCode =
   | "route_not_found"
   | "method_not_allowed"
   | "request_too_large"
+  | "uri_too_long"
   | "max_tokens_too_large"
   | "model_not_priced"
   | "tool_not_bounded"

@@ -1,4 +1,5 @@
 import type { ServerToolKind, Usage } from "../shared/usage.ts";
+import { lookupTable, ownValue } from "../shared/own-keys.ts";
 
 /** A token count from provider JSON: finite and non-negative, else undefined. */
 function count(value: unknown): number | undefined {
@@ -13,7 +14,8 @@ function record(value: unknown): Record<string, unknown> | undefined {
 
 /** Reads `obj[key]` when `obj` is a plain object. */
 export function field(obj: unknown, key: string): unknown {
-  return record(obj)?.[key];
+  const object = record(obj);
+  return object === undefined ? undefined : ownValue(object, key);
 }
 
 /** Whether `value` is a non-null, non-array object. */
@@ -22,11 +24,11 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** OpenAI Responses output item types that are server-tool calls billed per use. */
-const OPENAI_TOOL_CALLS: Readonly<Record<string, ServerToolKind>> = {
+const OPENAI_TOOL_CALLS = lookupTable<ServerToolKind>({
   web_search_call: "web_search",
   file_search_call: "file_search",
   code_interpreter_call: "code_interpreter",
-};
+});
 
 /**
  * Normalizes an OpenAI `usage` object: chat/completions/embeddings (`prompt_tokens`,
@@ -84,7 +86,7 @@ function addCallDetails(usage: Usage, envelope: unknown): void {
   if (!Array.isArray(output)) return;
   for (const item of output) {
     const type = field(item, "type");
-    const kind = typeof type === "string" ? OPENAI_TOOL_CALLS[type] : undefined;
+    const kind = typeof type === "string" ? OPENAI_TOOL_CALLS.get(type) : undefined;
     if (kind !== undefined) (usage.toolUses ??= {})[kind] = (usage.toolUses[kind] ?? 0) + 1;
   }
 }

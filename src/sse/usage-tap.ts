@@ -37,6 +37,9 @@ export interface StreamHead {
 const CUT = "upstream stream cut";
 const FAILED = "relay error";
 
+/** The reasons a tapped stream ends its consumer with: the call's own log lines say why, so a server's error hook need not. */
+export const TAP_END_REASONS: ReadonlySet<unknown> = new Set([CUT, FAILED]);
+
 /** One source read, scanned: the bytes to hand on now (maybe none) and whether the source ended. */
 interface Scanned {
   out: Uint8Array;

@@ -167,12 +167,7 @@ export function createHotStatements(db: Kysely<Database>, lockRows: boolean): Ho
         });
         selects.set(count, statement);
       }
-      const values: Record<string, string> = {};
-      keys.forEach((key, i) => {
-        values[`${i}:b`] = key.budgetId;
-        values[`${i}:p`] = key.period;
-      });
-      return statement(values);
+      return statement(Object.fromEntries(keys.flatMap((key, i) => [[`${i}:b`, key.budgetId], [`${i}:p`, key.period]])));
     },
     selectBudgetTerms(ids) {
       let statement = termSelects.get(ids.length);

@@ -17,11 +17,11 @@ import type { RunQuery } from "./store-transaction.ts";
  * however many batches and relays reach it.
  */
 export async function recordThresholds(trx: Kysely<Database>, run: RunQuery, hot: HotStatements, rules: AlertRules, deltas: BudgetDeltas, now: number): Promise<void> {
-  const keys = [...deltas.values()].filter((d) => d.spent > 0 && rules.budgets[d.budgetId] !== undefined);
+  const keys = [...deltas.values()].filter((d) => d.spent > 0 && rules.budgets.has(d.budgetId));
   if (keys.length === 0) return;
   const events: Array<Insertable<AlertEventTable>> = [];
   for (const row of (await run<BudgetRow>(hot.selectBudgetRows(keys))).rows) {
-    const rule = rules.budgets[row.budget_id]!;
+    const rule = rules.budgets.get(row.budget_id)!;
     const [spent, limit] = [Number(row.spent_nanos), Number(row.limit_nanos)];
     for (const threshold of reachedThresholds(rule, spent, limit)) {
       const id = newEntryId(now);

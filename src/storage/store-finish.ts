@@ -11,6 +11,7 @@ import type { RunQuery } from "./store-transaction.ts";
 import type { AlertRules } from "../budget/alert-rules.ts";
 import { recordInterrupted, recordThresholds } from "./store-alert-outbox.ts";
 import { addCostToRollup, addToRollup, applyRollup, newRollupDeltas, ROLLUP_ENTRY_COLUMNS, type RollupDeltas, type RollupEntry } from "./store-rollup.ts";
+import { sumAmounts } from "../shared/money.ts";
 
 /**
  * The body of one finish transaction: completes entries (only those still open or pending
@@ -110,7 +111,7 @@ export async function recoverInTransaction(
   for (const entry of marked) addToRollup(rollup, entry);
   await applyRollup(run, hot.rollup, rollup);
   const holding = marked.filter((e) => e.reserved_charges !== null);
-  const reserved = holding.reduce((sum, e) => sum + Number(e.reserved_cost ?? 0), 0);
+  const reserved = sumAmounts(holding.map((e) => Number(e.reserved_cost ?? 0)));
   await recordInterrupted(trx, rules, { entries: marked.length, pending: holding.length, reserved }, now);
   return marked.length;
 }
@@ -130,6 +131,9 @@ export async function reconcileInTransaction(
   const pending = await query.execute();
   const deltas: BudgetDeltas = new Map();
   const result: ReconcileResult = { entries: 0, charged: 0, released: 0 };
+  // Summed in billionths and converted once: a sum of binary fractions prints 0.0573520000000001.
+  let charged = 0;
+  let released = 0;
   const rollup = newRollupDeltas();
   for (const entry of pending) {
     let cost = 0;
@@ -137,8 +141,8 @@ export async function reconcileInTransaction(
       const spent = costAt === "reserved" ? amount : 0;
       addDelta(deltas, { budgetId, period }, -amount, spent);
       cost = Math.max(cost, spent);
-      result.charged += fromNanos(spent);
-      result.released += fromNanos(amount - spent);
+      charged += spent;
+      released += amount - spent;
     }
     await trx.updateTable("journal_entry").set({ reconcile: "settled", cost: fromNanos(cost) }).where("id", "=", entry.id).execute();
     // Pending entries have no cost yet (a completion or a reconciliation ends the pending state).
@@ -148,7 +152,7 @@ export async function reconcileInTransaction(
   await applyRollup(run, hot.rollup, rollup);
   await applyDeltas(run, deltas, now, hot);
   await recordThresholds(trx, run, hot, rules, deltas, now);
-  return result;
+  return { ...result, charged: fromNanos(charged), released: fromNanos(released) };
 }
 
 function parseCharges(text: string | null): Array<[string, string, number]> {

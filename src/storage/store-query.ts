@@ -9,6 +9,8 @@ import { decodePageCursor, encodePageCursor } from "./page-cursor.ts";
 import type { HotStatements } from "./hot-statements.ts";
 import type { RunQuery } from "./store-transaction.ts";
 import { addToRollup, afterRollupDeletes, applyRollup, newRollupDeltas, ROLLUP_ENTRY_COLUMNS } from "./store-rollup.ts";
+import { amountSum } from "./money-sql.ts";
+import { fromNanos, sumAmounts, toNanos } from "../shared/money.ts";
 
 /** Newest-first page of journal entries, paginated by (received_at, id). */
 export async function listJournal(db: Kysely<Database>, query: JournalQuery): Promise<JournalPage> {
@@ -71,10 +73,10 @@ export async function journalSpend(db: Kysely<Database>, range: SpendRange): Pro
       sql<number>`coalesce(sum(input_tokens), 0)`.as("input_tokens"),
       sql<number>`coalesce(sum(cached_input_tokens), 0)`.as("cached_input_tokens"),
       sql<number>`coalesce(sum(output_tokens), 0)`.as("output_tokens"),
-      sql<number>`coalesce(sum(case when ${estimated} or outcome = 'started' then 0 else cost end), 0)`.as("reported_cost"),
-      sql<number>`coalesce(sum(case when ${interrupted} then coalesce(cost, reserved_cost, 0) when cost_estimated = 1 then cost else 0 end), 0)`.as("estimated_cost"),
+      amountSum(sql`case when ${estimated} or outcome = 'started' then 0 else cost end`).as("reported_cost"),
+      amountSum(sql`case when ${interrupted} then coalesce(cost, reserved_cost, 0) when cost_estimated = 1 then cost else 0 end`).as("estimated_cost"),
       sql<number>`sum(case when ${estimated} then 1 else 0 end)`.as("estimated_calls"),
-      sql<number>`coalesce(sum(case when outcome = 'started' then reserved_cost else 0 end), 0)`.as("in_flight_reserved"),
+      amountSum(sql`case when outcome = 'started' then reserved_cost else 0 end`).as("in_flight_reserved"),
     ]);
   if (range.since !== undefined) q = q.where("received_at", ">=", range.since);
   if (range.until !== undefined) q = q.where("received_at", "<", range.until);
@@ -94,7 +96,7 @@ export async function journalSpend(db: Kysely<Database>, range: SpendRange): Pro
       inputTokens: Number(r.input_tokens),
       cachedInputTokens: Number(r.cached_input_tokens),
       outputTokens: Number(r.output_tokens),
-      cost: reportedCost + estimatedCost,
+      cost: sumAmounts([reportedCost, estimatedCost]),
       reportedCost,
       estimatedCost,
       estimatedCalls: Number(r.estimated_calls),
@@ -127,6 +129,8 @@ export async function pruneJournal(db: Kysely<Database>, run: RunQuery, hot: Hot
 }
 
 const num = (v: number | null): number | null => (v === null ? null : Number(v));
+/** An amount as read back: the whole number of billionths it was stored as (an older float sum loses its drift). */
+const amount = (v: number | null): number | null => (v === null ? null : fromNanos(toNanos(Number(v))));
 
 function toEntry(r: Selectable<JournalEntryTable>): JournalEntry {
   return {
@@ -153,12 +157,12 @@ function toEntry(r: Selectable<JournalEntryTable>): JournalEntry {
     inputTokens: num(r.input_tokens),
     cachedInputTokens: num(r.cached_input_tokens),
     outputTokens: num(r.output_tokens),
-    reservedCost: num(r.reserved_cost),
-    cost: num(r.cost),
+    reservedCost: amount(r.reserved_cost),
+    cost: amount(r.cost),
     costEstimated: r.cost_estimated === null ? null : Number(r.cost_estimated) === 1,
     errorCode: r.error_code,
     responseBody: r.response_body,
     reconcile: r.reconcile as JournalEntry["reconcile"],
-    attempts: r.attempts === null ? null : (JSON.parse(r.attempts) as JournalAttempt[]),
+    attempts: r.attempts === null ? null : (JSON.parse(r.attempts) as JournalAttempt[]).map((attempt) => ({ ...attempt, cost: amount(attempt.cost) })),
   };
 }

@@ -4,6 +4,8 @@ import { precompile, type Precompiled } from "./precompiled-query.ts";
 import type { UsageBucket, UsageGroup, UsageGroupBy, UsageRange, UsageSeriesQuery } from "./store.ts";
 import { BIN_COUNT, binCounts, OVERHEAD_MS, quantile, TOTAL_MS } from "./latency-bins.ts";
 import { decodeDimension, encodedDimension, HOUR_MS, OVERHEAD_BIN_COLUMNS, ROLLUP_SUMS, TOTAL_BIN_COLUMNS } from "./store-rollup.ts";
+import { amountSum } from "./money-sql.ts";
+import { sumAmounts } from "../shared/money.ts";
 
 export { LATENCY_BINS, quantile } from "./latency-bins.ts";
 
@@ -111,7 +113,7 @@ function fromEntries(grouping: Grouping, where: RawBuilder<unknown>, histograms:
       coalesce(sum(input_tokens), 0) as input_tokens,
       coalesce(sum(cached_input_tokens), 0) as cached_input_tokens,
       coalesce(sum(output_tokens), 0) as output_tokens,
-      coalesce(sum(cost), 0) as cost,
+      ${amountSum(sql.ref("cost"))} as cost,
       max(received_at) as last_at
       ${sql.join(bins.map((b) => sql`, ${b}`), sql``)}
     from journal_entry where ${where}
@@ -185,9 +187,12 @@ async function aggregate(db: Kysely<Database>, range: UsageRange, grouping: Grou
     t.inputTokens += Number(row.input_tokens);
     t.cachedInputTokens += Number(row.cached_input_tokens);
     t.outputTokens += Number(row.output_tokens);
-    t.cost += Number(row.cost);
+    // The rollup's sums are doubles: each part is rounded to the billionth, and the parts added as billionths.
+    t.cost = sumAmounts([t.cost, Number(row.cost)]);
     if (row.last_at !== null && Number(row.last_at) >= 0) t.lastAt = Math.max(t.lastAt ?? 0, Number(row.last_at));
+    // plain-object: below, the keys are the bin column names Renio generates (t0…, o0…)
     if (histograms.total) TOTAL_BIN_COLUMNS.forEach((c, i) => (group.totalBins[i]! += Number(row[c])));
+    // plain-object: the bin column names Renio generates
     if (histograms.overhead) OVERHEAD_BIN_COLUMNS.forEach((c, i) => (group.overheadBins[i]! += Number(row[c])));
   }
   return groups;

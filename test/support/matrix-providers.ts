@@ -91,7 +91,7 @@ export interface Families {
   stop(): Promise<void>;
 }
 
-const prices = createPriceBook({});
+const prices = createPriceBook(new Map());
 const priceOf = (model: string): Price => prices.priceOf(model)!;
 const AWS = { accessKeyId: "AKIDMATRIXTEST01", secretAccessKey: "matrix-aws-secret-1a2b3c", sessionToken: "matrix-session-4d5e" };
 const BEDROCK_MODEL = "eu.anthropic.claude-3-5-sonnet-20240620-v1:0";

@@ -59,24 +59,30 @@ export interface RenioProcess {
   readonly url: string;
   /** Everything it printed so far (stdout and stderr). */
   output(): string;
+  /** What it printed on stderr so far. */
+  stderr(): string;
   /** Resolves when it has exited. */
   readonly exited: Promise<Exit>;
   /** Sends a signal and waits (bounded) for the exit. */
   stop(signal?: NodeJS.Signals): Promise<Exit>;
 }
 
-function track(child: ChildProcess): { output: () => string; exited: Promise<Exit> } {
+function track(child: ChildProcess): { output: () => string; stderr: () => string; exited: Promise<Exit> } {
   children.add(child);
   let text = "";
+  let errors = "";
   child.stdout?.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
-  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    text += chunk;
+    errors += chunk;
+  });
   const exited = new Promise<Exit>((resolve) =>
     child.once("exit", (code, signal) => {
       children.delete(child);
       resolve({ code, signal });
     }),
   );
-  return { output: () => text, exited };
+  return { output: () => text, stderr: () => errors, exited };
 }
 
 /** Rejects after `ms` with `message` (the timer is cleared when `promise` settles). */
@@ -93,7 +99,7 @@ export function bounded<T>(promise: Promise<T>, ms: number, message: () => strin
 export async function startRenio(args: readonly string[]): Promise<RenioProcess> {
   const [command, argv] = renioArgv(args);
   const child = spawn(command, argv, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: renioEnv(args) });
-  const { output, exited } = track(child);
+  const { output, stderr, exited } = track(child);
   const listening = new Promise<string>((resolve, reject) => {
     const onData = (): void => {
       const match = /listening on (http:\/\/\S+)/.exec(output());
@@ -113,6 +119,7 @@ export async function startRenio(args: readonly string[]): Promise<RenioProcess>
     child,
     url,
     output,
+    stderr,
     exited,
     stop(signal = "SIGTERM") {
       // process.kill, not child.kill: Deno's ChildProcess reports any child it signalled as killed by that signal, even when it exits 0.
@@ -156,9 +163,9 @@ export function relayConfig(mockUrl: string, storage: Record<string, unknown>, o
   };
 }
 
-/** Writes a config file into `dir` and returns its path. */
+/** Writes a config file into `dir` and returns its path (a validated config's Maps, e.g. `models`, written as objects). */
 export function writeConfig(dir: string, raw: Record<string, unknown>, name = "renio.json"): string {
   const path = join(dir, name);
-  writeFileSync(path, JSON.stringify(raw, null, 2));
+  writeFileSync(path, JSON.stringify(raw, (_key, value: unknown) => (value instanceof Map ? Object.fromEntries(value) : value), 2));
   return path;
 }

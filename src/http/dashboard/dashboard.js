@@ -5,7 +5,8 @@
 "use strict";
 
 const TOKEN_KEY = "renio.adminToken";
-const PAGES = { overview, budgets, keys, models, journal, live };
+// A Map: the page name comes from the address bar (`#constructor` is no page).
+const PAGES = new Map(Object.entries({ overview, budgets, keys, models, journal, live }));
 const OUTCOMES = ["ok", "upstream_error", "client_aborted", "timeout", "relay_error", "refused", "interrupted", "started"];
 const RANGES = { "24h": 86_400_000, "7d": 7 * 86_400_000, "30d": 30 * 86_400_000 };
 let stopPage = () => {};
@@ -42,7 +43,14 @@ async function api(path) {
 }
 
 const number = (n) => (n === null || n === undefined ? "—" : Number(n).toLocaleString("en-US"));
-const money = (n) => (n === null || n === undefined ? "—" : Number(n).toLocaleString("en-US", { minimumFractionDigits: 4, maximumFractionDigits: 6 }));
+/** An amount printed from its whole billionths (as Renio keeps it), never rounded as a binary fraction: thousands grouped, 4 to 9 decimals. */
+const money = (n) => {
+  if (n === null || n === undefined) return "—";
+  const nanos = Math.round(Number(n) * 1e9);
+  const whole = Math.trunc(Math.abs(nanos) / 1e9);
+  const fraction = String(Math.abs(nanos) - whole * 1e9).padStart(9, "0").replace(/0+$/, "").padEnd(4, "0");
+  return `${nanos < 0 ? "-" : ""}${whole.toLocaleString("en-US")}.${fraction}`;
+};
 const ms = (n) => (n === null || n === undefined ? "—" : `${Number(n) < 10 ? Number(n).toFixed(2) : Math.round(Number(n)).toLocaleString("en-US")} ms`);
 const time = (t) => (t === null || t === undefined ? "—" : new Date(Number(t)).toISOString().replace("T", " ").replace(/\.\d+Z$/, "Z"));
 const percent = (a, b) => (b > 0 ? `${((100 * a) / b).toFixed(1)} %` : "—");
@@ -366,11 +374,11 @@ function show() {
   stopPage();
   stopPage = () => {};
   const name = location.hash.slice(1).split("?")[0] || "overview";
-  const render = PAGES[name] ?? overview;
+  const render = PAGES.get(name) ?? overview;
   for (const link of document.querySelectorAll("#nav a")) link.classList.toggle("active", link.getAttribute("href") === `#${name}`);
   const page = document.getElementById("page");
   page.replaceChildren();
-  page.dataset.page = PAGES[name] ? name : "overview";
+  page.dataset.page = PAGES.has(name) ? name : "overview";
   try {
     const stop = render(page);
     if (typeof stop === "function") stopPage = stop;

@@ -28,8 +28,8 @@ interface Message { role: "user" | "assistant"; content: Block[] }
 /** Translates an OpenAI chat/completions request; throws UntranslatableError on what Converse cannot express. */
 export function toConverse(request: unknown): ConverseCall {
   if (!isObject(request)) throw new UntranslatableError("body", "the request body must be a JSON object");
-  for (const key of Object.keys(request)) {
-    if (!HANDLED.has(key) && request[key] !== null) {
+  for (const [key, value] of Object.entries(request)) {
+    if (!HANDLED.has(key) && value !== null) {
       throw new UntranslatableError(key, `parameter '${key}' has no Bedrock Converse equivalent`);
     }
   }

@@ -84,7 +84,8 @@ export class EventStreamDecoder {
 
 function decodeHeaders(bytes: Uint8Array): Record<string, string> {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const headers: Record<string, string> = {};
+  // Collected as pairs and made an object by Object.fromEntries: a `__proto__` name is just a key.
+  const headers: [string, string][] = [];
   let at = 0;
   while (at < bytes.length) {
     const nameLength = bytes[at]!;
@@ -95,11 +96,11 @@ function decodeHeaders(bytes: Uint8Array): Record<string, string> {
     if (size === undefined || at > bytes.length) throw new EventStreamError("event stream header is malformed");
     if (size >= 0) { at += size; continue; }
     const length = view.getUint16(at);
-    if (type === 7) headers[name] = decoder.decode(bytes.subarray(at + 2, at + 2 + length));
+    if (type === 7) headers.push([name, decoder.decode(bytes.subarray(at + 2, at + 2 + length))]);
     at += 2 + length;
   }
   if (at !== bytes.length) throw new EventStreamError("event stream header is malformed");
-  return headers;
+  return Object.fromEntries(headers);
 }
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {

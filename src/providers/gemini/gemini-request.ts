@@ -124,7 +124,7 @@ function toGenerationConfig(openai: Json): Json {
   if (maxTokens !== undefined && maxTokens !== null) config["maxOutputTokens"] = maxTokens;
   const stop = openai["stop"];
   if (stop !== undefined && stop !== null) config["stopSequences"] = Array.isArray(stop) ? stop : [stop];
-  const renames: [string, string][] = [["temperature", "temperature"], ["top_p", "topP"], ["n", "candidateCount"], ["seed", "seed"], ["presence_penalty", "presencePenalty"], ["frequency_penalty", "frequencyPenalty"]];
+  const renames = [["temperature", "temperature"], ["top_p", "topP"], ["n", "candidateCount"], ["seed", "seed"], ["presence_penalty", "presencePenalty"], ["frequency_penalty", "frequencyPenalty"]] as const;
   for (const [from, to] of renames) if (openai[from] !== undefined && openai[from] !== null) config[to] = openai[from];
   const format = openai["response_format"] as Json | undefined;
   if (format?.["type"] === "json_object") config["responseMimeType"] = "application/json";

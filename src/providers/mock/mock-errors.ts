@@ -1,16 +1,22 @@
 import type { WireFormat } from "../../shared/usage.ts";
 
-/** The network-style error an in-process caller sees for the `reset` fault. */
+/**
+ * The network-style error an in-process caller sees for the `reset` fault. Its stack is its one
+ * line: a server that prints a body's error (Deno does) prints a line, not a trace.
+ */
 export class MockResetError extends TypeError {
   constructor() {
     super("mock: connection reset (fault)");
     this.name = "MockResetError";
+    this.stack = `${this.name}: ${this.message}`;
   }
 }
 
-/** The error a stream ends with for the `cut` fault (network-style, like a dropped connection). */
+/** The error a stream ends with for the `cut` fault (network-style, like a dropped connection); its stack is its one line. */
 export function mockCutError(): TypeError {
-  return new TypeError("mock: stream cut (fault)");
+  const error = new TypeError("mock: stream cut (fault)");
+  error.stack = `${error.name}: ${error.message}`;
+  return error;
 }
 
 const JSON_HEADERS = { "content-type": "application/json" } as const;

@@ -17,7 +17,9 @@ export function mockServerFetch(mock: Mock): (request: Request) => Promise<Respo
 
 function resetResponse(): Response {
   const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
+    async pull(controller) {
+      // One macrotask first: Bun prints a body's error (stack and source) when it comes in the first pull, not later.
+      await new Promise((resolve) => setTimeout(resolve, 0));
       controller.error(new MockResetError());
     },
   });

@@ -1,7 +1,8 @@
+import { lookupTable } from "../../shared/own-keys.ts";
 type Json = Record<string, unknown>;
 
 /** Anthropic stop reasons as OpenAI finish reasons. */
-export const FINISH_REASONS: Readonly<Record<string, string>> = {
+export const FINISH_REASONS = lookupTable({
   end_turn: "stop",
   stop_sequence: "stop",
   pause_turn: "stop",
@@ -9,10 +10,10 @@ export const FINISH_REASONS: Readonly<Record<string, string>> = {
   model_context_window_exceeded: "length",
   tool_use: "tool_calls",
   refusal: "content_filter",
-};
+});
 
 export function finishReason(stop: unknown): string | null {
-  return typeof stop === "string" ? FINISH_REASONS[stop] ?? "stop" : null;
+  return typeof stop === "string" ? FINISH_REASONS.get(stop) ?? "stop" : null;
 }
 
 const n = (value: unknown): number => (typeof value === "number" ? value : 0);
@@ -60,7 +61,7 @@ export function anthropicToOpenAiResponse(message: Json, created: number): Json 
 }
 
 /** Anthropic error types as OpenAI's. */
-const ERROR_TYPES: Readonly<Record<string, string>> = {
+const ERROR_TYPES = lookupTable({
   invalid_request_error: "invalid_request_error",
   authentication_error: "authentication_error",
   permission_error: "permission_error",
@@ -68,12 +69,12 @@ const ERROR_TYPES: Readonly<Record<string, string>> = {
   rate_limit_error: "rate_limit_error",
   overloaded_error: "server_error",
   api_error: "server_error",
-};
+});
 
 /** An Anthropic error body as OpenAI's envelope (the message kept). */
 export function anthropicToOpenAiError(body: unknown): Json {
   const error = (typeof body === "object" && body !== null ? (body as Json)["error"] : undefined) as Json | undefined;
   const type = typeof error?.["type"] === "string" ? (error["type"] as string) : "api_error";
   const message = typeof error?.["message"] === "string" ? error["message"] : "The upstream provider returned an error";
-  return { error: { message, type: ERROR_TYPES[type] ?? "server_error", param: null, code: type } };
+  return { error: { message, type: ERROR_TYPES.get(type) ?? "server_error", param: null, code: type } };
 }

@@ -53,7 +53,7 @@ export function anthropicToOpenAiStream(created: number): TransformStream<Uint8A
         return;
       }
       case "message_delta": {
-        Object.assign(usage, (event["usage"] as Json | undefined) ?? {});
+        usage = { ...usage, ...((event["usage"] as Json | undefined) ?? {}) };
         out.enqueue(chunk({}, finishReason((event["delta"] as Json | undefined)?.["stop_reason"]) ?? "stop"));
         return;
       }

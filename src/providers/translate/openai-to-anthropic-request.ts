@@ -32,10 +32,10 @@ export function openAiToAnthropicRequest(body: Json, options: RequestTranslation
     if (!options.dropUnsupported) throw new UntranslatableError(param, `The parameter \`${param}\` ${why}`);
   };
   const out: Json = { model: body["model"] };
-  for (const key of Object.keys(body)) {
+  for (const [key, value] of Object.entries(body)) {
     if (IGNORED.has(key)) continue;
     if (UNSUPPORTED.has(key)) {
-      if (body[key] !== null && body[key] !== undefined) refuse(key, "has no equivalent on this model's provider (Anthropic Messages)");
+      if (value !== null && value !== undefined) refuse(key, "has no equivalent on this model's provider (Anthropic Messages)");
       continue;
     }
     if (!KNOWN.has(key)) refuse(key, "is not known to the OpenAI → Anthropic translation");

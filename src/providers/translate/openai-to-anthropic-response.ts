@@ -1,10 +1,11 @@
+import { lookupTable } from "../../shared/own-keys.ts";
 type Json = Record<string, unknown>;
 
 /** OpenAI finish reasons as Anthropic stop reasons. */
-const STOP_REASONS: Readonly<Record<string, string>> = { stop: "end_turn", length: "max_tokens", tool_calls: "tool_use", function_call: "tool_use", content_filter: "refusal" };
+const STOP_REASONS = lookupTable({ stop: "end_turn", length: "max_tokens", tool_calls: "tool_use", function_call: "tool_use", content_filter: "refusal" });
 
 export function stopReason(finish: unknown): string {
-  return typeof finish === "string" ? STOP_REASONS[finish] ?? "end_turn" : "end_turn";
+  return typeof finish === "string" ? STOP_REASONS.get(finish) ?? "end_turn" : "end_turn";
 }
 
 const n = (value: unknown): number => (typeof value === "number" ? value : 0);

@@ -10,6 +10,7 @@ import { createAdminRoutes } from "../http/admin-routes.ts";
 import { dashboardRoutes } from "../http/dashboard-routes.ts";
 import { createHttpHandler } from "../http/app.ts";
 import { openLedger } from "../journal/open-ledger.ts";
+import type { QuarantinedRecord } from "../storage/store.ts";
 import { createBudgetAdmin } from "../relay/budget-admin.ts";
 import { auditBudgetChange } from "../relay/budget-audit.ts";
 import { startBudgetSync, type BudgetSync } from "../relay/budget-sync.ts";
@@ -68,7 +69,7 @@ export interface RelayServiceOptions {
 export async function startRelayService(config: Config, runtime: Runtime, options: RelayServiceOptions = {}): Promise<RelayService> {
   // The budgets in force: the config's (replaced on reload) and the store's (kept current by budget-sync.ts).
   const catalog = createBudgetCatalog(config.budgets, config.budget.mode);
-  const { ledger, store, recovered, close: closeLedger } = await openLedger(config, runtime, { onError: reportJournalError, budgetTerms: catalog.termsOf });
+  const { ledger, store, recovered, close: closeLedger } = await openLedger(config, runtime, { onError: reportJournalError, onQuarantine: reportQuarantined, budgetTerms: catalog.termsOf });
   let budgetSync: BudgetSync | undefined;
   let keys: RelayKeys;
   try {
@@ -243,6 +244,12 @@ function reportAlertError(error: unknown): void {
 /** A failed admission-log write or database apply, on stderr (message only: no stack, no request data). */
 function reportJournalError(error: unknown): void {
   process.stderr.write(`renio: journal: ${error instanceof Error ? error.message : String(error)}\n`);
+}
+
+/** A journal record the database refused, kept in the quarantine: one line on stderr (ids and the store's code, no record content). */
+function reportQuarantined(record: QuarantinedRecord): void {
+  const fate = record.written ? "its safe form was journaled" : "it is not in the journal";
+  process.stderr.write(`renio: journal: the database refused the ${record.kind} record of entry ${record.entryId} (${record.errorCode}); quarantined, ${fate} (renio journal quarantine)\n`);
 }
 
 /** Polls for changed keys failing (the keyring keeps the keys it has), or (null) working again, on stderr. */

@@ -52,8 +52,8 @@ async function assertRefused(segment: string, line: number, problem: RegExp): Pr
 
 describe("admission log replay", () => {
   test("a record of a newer format version is refused at startup, naming the segment file and line", async () => {
-    const newer = encodeLogRecord(admission("e2")).replace('{"v":1,', '{"v":2,');
-    await assertRefused(encodeLogRecord(admission("e1")) + newer, 2, /record format version 2 is newer than this Renio reads \(1\); upgrade Renio/);
+    const newer = encodeLogRecord(admission("e2")).replace('{"v":1,', '{"v":3,');
+    await assertRefused(encodeLogRecord(admission("e1")) + newer, 2, /record format version 3 is newer than this Renio reads \(2\); upgrade Renio/);
   });
 
   test("an unknown format version is refused", async () => {

@@ -32,4 +32,11 @@ export interface StoreDialect {
   readonly keyOrderedTable: string | null;
   /** A user-facing sentence naming why opening or migrating failed. */
   readonly explainOpenError: (error: unknown) => string;
+  /** The store's own code when `error` refuses a record for what it holds (not an outage), else undefined. */
+  readonly rejectionCode: (error: unknown) => string | undefined;
+  /**
+   * Whether a commit that failed with `error` may have been committed anyway (its reply was lost
+   * with the connection); absent where a failed commit is always rolled back (SQLite, in process).
+   */
+  readonly commitMayHaveLanded?: (error: unknown) => boolean;
 }

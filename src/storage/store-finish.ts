@@ -56,6 +56,8 @@ export async function finishInTransaction(
     settlementDeltas(deltas, item.charges, item.actualCost);
   }
   const now = items[0]?.finishedAt ?? Date.now();
+  const unsent = items.flatMap((i) => (i.kind === "unsent" ? [i] : []));
+  if (unsent.length > 0) await settleUnsent(trx, run, unsent, hot, instanceId, deltas, rollup, now);
   await applyDeltas(run, deltas, now, hot);
   await recordThresholds(trx, run, hot, rules, deltas, now);
   const refusals = items.flatMap((i) => (i.kind === "refuse" ? [i] : []));
@@ -65,6 +67,46 @@ export async function finishInTransaction(
     for (const row of rows) if (inserted.has(row.id)) addToRollup(rollup, row);
   }
   await applyRollup(run, hot.rollup, rollup);
+}
+
+/** How an admission that was never sent ends (the caller got 503 `store_unavailable`). */
+const UNSENT = { outcome: "refused", status: 503, error_code: "store_unavailable" } as const;
+
+/**
+ * Settles admissions that were never sent and whose write may have landed: an entry not there
+ * is inserted refused when the item asks for a fence (so a commit of the admission still on its
+ * way fails on its id and reserves nothing); one there and still started is finished refused
+ * at cost 0, and what it reserved (its stored charges) is released into `deltas`. Anything else
+ * was settled before.
+ */
+async function settleUnsent(
+  trx: Kysely<Database>,
+  run: RunQuery,
+  items: ReadonlyArray<Extract<FinishItem, { kind: "unsent" }>>,
+  hot: HotStatements,
+  instanceId: string | null,
+  deltas: BudgetDeltas,
+  rollup: RollupDeltas,
+  now: number,
+): Promise<void> {
+  const fences = items.filter((u) => u.fence).map((u) => ({ ...startValues(u.start), ...UNSENT, finished_at: u.finishedAt, instance_id: instanceId }));
+  // PostgreSQL: waits for an insert of the same id still in flight on another connection, then sees it.
+  const inserted = new Set(fences.length === 0 ? [] : (await run<{ id: string }>(hot.insertEntries(fences, true))).rows.map((r) => r.id));
+  for (const row of fences) if (inserted.has(row.id)) addToRollup(rollup, row);
+  const landed = items.map((u) => u.start.id).filter((id) => !inserted.has(id));
+  if (landed.length === 0) return;
+  const finished = await trx
+    .updateTable("journal_entry")
+    // Charged nothing: cost 0 where it reserved (null where nothing applies, as for any refusal).
+    .set({ ...UNSENT, finished_at: now, cost: sql<number | null>`case when reserved_charges is null then null else 0 end`, cost_estimated: sql<number | null>`case when reserved_charges is null then null else 0 end` })
+    .where("id", "in", landed)
+    .where("outcome", "=", "started")
+    .returning(["reserved_charges", ...ROLLUP_ENTRY_COLUMNS])
+    .execute();
+  for (const entry of finished) {
+    addToRollup(rollup, entry);
+    for (const [budgetId, period, amount] of parseCharges(entry.reserved_charges)) addDelta(deltas, { budgetId, period }, -amount, 0);
+  }
 }
 
 /** Row counts the batched completion is compiled for: a few statements serve every batch size. */

@@ -2,7 +2,7 @@ import pg from "pg";
 import { CompiledQuery, PostgresDialect, sql } from "kysely";
 import type { Durability } from "./store.ts";
 import type { StoreDialect } from "./store-dialect.ts";
-import { describeError, StoreOpenError } from "./store-errors.ts";
+import { CommitUnknownError, describeError, StoreOpenError } from "./store-errors.ts";
 
 /** Options of {@link createPostgresDialect}. */
 export interface PostgresStoreOptions {
@@ -53,8 +53,17 @@ export function createPostgresDialect(options: PostgresStoreOptions): StoreDiale
     // Two statements in one simple-protocol query (no parameters): one round trip.
     beginWithoutFlush: CompiledQuery.raw("begin; set local synchronous_commit = off"),
     runPrepared: async <R>(name: string, query: CompiledQuery<R>) => {
-      const result = await pool.query({ name, text: query.sql, values: query.parameters as unknown[] });
-      return { rows: result.rows as R[] };
+      // Connected first: a failure to connect is a write never sent, a lost reply is a commit of unknown outcome.
+      const client = await pool.connect();
+      try {
+        const result = await client.query({ name, text: query.sql, values: query.parameters as unknown[] });
+        client.release();
+        return { rows: result.rows as R[] };
+      } catch (error) {
+        client.release(error instanceof Error ? error : true);
+        if (replyLost(error)) throw new CommitUnknownError(describeError(error).message, { cause: error });
+        throw error;
+      }
     },
     lockRows: true,
     migrationLock: `select pg_advisory_xact_lock(${migrationLockKey})`,
@@ -62,7 +71,39 @@ export function createPostgresDialect(options: PostgresStoreOptions): StoreDiale
     // A live instance holds its liveness lock, so trying it fails; a dead one's is free.
     ownerGone: (instanceId) => sql<boolean>`pg_try_advisory_xact_lock(${sql.lit(instanceLockSpace)}, hashtext(${instanceId}))`,
     explainOpenError: (error) => explainPostgresError(error, where),
+    rejectionCode: postgresRejection,
+    commitMayHaveLanded: replyLost,
   };
+}
+
+/**
+ * SQLSTATE classes of an ERROR that refuses what a statement writes: 22 data exception (e.g.
+ * 22021, a NUL in text), 23 integrity constraint, 54 program limit (e.g. an index row too
+ * big), and P0001 (raised by a trigger or check the operator added).
+ */
+const REJECTING_CLASSES = new Set(["22", "23", "54"]);
+
+/** The SQLSTATE of a server ERROR refusing a record, else undefined (down, busy, or lost: not the record's fault). */
+function postgresRejection(error: unknown): string | undefined {
+  const { code, severity } = serverError(error);
+  if (severity !== "ERROR" || code === undefined) return undefined;
+  return REJECTING_CLASSES.has(code.slice(0, 2)) || code === "P0001" ? code : undefined;
+}
+
+/**
+ * Whether the reply of a statement sent to the server was lost: anything but an ordinary ERROR
+ * the server reported (after which the session goes on and the transaction is rolled back).
+ * FATAL and PANIC (the server shutting down or crashing) and a dropped connection may come after
+ * the commit was made durable.
+ */
+function replyLost(error: unknown): boolean {
+  return serverError(error).severity !== "ERROR";
+}
+
+function serverError(error: unknown): { code?: string; severity?: string } {
+  if (typeof error !== "object" || error === null) return {};
+  const { code, severity } = error as { code?: unknown; severity?: unknown };
+  return { code: typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : undefined, severity: typeof severity === "string" ? severity : undefined };
 }
 
 /** The URL without its password, as `user@host:port/database`. Throws StoreOpenError when malformed. */

@@ -16,10 +16,18 @@ export interface AdmitItem {
   charges: readonly BudgetCharge[];
 }
 
-/** A completion (settlement) or a pre-admission refusal, written in batches. */
+/**
+ * A completion (settlement), a pre-admission refusal, or an admission never sent whose write
+ * may have landed (`unsent`), written in batches. An `unsent` item finishes its entry, if the
+ * admission landed, as refused (`store_unavailable`, cost 0) and releases what it reserved;
+ * if it did not, and `fence` is set, the entry is recorded so, which keeps a commit of the
+ * admission still on its way from landing later (its insert meets the id). Writing it again
+ * changes nothing.
+ */
 export type FinishItem =
   | { kind: "complete"; id: string; completion: JournalCompletion; charges: readonly BudgetCharge[]; actualCost: number; finishedAt: number }
-  | { kind: "refuse"; refusal: JournalRefusal; finishedAt: number };
+  | { kind: "refuse"; refusal: JournalRefusal; finishedAt: number }
+  | { kind: "unsent"; start: JournalStart; finishedAt: number; fence: boolean };
 
 /** Filters and page of {@link JournalReader.listJournal}; newest first. */
 export interface JournalQuery {
@@ -273,6 +281,40 @@ export interface AlertOutbox {
   listAlerts(query: { status?: AlertStatus; limit: number }): Promise<AlertEvent[]>;
 }
 
+/** What a quarantined record is: which journal record the store refused. */
+export type QuarantineKind = "admission" | "completion" | "refusal" | "unsent";
+
+/** A journal record the store refused, as kept in the quarantine (`journal_quarantine`). */
+export interface QuarantinedRecord {
+  /** The journal entry the record is about. */
+  entryId: string;
+  kind: QuarantineKind;
+  /** The record as Renio had it, as an admission-log line (JSON, its format version first; every character the store cannot hold escaped). */
+  record: string;
+  /** The store's code: an SQLSTATE, or SQLite's extended code (`SQLITE_CONSTRAINT_NOTNULL`). */
+  errorCode: string;
+  /** The store's message, control characters escaped, at most 500 characters. */
+  error: string;
+  /** Its safe form (texts escaped and bounded, bodies left out) was written to the journal instead. */
+  written: boolean;
+  /** Epoch ms. */
+  at: number;
+}
+
+/** One page of quarantined records, newest first. */
+export interface QuarantinePage {
+  records: QuarantinedRecord[];
+  nextCursor: string | null;
+}
+
+/** Records the store refused, kept for inspection instead of blocking the journal (journal/record-isolation.ts). */
+export interface QuarantineStore {
+  /** Keeps `records`, once each (a record quarantined again is left as it was). */
+  quarantine(records: readonly QuarantinedRecord[]): Promise<void>;
+  /** Newest first; `cursor` is the previous page's `nextCursor` (anything else: RelayError 400). */
+  listQuarantine(query: { limit: number; since?: number; cursor?: string }): Promise<QuarantinePage>;
+}
+
 /** What every holder of an open store may ask: is it writable, and close it. */
 export interface StoreLifecycle {
   /** True when the store accepts a write right now. */
@@ -285,7 +327,7 @@ export interface StoreLifecycle {
  * and a few SQL fragments. Every write method is one transaction. Each consumer takes only
  * the role it uses; the composition roots (and the storage thread) hold the whole Store.
  */
-export interface Store extends BatchAdmissionStore, LogApplyStore, JournalReader, StoreMaintenance, BudgetDefinitionStore, KeyStore, AuditStore, AlertOutbox, StoreLifecycle {
+export interface Store extends BatchAdmissionStore, LogApplyStore, JournalReader, StoreMaintenance, BudgetDefinitionStore, KeyStore, AuditStore, AlertOutbox, QuarantineStore, StoreLifecycle {
   readonly backend: "sqlite" | "postgres";
   readonly durability: Durability;
   readonly stats: StoreStats;

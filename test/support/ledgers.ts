@@ -77,6 +77,8 @@ export interface TestLedger {
    * or closed), then the next relay starts on the same storage: replay, then recovery.
    */
   crashAndRestart(): Promise<TestLedger>;
+  /** Runs SQL on the database under the ledger through a connection of its own (to tamper with it). */
+  exec(statement: string): Promise<void>;
   /** Shuts down as serve does: closes the ledger (flushing), then releases the SQLite file. */
   close(): Promise<void>;
   /** After `close`: the next relay starts on the same storage (replay, then recovery). */
@@ -140,6 +142,7 @@ async function openLogLedger(path: string, durability: Durability, tuning: Ledge
       log.close(false);
       return Promise.resolve(() => Promise.resolve());
     },
+    exec: (statement) => Promise.resolve(sqliteExec(path, [statement])),
     refuseDatabaseWrites() {
       sqliteExec(path, SQLITE_REFUSE);
       return Promise.resolve(heal(SQLITE_HEAL));
@@ -185,6 +188,7 @@ async function openSqlLedger(storage: Extract<StorageConfig, { type: "postgres" 
     recovered,
     breakAdmissionWrite: refuse,
     refuseDatabaseWrites: refuse,
+    exec: (statement) => pgExec(storage.url, statement),
     async holdDatabase() {
       const client = new pg.Client({ connectionString: storage.url });
       await client.connect();

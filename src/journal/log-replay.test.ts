@@ -67,6 +67,21 @@ describe("admission log replay", () => {
     await assertRefused(`{"v":1,"other":{}}\n`, 1, /neither an admission nor a finish record/);
   });
 
+  test("an admission followed by its unsent record (its write failed, yet its bytes landed) replays as refused and not sent: nothing reserved, nothing for recovery to interrupt", async () => {
+    const { store, logDir } = await fresh();
+    const { start } = (admission("e1") as Extract<LogRecord, { admit: unknown }>).admit;
+    const unsent: LogRecord = { finish: { kind: "unsent", start, finishedAt: 1_700_000_000_002, fence: false } };
+    writeFileSync(segmentPath(logDir, 1), encodeLogRecord(admission("e1")) + encodeLogRecord(admission("e2")));
+    writeFileSync(segmentPath(logDir, 2), encodeLogRecord(unsent));
+    assert.equal(await replayAdmissionLog(store, logDir), 3);
+    assert.equal(await store.recover(1_700_000_000_003), 1, "only the call that was sent is interrupted");
+    const byId = new Map((await store.listJournal({ limit: 10 })).entries.map((e) => [e.id, e]));
+    assert.deepEqual([byId.get("e1")?.outcome, byId.get("e1")?.errorCode, byId.get("e1")?.cost, byId.get("e1")?.reconcile], ["refused", "store_unavailable", 0, null]);
+    assert.deepEqual([byId.get("e2")?.outcome, byId.get("e2")?.reconcile], ["interrupted", "pending"]);
+    assert.deepEqual((await store.budgetUsage()).map((u) => u.reserved), [0.5], "e1's reservation is released; e2's stays for reconciliation");
+    await store.close();
+  });
+
   test("records written before the format version (no `v`) replay as version 1; a torn last line is not a record", async () => {
     const { store, logDir } = await fresh();
     const previousBuild = (record: LogRecord) => `${JSON.stringify(record)}\n`;

@@ -1,7 +1,7 @@
 import type { Admission, BudgetCharge } from "../budget/budget-charge.ts";
 import type { JournalCompletion, JournalRefusal, JournalStart } from "../shared/journal-records.ts";
 import type { Ledger } from "./ledger.ts";
-import type { AdmitItem, BatchAdmissionStore, FinishItem, JournalReader, QuarantinedRecord, QuarantineStore, StoreLifecycle, StoreMaintenance } from "../storage/store.ts";
+import type { AdmitItem, BatchAdmissionStore, Durability, FinishItem, JournalReader, QuarantinedRecord, QuarantineStore, StoreLifecycle, StoreMaintenance } from "../storage/store.ts";
 import { StoreUnavailableError } from "../shared/relay-error.ts";
 import { CommitUnknownError } from "../storage/store-errors.ts";
 import { encodeLogRecord } from "../storage/admission-log-record.ts";
@@ -12,6 +12,7 @@ import { ledgerStats } from "./ledger-stats.ts";
 import { createQuarantine, writeIsolating } from "./record-isolation.ts";
 import { safeFinish } from "./record-safe-form.ts";
 import { retryUntil } from "./retry-until.ts";
+import { createDurableWatch } from "./durable-watch.ts";
 
 /** Options of {@link createSqlLedger}. */
 export interface SqlLedgerOptions {
@@ -39,7 +40,7 @@ export interface SqlLedgerOptions {
 }
 
 /** What the SQL ledger uses of the store: batched admissions and completions, the quarantine, startup recovery, budget reads (for /metrics), ping and close. */
-export type SqlLedgerStore = BatchAdmissionStore & QuarantineStore & Pick<StoreMaintenance, "recover"> & Pick<JournalReader, "budgetUsage"> & StoreLifecycle;
+export type SqlLedgerStore = BatchAdmissionStore & QuarantineStore & Pick<StoreMaintenance, "recover"> & Pick<JournalReader, "budgetUsage"> & StoreLifecycle & { readonly durability: Durability };
 
 /** The PostgreSQL ledger, plus startup recovery; `store` is the store it was given. */
 export interface SqlLedger<S extends SqlLedgerStore = SqlLedgerStore> extends Ledger {
@@ -77,6 +78,11 @@ const ignore = (): void => undefined;
  * call is refused (503, not sent) either way. It joins the completions as an `unsent` item,
  * which, once the store answers, finishes its entry as refused at cost 0 and releases what it
  * reserved if the commit landed, or records it so if it did not (FinishItem).
+ *
+ * With "fsync" durability, completions committed without waiting for the disk are kept until a
+ * durable commit after them (the next admission's, or a readiness ping) returns; when a write
+ * fails as it would if the server went down, they are written again (durable-watch.ts), so a
+ * server crash does not leave their entries started while the relay runs.
  */
 export function createSqlLedger<S extends SqlLedgerStore>(store: S, options: SqlLedgerOptions = {}): SqlLedger<S> {
   const now = options.now ?? Date.now;
@@ -86,15 +92,39 @@ export function createSqlLedger<S extends SqlLedgerStore>(store: S, options: Sql
   /** The last readiness check failed. */
   let pingFailed = false;
   const quarantine = createQuarantine(store, options.onQuarantine ?? ignore, now);
+  /** Completions committed without waiting for the disk, until a durable commit after them ("fsync" only: "process" makes no such promise). */
+  const watch = store.durability === "fsync" ? createDurableWatch<FinishItem>() : undefined;
+  /** A write failed as it would if the server went down: what it may have lost is written again. */
+  const mayHaveLost = (): void => {
+    if (watch) for (const item of watch.takeBack()) finishes.add(item);
+  };
+  /** A readiness ping: a durable commit, which makes every completion committed before it durable. */
+  const ping = async (): Promise<boolean> => {
+    const durable = watch?.durable();
+    const ok = await store.ping();
+    if (ok) durable?.();
+    else mayHaveLost();
+    return ok;
+  };
 
   const finishes = createLogApplier<FinishItem>({
-    apply: (batch) =>
-      writeIsolating(batch, {
-        write: (items) => store.finishBatch(items, "soon"),
-        safeForm: safeFinish,
-        quarantine: (item, error, written) => quarantine.keep({ finish: item }, encodeLogRecord({ finish: item }).trimEnd(), error, written),
-        ping: () => store.ping(),
-      }).then(ignore),
+    async apply(batch) {
+      let dropped: FinishItem[];
+      try {
+        dropped = await writeIsolating(batch, {
+          write: (items) => store.finishBatch(items, "soon"),
+          safeForm: safeFinish,
+          quarantine: (item, error, written) => quarantine.keep({ finish: item }, encodeLogRecord({ finish: item }).trimEnd(), error, written),
+          ping: () => store.ping(),
+        });
+      } catch (error) {
+        mayHaveLost();
+        throw error;
+      }
+      watch?.written(dropped.length === 0 ? batch : batch.filter((item) => !dropped.includes(item)));
+      // Quiet on admissions, many completions: a ping makes them durable rather than holding them here.
+      if (watch !== undefined && watch.size >= 4096) void ping();
+    },
     delayMs: options.finishDelayMs ?? 20,
     soonAt: options.finishBatch ?? 256,
     retryMs: options.finishRetryMs ?? 1000,
@@ -110,6 +140,7 @@ export function createSqlLedger<S extends SqlLedgerStore>(store: S, options: Sql
   const admits = createGroupCommit<Pending, Admission[]>({
     maxBatch: options.maxAdmitBatch ?? 200,
     write: (batch) => {
+      const durable = watch?.durable();
       const giveUp = setTimeout(() => {
         onError(new CommitUnknownError(`no answer within ${admitTimeoutMs} ms`));
         for (const pending of batch) {
@@ -117,7 +148,18 @@ export function createSqlLedger<S extends SqlLedgerStore>(store: S, options: Sql
           unsent(pending);
         }
       }, admitTimeoutMs);
-      return store.admitBatch(batch.map((p) => p.item)).finally(() => clearTimeout(giveUp));
+      return store.admitBatch(batch.map((p) => p.item)).then(
+        (admissions) => {
+          clearTimeout(giveUp);
+          durable?.();
+          return admissions;
+        },
+        (error: unknown) => {
+          clearTimeout(giveUp);
+          mayHaveLost();
+          throw error;
+        },
+      );
     },
     written: (batch, admissions) => batch.forEach((p, i) => p.answered || p.resolve(admissions[i] as Admission)),
     failed: (batch, error) => {
@@ -145,7 +187,7 @@ export function createSqlLedger<S extends SqlLedgerStore>(store: S, options: Sql
     },
     flush: () => finishes.flush(),
     async ready() {
-      pingFailed = !(await store.ping());
+      pingFailed = !(await ping());
       return !pingFailed;
     },
     stats: () => ledgerStats(admits, finishes, pingFailed, quarantine.counts, (item) => item.kind === "unsent"),
@@ -160,7 +202,7 @@ export function createSqlLedger<S extends SqlLedgerStore>(store: S, options: Sql
           const flushed = await retryUntil(() => finishes.flush(), options.closeRetryMs ?? 5000);
           if (!flushed) onError(new Error(`closing with ${finishes.waiting.length} journal record(s) unwritten (${unsettledIds(finishes.waiting)}); the next start marks their entries interrupted`));
           // A last durable commit (a ping's write) carries the completions committed without waiting for the disk.
-          else await store.ping();
+          else await ping();
         } finally {
           finishes.stop();
           await store.close();

@@ -10,6 +10,7 @@ import { createAdminRoutes } from "../http/admin-routes.ts";
 import { dashboardRoutes } from "../http/dashboard-routes.ts";
 import { createHttpHandler } from "../http/app.ts";
 import { openLedger } from "../journal/open-ledger.ts";
+import { watchBooks } from "../journal/books-watch.ts";
 import type { QuarantinedRecord } from "../storage/store.ts";
 import { createBudgetAdmin } from "../relay/budget-admin.ts";
 import { auditBudgetChange } from "../relay/budget-audit.ts";
@@ -100,6 +101,9 @@ export async function startRelayService(config: Config, runtime: Runtime, option
   const relay = createRelay({ snapshot, ledger, observer: observers(watchers), tracer: tracing?.tracer, clock: options.clock, random: options.random });
   // Alerts are delivered from the store's outbox, never on a call's path.
   const alerts = store && startAlertDispatcher({ store, settings: () => snapshot.current.config.alerts, onError: reportAlertError });
+  // The books' invariant, checked in the background (journal.booksCheckMs; /metrics shows the last check).
+  const books = store && config.journal.booksCheckMs > 0 ? watchBooks(store, config.journal.booksCheckMs, reportBooksError) : undefined;
+  const journalMaxLagMs = () => snapshot.current.config.journal.maxLagMs;
 
   /** Loads the file, refuses it with its problems, or swaps in the new snapshot (in one step: no call sees half of it). */
   const reloadOnce = async (loadConfig: () => Promise<Config>): Promise<ReloadOutcome> => {
@@ -168,20 +172,23 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     rateLimits: () => snapshot.current.rateLimiter.state(),
     traces: tracing && (() => tracing.exporter.stats()),
     targets: () => targetStatuses(snapshot.current.router.targets(), clock()),
+    journalMaxLagMs,
+    books: books && (() => books.last),
   });
   const dashboard = dashboardRoutes(() => adminTokens.length > 0);
   const apart = config.server.admin.port !== undefined;
   const server = await runtime.serve({
     hostname: config.server.host,
     port: config.server.port,
-    fetch: createHttpHandler({ relay, ledger, accepting: () => accepting, admin: apart ? undefined : admin, metrics: apart ? undefined : metrics, dashboard: apart ? undefined : dashboard, coolingDown }),
+    fetch: createHttpHandler({ relay, ledger, accepting: () => accepting, admin: apart ? undefined : admin, metrics: apart ? undefined : metrics, dashboard: apart ? undefined : dashboard, coolingDown, journalMaxLagMs }),
   });
   const adminServer = apart
     ? await runtime.serve({
         hostname: config.server.admin.host ?? config.server.host,
         port: config.server.admin.port!,
-        fetch: createHttpHandler({ ledger, accepting: () => accepting, admin, metrics, dashboard, coolingDown }),
+        fetch: createHttpHandler({ ledger, accepting: () => accepting, admin, metrics, dashboard, coolingDown, journalMaxLagMs }),
       }).catch(async (error: unknown) => {
+        books?.stop();
         await server.stop();
         await alerts?.stop();
         await closeLedger();
@@ -202,6 +209,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
       // balancers move on instead of meeting refused connections; /healthz stays 200.
       accepting = false;
       budgetSync?.stop();
+      books?.stop();
       const graceMs = snapshot.current.config.server.shutdownGraceMs;
       const deadline = performance.now() + graceMs;
       await relay.drained(graceMs);
@@ -234,6 +242,11 @@ function reportBudgetSyncError(error: unknown): void {
 /** A failed span export, on stderr (one line). */
 function reportTracingError(message: string): void {
   process.stderr.write(`renio: tracing: ${message}\n`);
+}
+
+/** A check of the books that could not run (the store did not answer), on stderr (message only). */
+function reportBooksError(error: unknown): void {
+  process.stderr.write(`renio: books: cannot check the books: ${error instanceof Error ? error.message : String(error)}\n`);
 }
 
 /** A failed claim or settle of the alert outbox, on stderr (message only). */

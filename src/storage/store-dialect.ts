@@ -6,6 +6,8 @@ export interface StoreDialect {
   readonly kysely: Dialect;
   /** Starts a write transaction that takes the write lock up front. */
   readonly beginWrite: CompiledQuery;
+  /** Starts a read-only transaction whose reads all see one snapshot (PostgreSQL: repeatable read; SQLite: a deferred read transaction). */
+  readonly beginSnapshot: CompiledQuery;
   /** Synchronous drivers only: runs a compiled statement directly on the connection. */
   readonly runDirect?: <R>(query: CompiledQuery<R>) => QueryResult<R>;
   /**

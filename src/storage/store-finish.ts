@@ -3,6 +3,7 @@ import type { FinishItem, ReconcileResult } from "./store.ts";
 import { addDelta, settlementDeltas, type BudgetDeltas } from "../budget/budget-deltas.ts";
 import { applyDeltas } from "./store-budget-rows.ts";
 import { fromNanos } from "../budget/budget-amounts.ts";
+import { parseReservedCharges } from "../budget/books-check.ts";
 import type { Database } from "./store-schema.ts";
 import { finishedValues, servedValues, startValues } from "./store-admit.ts";
 import type { HotStatements } from "./hot-statements.ts";
@@ -105,7 +106,7 @@ async function settleUnsent(
     .execute();
   for (const entry of finished) {
     addToRollup(rollup, entry);
-    for (const [budgetId, period, amount] of parseCharges(entry.reserved_charges)) addDelta(deltas, { budgetId, period }, -amount, 0);
+    for (const [budgetId, period, amount] of parseReservedCharges(entry.reserved_charges)) addDelta(deltas, { budgetId, period }, -amount, 0);
   }
 }
 
@@ -175,7 +176,7 @@ export async function reconcileInTransaction(
   const rollup = newRollupDeltas();
   for (const entry of pending) {
     let cost = 0;
-    for (const [budgetId, period, amount] of parseCharges(entry.reserved_charges)) {
+    for (const [budgetId, period, amount] of parseReservedCharges(entry.reserved_charges)) {
       const spent = costAt === "reserved" ? amount : 0;
       addDelta(deltas, { budgetId, period }, -amount, spent);
       cost = Math.max(cost, spent);
@@ -191,11 +192,4 @@ export async function reconcileInTransaction(
   await applyDeltas(run, deltas, now, hot);
   await recordThresholds(trx, run, hot, rules, deltas, now);
   return result;
-}
-
-function parseCharges(text: string | null): Array<[string, string, number]> {
-  if (!text) return [];
-  const parsed: unknown = JSON.parse(text);
-  if (!Array.isArray(parsed)) return [];
-  return parsed.filter((c): c is [string, string, number] => Array.isArray(c) && typeof c[0] === "string" && typeof c[1] === "string" && typeof c[2] === "number");
 }

@@ -16,6 +16,7 @@ import { createKeyIn, ensureMetaIn, getKey, keysChangedSince, revokeKeyIn, rotat
 import { NO_ALERTS, type AlertRules } from "../budget/alert-rules.ts";
 import { claimInTransaction, listAlerts, settleAlert } from "./store-alert-outbox.ts";
 import { insertQuarantined, listQuarantined } from "./store-quarantine.ts";
+import { checkBooksIn } from "./store-books.ts";
 import { describeError, RecordRejectedError } from "./store-errors.ts";
 import { LogRecordError } from "./admission-log-record.ts";
 
@@ -83,6 +84,7 @@ export function createKyselyStore(
       return rows.map(budgetUsageOf);
     }),
     quarantine: (records) => write((trx) => insertQuarantined(trx, records)),
+    checkBooks: () => checkBooksIn(db, dialect),
     listQuarantine: (query) => listQuarantined(db, query),
     recover: (now) => write((trx, run) => recoverInTransaction(trx, run, hot, now, instanceId, dialect.ownerGone, rules)),
     reconcile: (costAt, now) => write((trx, run) => reconcileInTransaction(trx, run, costAt, dialect.lockRows, now, hot, rules)),

@@ -50,6 +50,7 @@ export function createPostgresDialect(options: PostgresStoreOptions): StoreDiale
       },
     }),
     beginWrite: CompiledQuery.raw("begin"),
+    beginSnapshot: CompiledQuery.raw("begin isolation level repeatable read, read only"),
     // Two statements in one simple-protocol query (no parameters): one round trip.
     beginWithoutFlush: CompiledQuery.raw("begin; set local synchronous_commit = off"),
     runPrepared: async <R>(name: string, query: CompiledQuery<R>) => {

@@ -44,6 +44,7 @@ export function createSqliteDialect(options: SqliteStoreOptions): StoreDialect {
     backend: "sqlite",
     kysely: new SqliteDialect({ database }),
     beginWrite: CompiledQuery.raw("begin immediate"),
+    beginSnapshot: CompiledQuery.raw("begin"),
     runDirect: <R>(query: CompiledQuery<R>): QueryResult<R> => {
       const statement = database.prepare(query.sql);
       if (statement.reader) return { rows: statement.all(query.parameters) as R[] };

@@ -52,6 +52,7 @@ const PROXIED = {
   listAlerts: true,
   quarantine: true,
   listQuarantine: true,
+  checkBooks: true,
   close: true,
 } as const satisfies Record<StoreMethod, true>;
 const proxiedMethods = Object.keys(PROXIED) as StoreMethod[];

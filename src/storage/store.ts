@@ -2,6 +2,7 @@ import type { AlertRules } from "../budget/alert-rules.ts";
 import type { Admission, BudgetCharge } from "../budget/budget-charge.ts";
 import type { BudgetUsage } from "../budget/budget-usage.ts";
 import type { JournalSpend } from "../budget/spend-report.ts";
+import type { BooksCheck } from "../budget/books-check.ts";
 import type { BudgetChange, NewBudget, StoredBudget } from "../budget/budget-definition.ts";
 import type { JournalCompletion, JournalEntry, JournalRefusal, JournalStart } from "../shared/journal-records.ts";
 import type { AuditActor, AuditEvent, AuditInput, AuditPage, AuditQuery } from "./store-audit.ts";
@@ -281,6 +282,12 @@ export interface AlertOutbox {
   listAlerts(query: { status?: AlertStatus; limit: number }): Promise<AlertEvent[]>;
 }
 
+/** The books' invariant, read while serving (`renio budget check`, /metrics; budget/books-check.ts). */
+export interface BooksReader {
+  /** Every budget row against the journal, read in one consistent snapshot. */
+  checkBooks(): Promise<BooksCheck>;
+}
+
 /** What a quarantined record is: which journal record the store refused. */
 export type QuarantineKind = "admission" | "completion" | "refusal" | "unsent";
 
@@ -327,7 +334,8 @@ export interface StoreLifecycle {
  * and a few SQL fragments. Every write method is one transaction. Each consumer takes only
  * the role it uses; the composition roots (and the storage thread) hold the whole Store.
  */
-export interface Store extends BatchAdmissionStore, LogApplyStore, JournalReader, StoreMaintenance, BudgetDefinitionStore, KeyStore, AuditStore, AlertOutbox, QuarantineStore, StoreLifecycle {
+export interface Store
+  extends BatchAdmissionStore, LogApplyStore, JournalReader, StoreMaintenance, BooksReader, BudgetDefinitionStore, KeyStore, AuditStore, AlertOutbox, QuarantineStore, StoreLifecycle {
   readonly backend: "sqlite" | "postgres";
   readonly durability: Durability;
   readonly stats: StoreStats;

@@ -22,18 +22,19 @@ import { createServer, connect, type Server, type Socket } from "node:net";
 export interface PgFaultProxy {
   /** The PostgreSQL URL through the proxy (the database of the target URL). */
   readonly url: string;
-  /** Resolves once the armed fault fired (the commit it hit was seen). */
-  dropNextCommit(options: { reachesServer: boolean }): Promise<void>;
-  /** Arms a stall; `stalled` resolves once a commit is held, `release` forwards it. */
-  stallNextCommit(): { readonly stalled: Promise<void>; release(): void };
+  /**
+   * Arms a drop; resolves once it fired (the commit it hit was seen). With `of`, only a commit
+   * whose writes' text matches it (e.g. /with want/: the one-statement admission) is hit.
+   */
+  dropNextCommit(options: { reachesServer: boolean; of?: RegExp }): Promise<void>;
+  /** Arms a stall (of a commit whose writes match `of`, when given); `stalled` resolves once a commit is held, `release` forwards it. */
+  stallNextCommit(of?: RegExp): { readonly stalled: Promise<void>; release(): void };
   /** Commits seen since the proxy started (every connection). */
   readonly commits: number;
   close(): Promise<void>;
 }
 
-type Fault =
-  | { kind: "drop"; reachesServer: boolean; fired: () => void }
-  | { kind: "stall"; stalled: () => void; released: Promise<void> };
+type Fault = ({ kind: "drop"; reachesServer: boolean; fired: () => void } | { kind: "stall"; stalled: () => void; released: Promise<void> }) & { of?: RegExp };
 
 const SSL_REQUEST = 80877103;
 const GSSENC_REQUEST = 80877104;
@@ -80,13 +81,14 @@ export async function startPgFaultProxy(targetUrl: string): Promise<PgFaultProxy
         queue.push(message);
         return;
       }
-      if (!commits.isCommit(message)) {
+      const writes = commits.commitOf(message);
+      if (writes === undefined) {
         upstream.write(message);
         return;
       }
       seen++;
-      const fault = armed;
-      armed = undefined;
+      const fault = armed?.of === undefined || armed.of.test(writes) ? armed : undefined;
+      if (fault !== undefined) armed = undefined;
       if (fault === undefined) {
         upstream.write(message);
       } else if (fault.kind === "drop" && !fault.reachesServer) {
@@ -120,15 +122,15 @@ export async function startPgFaultProxy(targetUrl: string): Promise<PgFaultProxy
     get commits() {
       return seen;
     },
-    dropNextCommit({ reachesServer }) {
-      return new Promise<void>((fired) => (armed = { kind: "drop", reachesServer, fired }));
+    dropNextCommit({ reachesServer, of }) {
+      return new Promise<void>((fired) => (armed = { kind: "drop", reachesServer, fired, of }));
     },
-    stallNextCommit() {
+    stallNextCommit(of) {
       let release!: () => void;
       let stalled!: () => void;
       const released = new Promise<void>((resolve) => (release = resolve));
       const seen = new Promise<void>((resolve) => (stalled = resolve));
-      armed = { kind: "stall", stalled, released };
+      armed = { kind: "stall", stalled, released, of };
       return { stalled: seen, release };
     },
     async close() {
@@ -141,51 +143,55 @@ export async function startPgFaultProxy(targetUrl: string): Promise<PgFaultProxy
 
 const WRITES = /\b(insert|update|delete)\b/i;
 
-/** Follows one connection's client messages and tells which one commits a write (see the file's comment). */
-function commitTracker(): { isCommit(message: Buffer): boolean } {
+/**
+ * Follows one connection's client messages: `commitOf` answers, for a message that commits a
+ * write, the text of the writes it commits (else undefined). See the file's comment.
+ */
+function commitTracker(): { commitOf(message: Buffer): string | undefined } {
   const statements = new Map<string, string>();
   let bound = "";
   let inTransaction = false;
-  let wrote = false;
-  let executedWrite = false;
+  /** The writes of the open transaction, or of the autocommit statements executed since the last Sync. */
+  let writes = "";
   return {
-    isCommit(message) {
+    commitOf(message) {
       switch (message[0]) {
         case 0x51: {
           const text = message.toString("utf8", 5, message.length - 1);
           if (/^\s*(commit|end)\b/i.test(text)) {
-            const commit = inTransaction && wrote;
-            inTransaction = wrote = false;
-            return commit;
+            const committed = inTransaction && writes !== "" ? writes : undefined;
+            inTransaction = false;
+            writes = "";
+            return committed;
           }
-          if (/^\s*(rollback|abort)\b/i.test(text)) inTransaction = wrote = false;
-          else if (/^\s*(begin|start\s+transaction)\b/i.test(text)) inTransaction = true;
-          if (inTransaction && WRITES.test(text)) wrote = true;
-          return false;
+          if (/^\s*(rollback|abort)\b/i.test(text)) {
+            inTransaction = false;
+            writes = "";
+          } else if (/^\s*(begin|start\s+transaction)\b/i.test(text)) inTransaction = true;
+          if (inTransaction && WRITES.test(text)) writes += `${text}\n`;
+          return undefined;
         }
         case 0x50: {
           const [name = "", text = ""] = cStrings(message, 2);
           statements.set(name, text);
-          return false;
+          return undefined;
         }
         case 0x42: {
           const [, name = ""] = cStrings(message, 2);
           bound = statements.get(name) ?? "";
-          return false;
+          return undefined;
         }
         case 0x45:
-          if (WRITES.test(bound)) {
-            if (inTransaction) wrote = true;
-            else executedWrite = true;
-          }
-          return false;
+          if (WRITES.test(bound)) writes += `${bound}\n`;
+          return undefined;
         case 0x53: {
-          const commit = executedWrite && !inTransaction;
-          executedWrite = false;
-          return commit;
+          if (inTransaction || writes === "") return undefined;
+          const committed = writes;
+          writes = "";
+          return committed;
         }
         default:
-          return false;
+          return undefined;
       }
     },
   };

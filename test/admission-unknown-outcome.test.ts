@@ -10,7 +10,10 @@ import { budgetCharge as charge, journalStart as start, okCompletion } from "./s
 import { startPgFaultProxy, type PgFaultProxy } from "./support/pg-fault-proxy.ts";
 import { allEntries, openStore } from "./support/relay-calls.ts";
 import { eventually } from "./support/sse-bytes.ts";
-import { backends, tempDir } from "./support/store-targets.ts";
+import { backends, pgExec, tempDir } from "./support/store-targets.ts";
+import { startPostgresCluster } from "./support/postgres.ts";
+import { createStore } from "../src/storage/store-open.ts";
+import { currentRuntime } from "../src/runtime/current-runtime.ts";
 import { openTestLedger } from "./support/ledgers.ts";
 import { admissionLogDir, readJournalLog } from "../src/journal/log-segments.ts";
 
@@ -22,6 +25,7 @@ import { admissionLogDir, readJournalLog } from "../src/journal/log-segments.ts"
  * cost 0 with its reservation released.
  */
 
+const runtime = await currentRuntime();
 const proxies: PgFaultProxy[] = [];
 after(async () => {
   for (const proxy of proxies) await proxy.close();
@@ -153,5 +157,36 @@ describe("an admission whose log write failed (SQLite)", () => {
     await t.ledger.flush();
     assert.equal((await allEntries(t.store)).some((e) => e.id === failed.id), false, "never in the journal: it never reached the database");
     await t.close();
+  });
+});
+
+describe("completions a PostgreSQL crash takes back (committed without waiting for the disk)", () => {
+  it("are written again once the server is back, so their entries do not stay started while the relay runs", async () => {
+    const cluster = startPostgresCluster();
+    try {
+      // The WAL writer flushes asynchronous commits at most every 10 s: until then a crash loses them.
+      await pgExec(cluster.url, "alter system set wal_writer_delay = '10000ms'");
+      await pgExec(cluster.url, "select pg_reload_conf()");
+      const storage: StorageConfig = { type: "postgres", url: cluster.url, poolSize: 2 };
+      const ledger = createSqlLedger(await createStore(storage, { durability: "fsync", openSqlite: runtime.openSqlite, connectTimeoutMs: 1000 }), { finishRetryMs: 50 });
+      const call = start();
+      assert.ok((await ledger.admit(call, [charge(0.4)])).admitted);
+      ledger.complete(call.id, okCompletion({ cost: 0.3 }), [charge(0.4)], 0.3);
+      await ledger.flush();
+      cluster.pause();
+      // A readiness probe while the server is down (a load balancer's, every few seconds).
+      assert.equal(await ledger.ready(), false);
+      cluster.resume();
+      assert.ok(await eventually(() => ledger.ready(), 20_000), "ready again");
+      await ledger.flush();
+      const store = await openStore(storage);
+      const entry = (await allEntries(store)).find((e) => e.id === call.id);
+      assert.deepEqual([entry?.outcome, entry?.cost], ["ok", 0.3], "the completion the crash took back is written again");
+      assert.equal(await reserved(store), 0);
+      await store.close();
+      await ledger.close();
+    } finally {
+      cluster.destroy();
+    }
   });
 });

@@ -11,7 +11,7 @@ import { dashboardRoutes } from "../http/dashboard-routes.ts";
 import { createHttpHandler } from "../http/app.ts";
 import { openLedger } from "../journal/open-ledger.ts";
 import { watchBooks } from "../journal/books-watch.ts";
-import type { QuarantinedRecord } from "../storage/store.ts";
+import type { QuarantinedRecord } from "../storage/store-quarantine.ts";
 import { createBudgetAdmin } from "../relay/budget-admin.ts";
 import { auditBudgetChange } from "../relay/budget-audit.ts";
 import { startBudgetSync, type BudgetSync } from "../relay/budget-sync.ts";

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { booksReport } from "../budget/books-check.ts";
-import type { BooksReader, QuarantineStore } from "../storage/store.ts";
+import type { BooksReader } from "../storage/store-books.ts";
+import type { QuarantineStore } from "../storage/store-quarantine.ts";
 import type { HttpEnv } from "./app.ts";
 import { limitParam, timeParam } from "./admin-query.ts";
 import { requireRole } from "./admin-auth.ts";

@@ -1,7 +1,8 @@
 import { readJournalLog, removeSegments, segmentPath } from "./log-segments.ts";
 import { decodeLogRecord, LogRecordError, type LogRecord } from "../storage/admission-log-record.ts";
 import { StoreOpenError } from "../storage/store-errors.ts";
-import type { LogApplyStore, QuarantinedRecord, QuarantineStore, StoreLifecycle } from "../storage/store.ts";
+import type { LogApplyStore, StoreLifecycle } from "../storage/store.ts";
+import type { QuarantinedRecord, QuarantineStore } from "../storage/store-quarantine.ts";
 import { applyIsolated } from "./log-apply-batch.ts";
 import { createQuarantine } from "./record-isolation.ts";
 

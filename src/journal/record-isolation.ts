@@ -1,5 +1,5 @@
 import { RecordRejectedError } from "../storage/store-errors.ts";
-import type { QuarantineKind, QuarantinedRecord, QuarantineStore } from "../storage/store.ts";
+import type { QuarantineKind, QuarantinedRecord, QuarantineStore } from "../storage/store-quarantine.ts";
 import type { LogRecord } from "../storage/admission-log-record.ts";
 import { recordIdentity, storableText } from "./record-safe-form.ts";
 

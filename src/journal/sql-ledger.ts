@@ -1,7 +1,8 @@
 import type { Admission, BudgetCharge } from "../budget/budget-charge.ts";
 import type { JournalCompletion, JournalRefusal, JournalStart } from "../shared/journal-records.ts";
 import type { Ledger } from "./ledger.ts";
-import type { AdmitItem, BatchAdmissionStore, Durability, FinishItem, JournalReader, QuarantinedRecord, QuarantineStore, StoreLifecycle, StoreMaintenance } from "../storage/store.ts";
+import type { AdmitItem, BatchAdmissionStore, Durability, FinishItem, JournalReader, StoreLifecycle, StoreMaintenance } from "../storage/store.ts";
+import type { QuarantinedRecord, QuarantineStore } from "../storage/store-quarantine.ts";
 import { StoreUnavailableError } from "../shared/relay-error.ts";
 import { CommitUnknownError } from "../storage/store-errors.ts";
 import { encodeLogRecord } from "../storage/admission-log-record.ts";

@@ -1,7 +1,7 @@
 import { driftingRows, reservedDrift, spentDrift, type BooksCheck } from "../budget/books-check.ts";
 import { fromNanos } from "../budget/budget-amounts.ts";
 import type { LedgerStats } from "../journal/ledger.ts";
-import type { QuarantineKind } from "../storage/store.ts";
+import type { QuarantineKind } from "../storage/store-quarantine.ts";
 import { family, labelText, sample } from "./prom-text.ts";
 
 /** Most drifting budget rows named on /metrics (their count is always there): bounded label sets. */

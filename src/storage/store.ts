@@ -2,11 +2,12 @@ import type { AlertRules } from "../budget/alert-rules.ts";
 import type { Admission, BudgetCharge } from "../budget/budget-charge.ts";
 import type { BudgetUsage } from "../budget/budget-usage.ts";
 import type { JournalSpend } from "../budget/spend-report.ts";
-import type { BooksCheck } from "../budget/books-check.ts";
 import type { BudgetChange, NewBudget, StoredBudget } from "../budget/budget-definition.ts";
 import type { JournalCompletion, JournalEntry, JournalRefusal, JournalStart } from "../shared/journal-records.ts";
 import type { AuditActor, AuditEvent, AuditInput, AuditPage, AuditQuery } from "./store-audit.ts";
 import type { IssueResult, KeyChange, KeyChanges, KeyRotation, KeyState, NewKey, StoredKey } from "./store-keys.ts";
+import type { QuarantineStore } from "./store-quarantine.ts";
+import type { BooksReader } from "./store-books.ts";
 
 /** How durable a commit is: "fsync" survives power loss, "process" survives a killed process. */
 export type Durability = "fsync" | "process";
@@ -280,46 +281,6 @@ export interface AlertOutbox {
   settleAlert(id: string, attempt: AlertAttempt, now: number): Promise<void>;
   /** Events, newest first. */
   listAlerts(query: { status?: AlertStatus; limit: number }): Promise<AlertEvent[]>;
-}
-
-/** The books' invariant, read while serving (`renio budget check`, /metrics; budget/books-check.ts). */
-export interface BooksReader {
-  /** Every budget row against the journal, read in one consistent snapshot. */
-  checkBooks(): Promise<BooksCheck>;
-}
-
-/** What a quarantined record is: which journal record the store refused. */
-export type QuarantineKind = "admission" | "completion" | "refusal" | "unsent";
-
-/** A journal record the store refused, as kept in the quarantine (`journal_quarantine`). */
-export interface QuarantinedRecord {
-  /** The journal entry the record is about. */
-  entryId: string;
-  kind: QuarantineKind;
-  /** The record as Renio had it, as an admission-log line (JSON, its format version first; every character the store cannot hold escaped). */
-  record: string;
-  /** The store's code: an SQLSTATE, or SQLite's extended code (`SQLITE_CONSTRAINT_NOTNULL`). */
-  errorCode: string;
-  /** The store's message, control characters escaped, at most 500 characters. */
-  error: string;
-  /** Its safe form (texts escaped and bounded, bodies left out) was written to the journal instead. */
-  written: boolean;
-  /** Epoch ms. */
-  at: number;
-}
-
-/** One page of quarantined records, newest first. */
-export interface QuarantinePage {
-  records: QuarantinedRecord[];
-  nextCursor: string | null;
-}
-
-/** Records the store refused, kept for inspection instead of blocking the journal (journal/record-isolation.ts). */
-export interface QuarantineStore {
-  /** Keeps `records`, once each (a record quarantined again is left as it was). */
-  quarantine(records: readonly QuarantinedRecord[]): Promise<void>;
-  /** Newest first; `cursor` is the previous page's `nextCursor` (anything else: RelayError 400). */
-  listQuarantine(query: { limit: number; since?: number; cursor?: string }): Promise<QuarantinePage>;
 }
 
 /** What every holder of an open store may ask: is it writable, and close it. */

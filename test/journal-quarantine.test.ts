@@ -5,7 +5,10 @@ import type { QuarantinedRecord } from "../src/storage/store-quarantine.ts";
 import { StoreUnavailableError } from "../src/shared/relay-error.ts";
 import { budgetCharge as charge, journalStart as start, okCompletion } from "./support/journal-fixtures.ts";
 import { ledgerKinds, openTestLedger, type TestLedger } from "./support/ledgers.ts";
-import { allEntries } from "./support/relay-calls.ts";
+import { allEntries, openStore } from "./support/relay-calls.ts";
+import { runJournalCommand } from "../src/cli/cli-journal.ts";
+import { startMockServer, startRelay } from "./support/relay-harness.ts";
+import { admin, ADMIN_TOKEN } from "./support/admin-api.ts";
 import { tempDir } from "./support/store-targets.ts";
 
 /**
@@ -148,5 +151,24 @@ describe("journal quarantine: a NUL character on PostgreSQL (which refuses it in
     for (const q of kept) assert.ok(!q.record.includes("\u0000") && q.record.includes("\\u0000"), "the record is kept with its NUL escaped");
     assert.equal([...byId.values()].filter((e) => e.outcome === "started").length, 0, "no entry left started");
     await t.close();
+
+    // Readable by the operator: renio journal quarantine, and the admin API of a relay on the same database.
+    const store = await openStore(t.storage);
+    const lines: string[] = [];
+    assert.equal(await runJournalCommand(["quarantine"], store, (line) => lines.push(line)), 0);
+    assert.match(lines[0]!, /^TIME\s+ENTRY\s+KIND\s+CODE\s+JOURNALED\s+ERROR/);
+    assert.ok(lines.some((line) => line.includes(nul.start.id) && /refusal\s+22021\s+safe form/.test(line)), lines.join("\n"));
+    await store.close();
+    const mock = await startMockServer();
+    const relay = await startRelay(mock.url, { storage: t.storage, server: { host: "127.0.0.1", port: 0, shutdownGraceMs: 2000, adminToken: ADMIN_TOKEN } });
+    try {
+      const { status, body } = await admin<{ data: Array<{ entryId: string; kind: string; record: string }> }>(relay.url, "GET", "/quarantine?limit=1");
+      assert.equal(status, 200);
+      assert.equal(body.data.length, 1);
+      assert.ok(kept.some((q) => q.entryId === body.data[0]!.entryId && q.record === body.data[0]!.record));
+    } finally {
+      await relay.stop();
+      await mock.stop();
+    }
   });
 });

@@ -61,6 +61,8 @@ export interface HeldDatabase {
 /** A ledger under test and what the contract does to its storage. */
 export interface TestLedger {
   readonly kind: LedgerKind;
+  /** Where the ledger's database is (a relay or the CLI can open it too). */
+  readonly storage: StorageConfig;
   readonly ledger: Ledger;
   /** The database under the ledger (read entries and budget rows after `ledger.flush()`). */
   readonly store: Store;
@@ -134,6 +136,7 @@ async function openLogLedger(path: string, durability: Durability, tuning: Ledge
   const heal = (statements: readonly string[]) => () => Promise.resolve(sqliteExec(path, statements));
   return {
     kind: durability === "fsync" ? "log-fsync" : "log-process",
+    storage,
     ledger,
     store,
     recovered,
@@ -183,6 +186,7 @@ async function openSqlLedger(storage: Extract<StorageConfig, { type: "postgres" 
   };
   return {
     kind: durability === "fsync" ? "postgres-fsync" : "postgres-process",
+    storage,
     ledger,
     store,
     recovered,

@@ -133,9 +133,9 @@ export function createSqlLedger<S extends SqlLedgerStore>(store: S, options: Sql
   });
 
   /** The caller is refused (not sent); what its admission did is settled once the store answers. */
-  const unsent = (pending: Pending, message?: string): void => {
+  const unsent = (pending: Pending): void => {
     finishes.add({ kind: "unsent", start: pending.item.start, finishedAt: now(), fence: true });
-    pending.reject(new StoreUnavailableError(message));
+    pending.reject(new StoreUnavailableError());
   };
 
   const admits = createGroupCommit<Pending, Admission[]>({

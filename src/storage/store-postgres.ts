@@ -78,35 +78,36 @@ export function createPostgresDialect(options: PostgresStoreOptions): StoreDiale
 }
 
 /**
- * SQLSTATE classes of an ERROR that refuses what a statement writes: 22 data exception (e.g.
+ * SQLSTATE classes of an error that refuses what a statement writes: 22 data exception (e.g.
  * 22021, a NUL in text), 23 integrity constraint, 54 program limit (e.g. an index row too
  * big), and P0001 (raised by a trigger or check the operator added).
  */
 const REJECTING_CLASSES = new Set(["22", "23", "54"]);
 
-/** The SQLSTATE of a server ERROR refusing a record, else undefined (down, busy, or lost: not the record's fault). */
+/** The SQLSTATE of a server error refusing a record, else undefined (down, busy, or lost: not the record's fault). */
 function postgresRejection(error: unknown): string | undefined {
-  const { code, severity } = serverError(error);
-  if (severity !== "ERROR" || code === undefined) return undefined;
-  return REJECTING_CLASSES.has(code.slice(0, 2)) || code === "P0001" ? code : undefined;
+  const code = sqlState(error);
+  return code !== undefined && (REJECTING_CLASSES.has(code.slice(0, 2)) || code === "P0001") ? code : undefined;
 }
 
 /**
- * Whether the reply of a statement sent to the server was lost: anything but an ordinary ERROR
- * the server reported (after which the session goes on and the transaction is rolled back).
- * FATAL and PANIC (the server shutting down or crashing) and a dropped connection may come after
- * the commit was made durable.
+ * Whether the reply of a statement sent to the server may have been lost after it took effect:
+ * a dropped connection (no SQLSTATE), a connection exception (class 08), the server shutting
+ * down or crashing (57P01-57P03, sent as FATAL, possibly after the commit was made durable), or
+ * an internal error (class XX, possibly PANIC). Any other error the server reported rolled the
+ * transaction back. Told by SQLSTATE rather than severity: the severity is in the server's language.
  */
 function replyLost(error: unknown): boolean {
-  return serverError(error).severity !== "ERROR";
+  const code = sqlState(error);
+  return code === undefined || code.startsWith("08") || code.startsWith("57P") || code.startsWith("XX");
 }
 
-function serverError(error: unknown): { code?: string; severity?: string } {
-  if (typeof error !== "object" || error === null) return {};
-  const { code, severity } = error as { code?: unknown; severity?: unknown };
-  return { code: typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : undefined, severity: typeof severity === "string" ? severity : undefined };
+/** The SQLSTATE of an error the server reported (five characters), else undefined. */
+function sqlState(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  const { code } = error as { code?: unknown };
+  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
 }
-
 /** The URL without its password, as `user@host:port/database`. Throws StoreOpenError when malformed. */
 export function describeUrl(url: string): string {
   let parsed: URL;

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
+import process from "node:process";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { driftingRows, reservedDrift, spentDrift, type BooksCheck } from "../src/budget/books-check.ts";
@@ -23,6 +24,7 @@ import { tempDir } from "./support/store-targets.ts";
  */
 
 const runtime = await currentRuntime();
+const cleanups: Array<() => void> = [];
 
 /** Runs `count` calls, `concurrency` at a time: most completed, some left open, some over budget. */
 async function load(t: TestLedger, count: number, concurrency: number): Promise<void> {
@@ -118,8 +120,13 @@ describe("renio budget check", () => {
         const code = await runBudgetAdminCommand("budget", args, runtime, (l) => lines.push(l), (l) => lines.push(l));
         return { code, text: lines.join("\n") };
       };
-      const env = process.env;
-      env["RENIO_ADMIN_TOKEN"] = ADMIN_TOKEN;
+      // The admin token for --url, put back afterwards: child relays of later tests read RENIO_* variables.
+      const previous = process.env["RENIO_ADMIN_TOKEN"];
+      process.env["RENIO_ADMIN_TOKEN"] = ADMIN_TOKEN;
+      cleanups.push(() => {
+        if (previous === undefined) delete process.env["RENIO_ADMIN_TOKEN"];
+        else process.env["RENIO_ADMIN_TOKEN"] = previous;
+      });
       // The relay applies what it logged before the admin API reads; the CLI on the file sees it once applied.
       let held = await run(["check", "--url", relay.url]);
       assert.equal(held.code, 0, held.text);
@@ -145,6 +152,7 @@ describe("renio budget check", () => {
       assert.ok(await eventually(async () => (await metrics()).sum("renio_books_drifting_rows") === 1, 5_000), "the periodic check sees the drift");
       assert.equal(scrape!.sum("renio_books_drift", { budget: "all", side: "spent" }), 0.000001);
     } finally {
+      for (const cleanup of cleanups.splice(0)) cleanup();
       await relay.stop();
     }
   });

@@ -201,8 +201,10 @@ for (const backend of backends) {
         if (admission.admitted && i % 9 !== 4) ledger.complete(call.start.id, call.completion, [], call.completion.cost ?? 0);
       }
       await ledger.close();
-      // As a store of the previous version left it: no rollup, schema 6.
+      // As a store of the previous version left it: no rollup (nor what later schemas added), schema 6.
       await target.exec("drop table usage_hour");
+      await target.exec("drop table journal_quarantine");
+      await target.exec("alter table budget_usage drop column pruned_nanos");
       await target.exec("update renio_meta set value = '6' where key = 'schema_version'");
       store = await target.open();
       await assertAggregatesMatchJournal(store, "after the upgrade");

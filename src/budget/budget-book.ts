@@ -4,7 +4,8 @@ import type { BudgetTotals } from "./budget-decision.ts";
 import type { BudgetTerms } from "./budget-definition.ts";
 import { addDelta, reservationDeltas, settlementDeltas, type BudgetDeltas } from "./budget-deltas.ts";
 import { budgetKey } from "./budget-key.ts";
-import type { BudgetUsage } from "./budget-usage.ts";
+import { currentRows, type BudgetUsage } from "./budget-usage.ts";
+import type { BudgetConfig } from "../config/config-schema.ts";
 import { decideUnderTerms, type TermsDecision } from "./budget-terms.ts";
 
 /**
@@ -25,6 +26,8 @@ export interface BudgetBook {
   applied(rows: readonly BudgetUsage[], applied: BudgetDeltas): void;
   /** Spent and reserved of one budget row as the book has it (currency amounts; zero when unknown). */
   totals(budgetId: string, period: string): { spent: number; reserved: number };
+  /** Each configured budget in the period `at` falls in (config order), as the book has it. */
+  usage(budgets: readonly BudgetConfig[], at: Date): BudgetUsage[];
 }
 
 /** A book starting from the stored rows; `termsOf` gives stored budgets' terms in force (none: each charge's own). */
@@ -64,6 +67,13 @@ export function createBudgetBook(rows: readonly BudgetUsage[], termsOf: (budgetI
     totals(budgetId, period) {
       const { spent, reserved } = totalsOf({ budgetId, period });
       return { spent: fromNanos(spent), reserved: fromNanos(reserved) };
+    },
+    usage(budgets, at) {
+      return currentRows(budgets, at).map((row, i) => {
+        const { spent, reserved } = this.totals(row.budgetId, row.period);
+        const limit = budgets[i]!.limit;
+        return { ...row, limit, spent, reserved, remaining: limit - spent - reserved };
+      });
     },
   };
 }

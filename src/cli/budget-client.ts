@@ -6,6 +6,7 @@ import { parseBudgetChange, parseNewBudget } from "../http/admin-budgets.ts";
 import { createBudgetAdmin, type BudgetListing } from "../relay/budget-admin.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { Store } from "../storage/store.ts";
+import { booksReport, type BooksReport } from "../budget/books-check.ts";
 
 /** What `renio budgets` does to budgets, through a relay's admin API or on the store directly. */
 export interface BudgetClient {
@@ -15,6 +16,8 @@ export interface BudgetClient {
   /** Changes a budget from an admin API body. */
   update(id: string, body: Record<string, unknown>): Promise<StoredBudget>;
   remove(id: string): Promise<StoredBudget>;
+  /** The books' invariant, checked now (budget/books-check.ts). */
+  checkBooks(): Promise<BooksReport>;
 }
 
 /** The admin API (or the store, with the same rules) refused: its status, code and message. */
@@ -31,7 +34,7 @@ export class BudgetRequestError extends Error {
 
 /** A client of a running relay's `/admin/budgets` at `url`, with the admin `token`. */
 export function httpBudgetClient(url: string, token: string): BudgetClient {
-  const base = `${url.replace(/\/+$/, "")}/admin/budgets`;
+  const base = `${url.replace(/\/+$/, "")}/admin`;
   const request = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     let response: Response;
     try {
@@ -54,16 +57,20 @@ export function httpBudgetClient(url: string, token: string): BudgetClient {
     const error = (parsed as { error?: { code?: string; message?: string } }).error;
     throw new BudgetRequestError(response.status, error?.code ?? "", error?.message ?? `the relay answered ${response.status}`);
   };
-  const path = (id: string) => `/${encodeURIComponent(id)}`;
+  const path = (id: string) => `/budgets/${encodeURIComponent(id)}`;
   const budget = async (answer: Promise<StoredBudget>): Promise<StoredBudget> => {
     const { id, scope, period, limit, mode, paused, createdAt, updatedAt } = await answer;
     return { id, scope, period, limit, mode, paused, createdAt, updatedAt };
   };
   return {
-    list: async () => (await request<{ data: BudgetListing[] }>("GET", "")).data,
-    create: (body) => budget(request("POST", "", body)),
+    list: async () => (await request<{ data: BudgetListing[] }>("GET", "/budgets")).data,
+    create: (body) => budget(request("POST", "/budgets", body)),
     update: (id, body) => budget(request("PATCH", path(id), body)),
     remove: (id) => budget(request("DELETE", path(id))),
+    checkBooks: async () => {
+      const { object: _object, ...report } = await request<BooksReport & { object: string }>("GET", "/books");
+      return report;
+    },
   };
 }
 
@@ -84,5 +91,6 @@ export function storeBudgetClient(store: Store, configBudgets: readonly BudgetCo
     create: (body) => asRequestError(() => admin.create(parseNewBudget(body, defaultMode), actor)),
     update: (id, body) => asRequestError(() => admin.update(id, parseBudgetChange(body), actor)),
     remove: (id) => asRequestError(() => admin.remove(id, actor)),
+    checkBooks: async () => booksReport(await store.checkBooks()),
   };
 }

@@ -6,9 +6,13 @@ import { BudgetRequestError, type BudgetClient } from "./budget-client.ts";
 import { CONFIG_OPTION, parseSubcommand, subcommandOf, UsageError } from "./cli-args.ts";
 import { printTable } from "./cli-table.ts";
 import { formatAmount as round } from "../shared/money.ts";
+import type { BooksReport } from "../budget/books-check.ts";
 
-/** The `renio budget(s)` subcommands that manage budgets (the others, status and reconcile, read the store: cli-budget.ts). */
-export const BUDGET_ADMIN_SUBCOMMANDS = ["list", "set", "delete", "pause", "resume"] as const;
+/**
+ * The `renio budget(s)` subcommands that work through a running relay or on the store (manage
+ * budgets; check the books); the others (status, reconcile, report) read the store: cli-budget.ts.
+ */
+export const BUDGET_ADMIN_SUBCOMMANDS = ["list", "set", "delete", "pause", "resume", "check"] as const;
 
 /** The environment variable holding the admin token for `--url`. */
 export const ADMIN_TOKEN_ENV = "RENIO_ADMIN_TOKEN";
@@ -19,6 +23,7 @@ export type BudgetTarget = { readonly url: string; readonly token: string } | { 
 /** A validated `renio budgets …` command line. */
 export type BudgetAdminCommand =
   | { readonly sub: "list"; readonly target: BudgetTarget; readonly json: boolean }
+  | { readonly sub: "check"; readonly target: BudgetTarget; readonly json: boolean }
   | { readonly sub: "set"; readonly target: BudgetTarget; readonly json: boolean; readonly id: string; readonly fields: SetFields }
   | { readonly sub: "delete" | "pause" | "resume"; readonly target: BudgetTarget; readonly json: boolean; readonly id: string };
 
@@ -46,7 +51,7 @@ export function isBudgetAdminLine(args: readonly string[]): boolean {
 
 /** Validates `renio budgets list|set|delete|pause|resume …`; throws {@link UsageError}. Touches no store or network. */
 export function parseBudgetAdminArgs(args: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env): BudgetAdminCommand {
-  const line = parseSubcommand(args, { list: TARGET, set: SET, delete: TARGET, pause: TARGET, resume: TARGET }, { set: 1, delete: 1, pause: 1, resume: 1 });
+  const line = parseSubcommand(args, { list: TARGET, set: SET, delete: TARGET, pause: TARGET, resume: TARGET, check: TARGET }, { set: 1, delete: 1, pause: 1, resume: 1 });
   const { url, config, json } = line.values;
   if (url !== undefined && config !== undefined) throw new UsageError("give --url (a running relay) or --config (its store), not both");
   let target: BudgetTarget = { configPath: config };
@@ -57,6 +62,7 @@ export function parseBudgetAdminArgs(args: readonly string[], env: Readonly<Reco
     target = { url, token };
   }
   if (line.sub === "list") return { sub: "list", target, json };
+  if (line.sub === "check") return { sub: "check", target, json };
   const id = line.positionals[0];
   if (id === undefined) throw new UsageError(`${line.sub} needs a budget ID`);
   if (line.sub !== "set") return { sub: line.sub, target, json, id };
@@ -73,15 +79,22 @@ export function parseBudgetAdminArgs(args: readonly string[], env: Readonly<Reco
 /**
  * Runs a parsed command through `client`; writes through `out`. `set` creates the budget when
  * given `--scope` and none exists, else changes its limit and mode (an existing budget's scope
- * and period cannot change: delete and re-create it). Throws {@link BudgetRequestError} when
- * the relay or the store refuses.
+ * and period cannot change: delete and re-create it). `check` checks the books (exit 1 when a
+ * budget row drifts from the journal). Throws {@link BudgetRequestError} when the relay or the
+ * store refuses. Returns the exit code.
  */
-export async function executeBudgetAdminCommand(command: BudgetAdminCommand, client: BudgetClient, out: (line: string) => void): Promise<void> {
+export async function executeBudgetAdminCommand(command: BudgetAdminCommand, client: BudgetClient, out: (line: string) => void): Promise<number> {
   if (command.sub === "list") {
     const rows = await client.list();
     if (command.json) out(JSON.stringify(rows, null, 2));
     else printList(rows, out);
-    return;
+    return 0;
+  }
+  if (command.sub === "check") {
+    const report = await client.checkBooks();
+    if (command.json) out(JSON.stringify(report, null, 2));
+    else printBooks(report, out);
+    return report.ok ? 0 : 1;
   }
   let budget: StoredBudget;
   if (command.sub === "set") budget = await setBudget(client, command.id, command.fields);
@@ -89,6 +102,7 @@ export async function executeBudgetAdminCommand(command: BudgetAdminCommand, cli
   else budget = await client.update(command.id, { paused: command.sub === "pause" });
   if (command.json) out(JSON.stringify(command.sub === "delete" ? { ...budget, deleted: true } : budget, null, 2));
   else out(`${command.sub === "delete" ? "deleted" : command.sub === "set" ? "set" : command.sub === "pause" ? "paused" : "resumed"} ${describe(budget)}`);
+  return 0;
 }
 
 async function setBudget(client: BudgetClient, id: string, fields: SetFields): Promise<StoredBudget> {
@@ -145,6 +159,18 @@ export function scopeText(scope: BudgetConfig["scope"] | null): string {
 
 function describe(b: StoredBudget): string {
   return `budget ${b.id}: ${scopeText(b.scope)}, ${b.period}, ${b.mode}${b.paused ? " (paused)" : ""}, limit ${round(b.limit)}`;
+}
+
+/** Each budget row against the journal, then whether the books hold. */
+function printBooks(report: BooksReport, out: (line: string) => void): void {
+  const header = ["BUDGET", "PERIOD", "RESERVED", "IN_FLIGHT", "SPENT", "JOURNAL_COST", "PRUNED", "DRIFT"];
+  const cells = report.rows.map((r) => {
+    const drift = [r.reservedDrift !== 0 && `reserved ${round(r.reservedDrift)}`, r.spentDrift !== 0 && `spent ${round(r.spentDrift)}`].filter(Boolean).join(", ");
+    return [r.budgetId, r.period, round(r.reserved), round(r.journalReserved), round(r.spent), round(r.journalSpent), round(r.pruned), drift || "-"];
+  });
+  if (cells.length > 0) printTable(header, cells, out);
+  const checked = `${report.rows.length} budget row(s), ${report.openEntries} entries holding a reservation, ${report.finishedEntries} finished entries with charges, in ${Math.round(report.seconds * 1000)} ms`;
+  out(report.ok ? `the books hold: ${checked}` : `DRIFT in ${report.driftingRows} budget row(s): ${checked}`);
 }
 
 function printList(rows: readonly BudgetListing[], out: (line: string) => void): void {

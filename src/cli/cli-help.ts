@@ -39,6 +39,7 @@ const JOURNAL: CommandHelp = {
     "journal list [--config FILE] [--since ISO|2h|7d] [--until ISO|2h] [--key ID] [--request-id ID] [--outcome X] [--limit N] [--json]",
     "journal export [--config FILE] --format jsonl|csv [--since …] [--until …] [--key ID] [--request-id ID] [--outcome X]",
     "journal show ID [--config FILE] [--json]          one entry with its upstream attempts",
+    "journal quarantine [--config FILE] [--since ISO|2h|7d] [--limit N] [--json]   records the database refused",
   ],
   summary: "read the journal of the configured store (default config: ./.renio/renio.db)",
 };
@@ -50,9 +51,11 @@ const BUDGET: CommandHelp = {
     "budget list [--url URL | --config FILE] [--json]",
     "budget set ID [--scope total|project:NAME|key:ID] [--period day|month|total] [--limit N]\n[--mode strict|observe] [--url URL | --config FILE] [--json]",
     "budget delete|pause|resume ID [--url URL | --config FILE] [--json]",
+    "budget check [--url URL | --config FILE] [--json]",
   ],
   summary:
     "status: every configured budget in its current period; reconcile: settle calls a crash left interrupted;\n" +
+    "        check: every budget row against the journal (reserved = calls in flight, spent = their cost; exit 1 on drift);\n" +
     "        report: journal spend (provider-reported vs estimated) by key, project, model or budget;\n" +
     "        list, set, delete, pause, resume: budgets of the config and the store, through a running relay (--url,\n" +
     "        admin token in RENIO_ADMIN_TOKEN) or on the store directly (--config); `renio budgets` is the same command",

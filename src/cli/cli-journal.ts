@@ -1,5 +1,6 @@
 import type { JournalEntry } from "../shared/journal-records.ts";
 import type { JournalQuery, JournalReader } from "../storage/store.ts";
+import type { QuarantinedRecord, QuarantineStore } from "../storage/store-quarantine.ts";
 import { CONFIG_OPTION, durationMs, parseSubcommand, usageLine, UsageError } from "./cli-args.ts";
 import { JOURNAL_USAGE, wantsHelp } from "./cli-help.ts";
 import { formatAmount } from "../shared/money.ts";
@@ -9,7 +10,11 @@ export type JournalCommand =
   | { readonly sub: "help" }
   | { readonly sub: "list"; readonly configPath: string | undefined; readonly query: Omit<JournalQuery, "limit">; readonly limit: number; readonly json: boolean }
   | { readonly sub: "export"; readonly configPath: string | undefined; readonly query: Omit<JournalQuery, "limit">; readonly format: "jsonl" | "csv" }
-  | { readonly sub: "show"; readonly configPath: string | undefined; readonly id: string; readonly json: boolean };
+  | { readonly sub: "show"; readonly configPath: string | undefined; readonly id: string; readonly json: boolean }
+  | { readonly sub: "quarantine"; readonly configPath: string | undefined; readonly since: number | undefined; readonly limit: number; readonly json: boolean };
+
+/** What `renio journal` reads: the journal, and the records the database refused. */
+export type JournalCommandStore = JournalReader & Pick<QuarantineStore, "listQuarantine">;
 
 const FILTERS = {
   config: CONFIG_OPTION,
@@ -22,11 +27,16 @@ const FILTERS = {
 const LIST_OPTIONS = { ...FILTERS, limit: { type: "integer", min: 1, default: 50 }, json: { type: "boolean" } } as const;
 const EXPORT_OPTIONS = { ...FILTERS, format: { type: "string", oneOf: ["jsonl", "csv"], required: true } } as const;
 const SHOW_OPTIONS = { config: CONFIG_OPTION, json: { type: "boolean" } } as const;
+const QUARANTINE_OPTIONS = { config: CONFIG_OPTION, since: { type: "string" }, limit: { type: "integer", min: 1, default: 50 }, json: { type: "boolean" } } as const;
 
 /** Validates `renio journal …` arguments; throws {@link UsageError}. Touches no store. */
 export function parseJournalArgs(args: readonly string[], now: number): JournalCommand {
   if (wantsHelp(args)) return { sub: "help" };
-  const line = parseSubcommand(args, { list: LIST_OPTIONS, export: EXPORT_OPTIONS, show: SHOW_OPTIONS }, { show: 1 });
+  const line = parseSubcommand(args, { list: LIST_OPTIONS, export: EXPORT_OPTIONS, show: SHOW_OPTIONS, quarantine: QUARANTINE_OPTIONS }, { show: 1 });
+  if (line.sub === "quarantine") {
+    const { values } = line;
+    return { sub: "quarantine", configPath: values.config, since: values.since === undefined ? undefined : parseTime(values.since, now, "--since"), limit: values.limit, json: values.json };
+  }
   if (line.sub === "show") {
     const id = line.positionals[0];
     if (id === undefined) throw new UsageError("journal show needs the entry id (from journal list, or a response's x-request-id)");
@@ -41,9 +51,15 @@ export function parseJournalArgs(args: readonly string[], now: number): JournalC
 }
 
 /** Runs a parsed `renio journal` command against an open store; writes lines through `out` (a missing entry on `err`); returns the exit code. */
-export async function executeJournalCommand(command: JournalCommand, store: JournalReader, out: (line: string) => void, err: (line: string) => void = out): Promise<number> {
+export async function executeJournalCommand(command: JournalCommand, store: JournalCommandStore, out: (line: string) => void, err: (line: string) => void = out): Promise<number> {
   if (command.sub === "help") {
     out(JOURNAL_USAGE);
+    return 0;
+  }
+  if (command.sub === "quarantine") {
+    const { records } = await store.listQuarantine({ limit: command.limit, ...(command.since === undefined ? {} : { since: command.since }) });
+    if (command.json) out(JSON.stringify(records.map((r) => ({ ...r, at: new Date(r.at).toISOString() })), null, 2));
+    else printQuarantine(records, out);
     return 0;
   }
   if (command.sub === "show") {
@@ -77,7 +93,7 @@ export async function executeJournalCommand(command: JournalCommand, store: Jour
  * `renio journal list|export` against an open store. Output goes to `out`, a usage
  * error as one line to `err` (default `out`); returns the exit code (0 ok, 2 bad arguments).
  */
-export async function runJournalCommand(args: string[], store: JournalReader, out: (line: string) => void, err: (line: string) => void = out): Promise<number> {
+export async function runJournalCommand(args: string[], store: JournalCommandStore, out: (line: string) => void, err: (line: string) => void = out): Promise<number> {
   let command: JournalCommand;
   try {
     command = parseJournalArgs(args, Date.now());
@@ -140,6 +156,15 @@ function printTable(entries: readonly JournalEntry[], out: (line: string) => voi
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
   for (const row of [header, ...rows]) out(row.map((cell, i) => cell.padEnd(widths[i] as number)).join("  ").trimEnd());
   if (rows.length === 0) out("(no entries)");
+}
+
+/** The quarantined records, newest first: when, which entry, what kind, the store's code, and whether the journal has its safe form. */
+function printQuarantine(records: readonly QuarantinedRecord[], out: (line: string) => void): void {
+  const header = ["TIME", "ENTRY", "KIND", "CODE", "JOURNALED", "ERROR"];
+  const rows = records.map((r) => [new Date(r.at).toISOString(), r.entryId, r.kind, r.errorCode, r.written ? "safe form" : "no", r.error]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] as string).length)));
+  for (const row of [header, ...rows]) out(row.map((cell, i) => cell.padEnd(widths[i] as number)).join("  ").trimEnd());
+  if (rows.length === 0) out("(no quarantined records)");
 }
 
 /** One entry, field by field, then its attempts one per line (`renio journal show`). */

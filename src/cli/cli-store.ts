@@ -78,17 +78,13 @@ export async function runBudgetAdminCommand(
   }
   const target = command.target;
   try {
-    if ("url" in target) {
-      await executeBudgetAdminCommand(command, httpBudgetClient(target.url, target.token), out);
-      return 0;
-    }
+    if ("url" in target) return await executeBudgetAdminCommand(command, httpBudgetClient(target.url, target.token), out);
     const { config, store } = await openConfiguredStore(target.configPath, runtime);
     try {
-      await executeBudgetAdminCommand(command, storeBudgetClient(store, config.budgets, config.budget.mode), out);
+      return await executeBudgetAdminCommand(command, storeBudgetClient(store, config.budgets, config.budget.mode), out);
     } finally {
       await store.close();
     }
-    return 0;
   } catch (error) {
     if (!(error instanceof BudgetRequestError)) throw error;
     err(`renio ${name}: ${error.message}`);

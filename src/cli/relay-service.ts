@@ -10,6 +10,8 @@ import { createAdminRoutes } from "../http/admin-routes.ts";
 import { dashboardRoutes } from "../http/dashboard-routes.ts";
 import { createHttpHandler, lastResortResponse } from "../http/app.ts";
 import { openLedger } from "../journal/open-ledger.ts";
+import { watchBooks } from "../journal/books-watch.ts";
+import type { QuarantinedRecord } from "../storage/store-quarantine.ts";
 import { createBudgetAdmin } from "../relay/budget-admin.ts";
 import { auditBudgetChange } from "../relay/budget-audit.ts";
 import { startBudgetSync, type BudgetSync } from "../relay/budget-sync.ts";
@@ -68,7 +70,7 @@ export interface RelayServiceOptions {
 export async function startRelayService(config: Config, runtime: Runtime, options: RelayServiceOptions = {}): Promise<RelayService> {
   // The budgets in force: the config's (replaced on reload) and the store's (kept current by budget-sync.ts).
   const catalog = createBudgetCatalog(config.budgets, config.budget.mode);
-  const { ledger, store, recovered, close: closeLedger } = await openLedger(config, runtime, { onError: reportJournalError, budgetTerms: catalog.termsOf });
+  const { ledger, store, recovered, close: closeLedger } = await openLedger(config, runtime, { onError: reportJournalError, onQuarantine: reportQuarantined, budgetTerms: catalog.termsOf });
   let budgetSync: BudgetSync | undefined;
   let keys: RelayKeys;
   try {
@@ -99,6 +101,9 @@ export async function startRelayService(config: Config, runtime: Runtime, option
   const relay = createRelay({ snapshot, ledger, observer: observers(watchers), tracer: tracing?.tracer, clock: options.clock, random: options.random });
   // Alerts are delivered from the store's outbox, never on a call's path.
   const alerts = store && startAlertDispatcher({ store, settings: () => snapshot.current.config.alerts, onError: reportAlertError });
+  // The books' invariant, checked in the background (journal.booksCheckMs; /metrics shows the last check).
+  const books = store && config.journal.booksCheckMs > 0 ? watchBooks(store, config.journal.booksCheckMs, reportBooksError) : undefined;
+  const journalMaxLagMs = () => snapshot.current.config.journal.maxLagMs;
 
   /** Loads the file, refuses it with its problems, or swaps in the new snapshot (in one step: no call sees half of it). */
   const reloadOnce = async (loadConfig: () => Promise<Config>): Promise<ReloadOutcome> => {
@@ -167,22 +172,25 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     rateLimits: () => snapshot.current.rateLimiter.state(),
     traces: tracing && (() => tracing.exporter.stats()),
     targets: () => targetStatuses(snapshot.current.router.targets(), clock()),
+    journalMaxLagMs,
+    books: books && (() => books.last),
   });
   const dashboard = dashboardRoutes(() => adminTokens.length > 0);
   const apart = config.server.admin.port !== undefined;
   const server = await runtime.serve({
     hostname: config.server.host,
     port: config.server.port,
-    fetch: createHttpHandler({ relay, ledger, accepting: () => accepting, admin: apart ? undefined : admin, metrics: apart ? undefined : metrics, dashboard: apart ? undefined : dashboard, coolingDown }),
+    fetch: createHttpHandler({ relay, ledger, accepting: () => accepting, admin: apart ? undefined : admin, metrics: apart ? undefined : metrics, dashboard: apart ? undefined : dashboard, coolingDown, journalMaxLagMs }),
     onError: lastResortResponse,
   });
   const adminServer = apart
     ? await runtime.serve({
         hostname: config.server.admin.host ?? config.server.host,
         port: config.server.admin.port!,
-        fetch: createHttpHandler({ ledger, accepting: () => accepting, admin, metrics, dashboard, coolingDown }),
+        fetch: createHttpHandler({ ledger, accepting: () => accepting, admin, metrics, dashboard, coolingDown, journalMaxLagMs }),
         onError: lastResortResponse,
       }).catch(async (error: unknown) => {
+        books?.stop();
         await server.stop();
         await alerts?.stop();
         await closeLedger();
@@ -203,6 +211,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
       // balancers move on instead of meeting refused connections; /healthz stays 200.
       accepting = false;
       budgetSync?.stop();
+      books?.stop();
       const graceMs = snapshot.current.config.server.shutdownGraceMs;
       const deadline = performance.now() + graceMs;
       await relay.drained(graceMs);
@@ -237,6 +246,11 @@ function reportTracingError(message: string): void {
   process.stderr.write(`renio: tracing: ${message}\n`);
 }
 
+/** A check of the books that could not run (the store did not answer), on stderr (message only). */
+function reportBooksError(error: unknown): void {
+  process.stderr.write(`renio: books: cannot check the books: ${error instanceof Error ? error.message : String(error)}\n`);
+}
+
 /** A failed claim or settle of the alert outbox, on stderr (message only). */
 function reportAlertError(error: unknown): void {
   process.stderr.write(`renio: alerts: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -245,6 +259,12 @@ function reportAlertError(error: unknown): void {
 /** A failed admission-log write or database apply, on stderr (message only: no stack, no request data). */
 function reportJournalError(error: unknown): void {
   process.stderr.write(`renio: journal: ${error instanceof Error ? error.message : String(error)}\n`);
+}
+
+/** A journal record the database refused, kept in the quarantine: one line on stderr (ids and the store's code, no record content). */
+function reportQuarantined(record: QuarantinedRecord): void {
+  const fate = record.written ? "its safe form was journaled" : "it is not in the journal";
+  process.stderr.write(`renio: journal: the database refused the ${record.kind} record of entry ${record.entryId} (${record.errorCode}); quarantined, ${fate} (renio journal quarantine)\n`);
 }
 
 /** Polls for changed keys failing (the keyring keeps the keys it has), or (null) working again, on stderr. */

@@ -12,6 +12,7 @@ const RESTART_ONLY: ReadonlyArray<readonly [string, (config: Config) => unknown]
   ["journal.enabled", (config) => config.journal.enabled],
   ["journal.durability", (config) => config.journal.durability],
   ["journal.retentionDays", (config) => config.journal.retentionDays],
+  ["journal.booksCheckMs", (config) => config.journal.booksCheckMs],
   ["tracing", (config) => config.tracing],
 ];
 
@@ -23,12 +24,12 @@ export function restartNeeded(running: Config, next: Config): string[] {
 /** `next` with the restart-only settings of `running`: what a reload can put into effect. */
 export function withRestartOnly(next: Config, running: Config): Config {
   const { host, port, admin, upstreamClient } = running.server;
-  const { enabled, durability, retentionDays } = running.journal;
+  const { enabled, durability, retentionDays, booksCheckMs } = running.journal;
   return {
     ...next,
     server: { ...next.server, host, port, upstreamClient, admin: { ...next.server.admin, host: admin.host, port: admin.port } },
     storage: running.storage,
-    journal: { ...next.journal, enabled, durability, retentionDays },
+    journal: { ...next.journal, enabled, durability, retentionDays, booksCheckMs },
     tracing: running.tracing,
   };
 }

@@ -223,6 +223,14 @@ export const configSchema = z.strictObject({
       bodies: z.enum(["none", "request", "full"]).default("none"),
       bodyMaxBytes: positiveInt.default(64 * 1024),
       retentionDays: positiveInt.optional(),
+      /**
+       * The journal is behind when a record (a completion, a refusal; on SQLite any record) has
+       * waited longer than this to be written to the database (ms): /readyz answers 503 and
+       * `renio_journal_behind` is 1 until it catches up.
+       */
+      maxLagMs: positiveInt.default(10_000),
+      /** How often each relay checks the books' invariant (ms; 0: never); a check takes longer on a larger journal, and the next waits at least 50 times as long. */
+      booksCheckMs: z.number().int().min(0).default(60_000),
     })
     .prefault({}),
   budget: z

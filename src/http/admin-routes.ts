@@ -3,6 +3,8 @@ import { REPORT_BY, REPORT_PERIODS, spendReport, type ReportBy, type ReportPerio
 import type { Config } from "../config/config-schema.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { AlertOutbox, AuditStore, JournalReader } from "../storage/store.ts";
+import type { BooksReader } from "../storage/store-books.ts";
+import type { QuarantineStore } from "../storage/store-quarantine.ts";
 import { alertRoutes } from "./admin-alerts.ts";
 import { adminAuth, requireRole, type AdminToken } from "./admin-auth.ts";
 import { dashboardApi } from "./admin-dashboard-api.ts";
@@ -13,6 +15,7 @@ import { createAdminBudgetRoutes } from "./admin-budgets.ts";
 import type { HttpEnv } from "./app.ts";
 import { createAdminKeyRoutes, type AdminKeysDeps } from "./admin-keys.ts";
 import { createAdminAuditRoutes } from "./admin-audit.ts";
+import { createAdminBooksRoutes } from "./admin-books.ts";
 import type { TargetStatus } from "../relay/target-status.ts";
 
 /** What the admin API reads. */
@@ -22,7 +25,7 @@ export interface AdminDeps {
   /** The running config (its budgets and `budget.mode`). */
   readonly config: () => Config;
   /** The journal (none with `journal.enabled: false`: no journal or budget routes). */
-  readonly store: (JournalReader & Pick<AlertOutbox, "listAlerts">) | undefined;
+  readonly store: (JournalReader & BooksReader & Pick<QuarantineStore, "listQuarantine"> & Pick<AlertOutbox, "listAlerts">) | undefined;
   /** Brings the store up to date with the relay's journal before a read (applies logged records). */
   readonly sync?: () => Promise<void>;
   /** Re-reads the config file (absent without one). */
@@ -44,8 +47,9 @@ const MAX_PAGE = 1000;
  * with `requireRole`: `POST /admin/reload` (admin), `GET /admin/journal` (cursor pagination,
  * filters) (read), `/admin/budgets` (admin-budgets.ts: reads need read, changes budgets),
  * `GET /admin/report` (the reconciliation report of `renio budget report`; read), and with a
- * store `/admin/keys` (admin-keys.ts), `/admin/audit`, `/admin/alerts` and the dashboard's
- * aggregates under `/admin/dashboard/*` (admin-dashboard-api.ts).
+ * store `/admin/keys` (admin-keys.ts), `/admin/audit`, `/admin/alerts`, `/admin/books` and
+ * `/admin/quarantine` (admin-books.ts) and the dashboard's aggregates under `/admin/dashboard/*`
+ * (admin-dashboard-api.ts).
  */
 export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
   const admin = new Hono<HttpEnv>();
@@ -99,6 +103,7 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
   if (deps.keys) admin.route("/", createAdminKeyRoutes(deps.keys));
   if (deps.audit) admin.route("/", createAdminAuditRoutes(deps.audit));
   admin.route("/alerts", alertRoutes(store, deps.sync));
+  admin.route("/", createAdminBooksRoutes(store, deps.sync));
   admin.route("/dashboard", dashboardApi(store, deps.sync));
 
   return admin;

@@ -28,6 +28,8 @@ export interface AppDeps {
   readonly metrics?: MetricsRoute;
   /** Models every target of which is cooling down (shown by /readyz). */
   readonly coolingDown?: () => string[];
+  /** `journal.maxLagMs` in force: /readyz answers 503 while the journal's oldest unwritten record is older (absent: no bound). */
+  readonly journalMaxLagMs?: () => number;
 }
 
 /** What GET /metrics serves. */
@@ -57,11 +59,16 @@ export function createHttpHandler(deps: AppDeps): FetchHandler {
   app.get("/healthz", (c) => respond(c, () => c.json({ status: "ok" })));
   app.get("/readyz", (c) =>
     respond(c, async () => {
-      const ready = deps.accepting() && (await deps.ledger.ready());
+      const storage = deps.accepting() && (await deps.ledger.ready());
+      // A journal that falls behind (a store that answers pings but does not take its records) is unready too.
+      const lagMs = deps.ledger.stats().applyLagMs;
+      const behind = deps.journalMaxLagMs !== undefined && lagMs > deps.journalMaxLagMs();
+      const ready = storage && !behind;
+      const journal = behind ? { journal: "behind", journal_lag_ms: Math.round(lagMs) } : {};
       // Upstreams down do not make the relay unready (every instance shares them): /readyz names the models that cannot be served now.
       const cooling = deps.coolingDown?.() ?? [];
       const routing = cooling.length === 0 ? {} : { cooling_down: cooling };
-      return c.json({ status: ready ? "ready" : "unready", storage: ready ? "ok" : "unavailable", ...routing }, ready ? 200 : 503);
+      return c.json({ status: ready ? "ready" : "unready", storage: storage ? "ok" : "unavailable", ...journal, ...routing }, ready ? 200 : 503);
     }),
   );
   const metrics = deps.metrics;

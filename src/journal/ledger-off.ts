@@ -1,6 +1,6 @@
 import type { Ledger, LedgerStats } from "./ledger.ts";
 
-const OFF_STATS: LedgerStats = { admissionWriteSeconds: null, admissionGroupSizes: null, backlog: 0, applyLagMs: 0, failing: false };
+const OFF_STATS: LedgerStats = { admissionWriteSeconds: null, admissionGroupSizes: null, backlog: 0, applyLagMs: 0, failing: false, quarantined: new Map(), unsettled: 0 };
 
 /**
  * The ledger of `journal.enabled: false`: admits everything and records nothing.

@@ -3,6 +3,7 @@ import type { BudgetUsage } from "../budget/budget-usage.ts";
 import type { BudgetConfig } from "../config/config-schema.ts";
 import type { Histogram } from "../shared/histogram.ts";
 import type { JournalCompletion, JournalRefusal, JournalStart } from "../shared/journal-records.ts";
+import type { QuarantineCounts } from "./record-isolation.ts";
 
 /**
  * The relay's view of storage: the write-ahead journal and the budget ledger.
@@ -48,4 +49,8 @@ export interface LedgerStats {
   readonly applyLagMs: number;
   /** The last database apply (completions; on SQLite everything) failed, or the last readiness check did. */
   readonly failing: boolean;
+  /** Records the database refused that this relay quarantined since it started, by kind. */
+  readonly quarantined: QuarantineCounts;
+  /** Admissions whose outcome was unknown (never sent) waiting to be settled in the database. */
+  readonly unsettled: number;
 }

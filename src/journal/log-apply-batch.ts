@@ -1,5 +1,11 @@
 import { reservationDeltas, settlementDeltas, type BudgetDeltas } from "../budget/budget-deltas.ts";
-import type { LogRecord } from "../storage/admission-log-record.ts";
+import { budgetKey } from "../budget/budget-key.ts";
+import type { BudgetUsage } from "../budget/budget-usage.ts";
+import { encodeLogRecord, type LogRecord } from "../storage/admission-log-record.ts";
+import type { LogApplyStore, StoreLifecycle } from "../storage/store.ts";
+import type { Quarantine } from "./record-isolation.ts";
+import { writeIsolating } from "./record-isolation.ts";
+import { safeLogRecord } from "./record-safe-form.ts";
 
 /** A record of the admission log waiting to be applied to the database. */
 export interface ToApply {
@@ -22,17 +28,47 @@ export function admissionsAwaitingCompletion(batch: readonly ToApply[]): Readonl
   return awaiting;
 }
 
-/** A batch as the store applies it (its lines, in order) and what it moves in the budget rows. */
-export function batchToApply(batch: readonly ToApply[]): { lines: string; deltas: BudgetDeltas } {
+/**
+ * What applying `batch` moves in the budget rows. An unsent record moves nothing here: while the
+ * relay runs, the admission it settles never reached the database (its log write failed and the
+ * book gave its reservation back); only a replay finds one there, and a replay has no book.
+ */
+export function batchDeltas(batch: readonly ToApply[]): BudgetDeltas {
   const deltas: BudgetDeltas = new Map();
-  let lines = "";
-  for (const { line, record } of batch) {
-    lines += line;
+  for (const { record } of batch) {
     if ("admit" in record) {
       if (record.admit.admitted) reservationDeltas(deltas, record.admit.charges);
     } else if (record.finish.kind === "complete") {
       settlementDeltas(deltas, record.finish.charges, record.finish.actualCost);
     }
   }
-  return { lines, deltas };
+  return deltas;
+}
+
+/**
+ * Applies `batch` to the database (lines in log order) so that a record the database refuses is
+ * written in its safe form and quarantined instead of holding up the rest (record-isolation.ts).
+ * Returns the budget rows as stored after it and what it moved in them (the records in the
+ * journal in no form left out).
+ */
+export async function applyIsolated(
+  store: LogApplyStore & Pick<StoreLifecycle, "ping">,
+  batch: readonly ToApply[],
+  quarantine: Quarantine,
+): Promise<{ rows: BudgetUsage[]; deltas: BudgetDeltas }> {
+  const rows = new Map<string, BudgetUsage>();
+  const dropped = await writeIsolating(batch, {
+    async write(items) {
+      let lines = "";
+      for (const { line } of items) lines += line;
+      for (const row of await store.applyLog(lines)) rows.set(budgetKey(row.budgetId, row.period), row);
+    },
+    safeForm(item) {
+      const record = safeLogRecord(item.record);
+      return { line: encodeLogRecord(record), record, segment: item.segment };
+    },
+    quarantine: (item, error, written) => quarantine.keep(item.record, item.line.trimEnd(), error, written),
+    ping: () => store.ping(),
+  });
+  return { rows: [...rows.values()], deltas: batchDeltas(dropped.length === 0 ? batch : batch.filter((item) => !dropped.includes(item))) };
 }

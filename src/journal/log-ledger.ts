@@ -3,13 +3,15 @@ import type { JournalCompletion, JournalRefusal, JournalStart } from "../shared/
 import type { Ledger } from "./ledger.ts";
 import { createBudgetBook } from "../budget/budget-book.ts";
 import type { JournalLog } from "./journal-log.ts";
-import { currentRows, type BudgetUsage } from "../budget/budget-usage.ts";
+import type { BudgetUsage } from "../budget/budget-usage.ts";
 import type { BudgetTerms } from "../budget/budget-definition.ts";
 import type { LogApplyStore, StoreLifecycle } from "../storage/store.ts";
+import type { QuarantinedRecord, QuarantineStore } from "../storage/store-quarantine.ts";
 import { encodeLogRecord, type DecidedAdmission, type LogRecord } from "../storage/admission-log-record.ts";
 import { createGroupCommit } from "./group-commit.ts";
 import { createLogApplier } from "./log-applier.ts";
-import { admissionsAwaitingCompletion, batchToApply, type ToApply } from "./log-apply-batch.ts";
+import { admissionsAwaitingCompletion, applyIsolated, type ToApply } from "./log-apply-batch.ts";
+import { createQuarantine } from "./record-isolation.ts";
 import { reusedBufferEncoder } from "./reused-encoder.ts";
 import { StoreUnavailableError } from "../shared/relay-error.ts";
 import { observe } from "../shared/histogram.ts";
@@ -40,6 +42,8 @@ export interface LogLedgerOptions {
   finishWriteMs?: number;
   /** Told about failed log writes and applies. */
   onError?: (error: unknown) => void;
+  /** Told about every record the database refused and the quarantine kept (record-isolation.ts). */
+  onQuarantine?: (record: QuarantinedRecord) => void;
   /** Terms in force of budgets changed at run time (stored budgets), read when each call is decided. */
   budgetTerms?: (budgetId: string) => BudgetTerms | undefined;
   /** Schedules and cancels the riders' own write (default the runtime's setTimeout and clearTimeout; tests drive time). */
@@ -81,12 +85,13 @@ const ignore = (): void => undefined;
  * slow disk does not stall every call. A lone call (no other admitted call open, nothing
  * being written) is written at once, without waiting for the turn to end.
  */
-export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: JournalLog, budgets: readonly BudgetUsage[], options: LogLedgerOptions): Ledger {
+export function createLogLedger(store: LogApplyStore & QuarantineStore & StoreLifecycle, log: JournalLog, budgets: readonly BudgetUsage[], options: LogLedgerOptions): Ledger {
   const applyBatch = options.applyBatch ?? 1024;
   const finishWriteMs = options.finishWriteMs ?? 10;
   const now = options.now ?? Date.now;
   const onError = options.onError ?? ignore;
   const book = createBudgetBook(budgets, options.budgetTerms);
+  const quarantine = createQuarantine(store, options.onQuarantine ?? ignore, now);
   const encode = reusedBufferEncoder();
   /** Completion and refusal lines, written with the next admission (they do not wait), or alone after finishWriteMs. */
   const riders = createRiders(finishWriteMs, () => writeRiders(), options.timers);
@@ -118,8 +123,7 @@ export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: Jour
     maxBacklog: options.maxBacklog ?? 50_000,
     onError,
     async apply(batch) {
-      const { lines, deltas } = batchToApply(batch);
-      const rows = await store.applyLog(lines);
+      const { rows, deltas } = await applyIsolated(store, batch, quarantine);
       storeDown = false;
       book.applied(rows, deltas);
     },
@@ -156,7 +160,7 @@ export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: Jour
     failed(batch, error) {
       onError(error);
       for (const { record, reject } of batch) {
-        if (record?.admit.admitted) book.unreserve(record.admit.charges);
+        if (record?.admit.admitted) unsent(record.admit);
         reject(new StoreUnavailableError());
       }
     },
@@ -188,6 +192,17 @@ export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: Jour
     applier.add({ line, record, segment: null });
   };
 
+  /**
+   * An admitted call whose log write failed was never sent: its reservation goes back, and an
+   * unsent record follows it (in a later segment), so that the admission, if its bytes reached
+   * the failed segment after all, is replayed as refused and not sent rather than interrupted.
+   */
+  const unsent = (admit: DecidedAdmission): void => {
+    book.unreserve(admit.charges);
+    // No fence: nothing else writes this log or database, so no write of it can still be on its way.
+    finish({ finish: { kind: "unsent", start: admit.start, finishedAt: now(), fence: false } });
+  };
+
   /** Writes the waiting completion and refusal lines on their own (an ordinary write, durable like an admission's). */
   const writeRiders = (): void => {
     if (closing) return;
@@ -215,7 +230,7 @@ export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: Jour
       const append = log.appendNow ?? (open === 0 && writes.quiet && gate.open() ? appendHere : undefined);
       if (append) {
         if (!writeNow(append, line, record)) {
-          if (admission.admitted) book.unreserve(decided);
+          if (admission.admitted) unsent(record.admit);
           throw new StoreUnavailableError();
         }
         if (admission.admitted) open++;
@@ -242,15 +257,8 @@ export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: Jour
       finish({ finish: { kind: "refuse", refusal, finishedAt: now() } });
     },
     flush,
-    stats: () => ledgerStats(writes, applier, storeDown),
-    budgetUsage: (budgets, at) =>
-      Promise.resolve(
-        currentRows(budgets, at).map(({ budgetId, period }, i) => {
-          const { spent, reserved } = book.totals(budgetId, period);
-          const limit = budgets[i]!.limit;
-          return { budgetId, period, limit, spent, reserved, remaining: limit - spent - reserved };
-        }),
-      ),
+    stats: () => ledgerStats(writes, applier, storeDown, quarantine.counts, (item) => "finish" in item.record && item.record.finish.kind === "unsent"),
+    budgetUsage: (budgets, at) => Promise.resolve(book.usage(budgets, at)),
     async ready() {
       if (closing) return false;
       // The log must take a write (an empty line, skipped on replay), and the database too.
@@ -268,6 +276,8 @@ export function createLogLedger(store: LogApplyStore & StoreLifecycle, log: Jour
           await flush();
           applied = applier.waiting.length === 0;
         } finally {
+          // The database did not take everything: what the log lacks goes there, for the next start to replay.
+          if (!applied && riders.text !== "") writeNow(log.appendSync, "");
           applier.stop();
           riders.stop();
           log.close(applied);

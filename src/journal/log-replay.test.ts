@@ -52,8 +52,8 @@ async function assertRefused(segment: string, line: number, problem: RegExp): Pr
 
 describe("admission log replay", () => {
   test("a record of a newer format version is refused at startup, naming the segment file and line", async () => {
-    const newer = encodeLogRecord(admission("e2")).replace('{"v":1,', '{"v":2,');
-    await assertRefused(encodeLogRecord(admission("e1")) + newer, 2, /record format version 2 is newer than this Renio reads \(1\); upgrade Renio/);
+    const newer = encodeLogRecord(admission("e2")).replace('{"v":1,', '{"v":3,');
+    await assertRefused(encodeLogRecord(admission("e1")) + newer, 2, /record format version 3 is newer than this Renio reads \(2\); upgrade Renio/);
   });
 
   test("an unknown format version is refused", async () => {
@@ -65,6 +65,21 @@ describe("admission log replay", () => {
     await assertRefused(wrong, 1, /not a valid admission record: admit\.start\.receivedAt: .*expected number/);
     await assertRefused(`${encodeLogRecord(admission("e1"))}{"v":1,"admit":{"sta\n${encodeLogRecord(admission("e2"))}`, 2, /not JSON/);
     await assertRefused(`{"v":1,"other":{}}\n`, 1, /neither an admission nor a finish record/);
+  });
+
+  test("an admission followed by its unsent record (its write failed, yet its bytes landed) replays as refused and not sent: nothing reserved, nothing for recovery to interrupt", async () => {
+    const { store, logDir } = await fresh();
+    const { start } = (admission("e1") as Extract<LogRecord, { admit: unknown }>).admit;
+    const unsent: LogRecord = { finish: { kind: "unsent", start, finishedAt: 1_700_000_000_002, fence: false } };
+    writeFileSync(segmentPath(logDir, 1), encodeLogRecord(admission("e1")) + encodeLogRecord(admission("e2")));
+    writeFileSync(segmentPath(logDir, 2), encodeLogRecord(unsent));
+    assert.equal(await replayAdmissionLog(store, logDir), 3);
+    assert.equal(await store.recover(1_700_000_000_003), 1, "only the call that was sent is interrupted");
+    const byId = new Map((await store.listJournal({ limit: 10 })).entries.map((e) => [e.id, e]));
+    assert.deepEqual([byId.get("e1")?.outcome, byId.get("e1")?.errorCode, byId.get("e1")?.cost, byId.get("e1")?.reconcile], ["refused", "store_unavailable", 0, null]);
+    assert.deepEqual([byId.get("e2")?.outcome, byId.get("e2")?.reconcile], ["interrupted", "pending"]);
+    assert.deepEqual((await store.budgetUsage()).map((u) => u.reserved), [0.5], "e1's reservation is released; e2's stays for reconciliation");
+    await store.close();
   });
 
   test("records written before the format version (no `v`) replay as version 1; a torn last line is not a record", async () => {

@@ -1,7 +1,10 @@
 import { readJournalLog, removeSegments, segmentPath } from "./log-segments.ts";
-import { decodeLogRecord, LogRecordError } from "../storage/admission-log-record.ts";
+import { decodeLogRecord, LogRecordError, type LogRecord } from "../storage/admission-log-record.ts";
 import { StoreOpenError } from "../storage/store-errors.ts";
-import type { LogApplyStore } from "../storage/store.ts";
+import type { LogApplyStore, StoreLifecycle } from "../storage/store.ts";
+import type { QuarantinedRecord, QuarantineStore } from "../storage/store-quarantine.ts";
+import { applyIsolated } from "./log-apply-batch.ts";
+import { createQuarantine } from "./record-isolation.ts";
 
 /** Record lines applied per transaction while replaying. */
 const REPLAY_BATCH = 512;
@@ -11,13 +14,19 @@ const REPLAY_BATCH = 512;
  * died first), then deletes its segments. Applying is idempotent, so records that did reach
  * the database change nothing. Every record is checked first: one this Renio cannot read (a
  * newer format version, or corrupt) throws StoreOpenError naming its file and line, and
- * nothing is applied. Returns how many records were read.
+ * nothing is applied. A record it reads but the database refuses is written in its safe form
+ * and quarantined (record-isolation.ts; `onQuarantine` hears of it), as while serving. Returns
+ * how many records were read.
  */
-export async function replayAdmissionLog(store: LogApplyStore, dir: string): Promise<number> {
+export async function replayAdmissionLog(
+  store: LogApplyStore & QuarantineStore & Pick<StoreLifecycle, "ping">,
+  dir: string,
+  onQuarantine: (record: QuarantinedRecord) => void = () => undefined,
+): Promise<number> {
   const { lines, origins, segments } = readJournalLog(dir);
-  lines.forEach((line, i) => {
+  const records: LogRecord[] = lines.map((line, i) => {
     try {
-      decodeLogRecord(line);
+      return decodeLogRecord(line);
     } catch (error) {
       if (!(error instanceof LogRecordError)) throw error;
       const { segment, line: number } = origins[i]!;
@@ -27,8 +36,10 @@ export async function replayAdmissionLog(store: LogApplyStore, dir: string): Pro
       );
     }
   });
+  const quarantine = createQuarantine(store, onQuarantine);
   for (let at = 0; at < lines.length; at += REPLAY_BATCH) {
-    await store.applyLog(lines.slice(at, at + REPLAY_BATCH).join("\n"));
+    const batch = lines.slice(at, at + REPLAY_BATCH).map((line, i) => ({ line: `${line}\n`, record: records[at + i]!, segment: null }));
+    await applyIsolated(store, batch, quarantine);
   }
   removeSegments(dir, segments);
   return lines.length;

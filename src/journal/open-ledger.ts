@@ -7,6 +7,7 @@ import { newEntryId } from "../shared/entry-id.ts";
 import { createStore } from "../storage/store-open.ts";
 import { createThreadStore } from "../storage/store-thread.ts";
 import type { Store } from "../storage/store.ts";
+import type { QuarantinedRecord } from "../storage/store-quarantine.ts";
 import { startRetention } from "./journal-retention.ts";
 import { openJournalLog } from "./journal-log.ts";
 import type { Ledger } from "./ledger.ts";
@@ -35,6 +36,8 @@ export interface OpenedLedger {
 export interface OpenLedgerOptions {
   /** Told about failed admission-log writes and database applies (the relay goes on, failing closed). */
   onError?: (error: unknown) => void;
+  /** Told about every journal record the database refused, kept in the quarantine instead. */
+  onQuarantine?: (record: QuarantinedRecord) => void;
   /** Terms in force of stored budgets (the admission log's book reads them when it decides; see createLogLedger). */
   budgetTerms?: (budgetId: string) => BudgetTerms | undefined;
 }
@@ -68,20 +71,25 @@ export async function openLedger(config: Config, runtime: Runtime, options: Open
     const logDir = admissionLogDir(databasePath);
     try {
       claim = claimAdmissionLog(databasePath, runtime.openSqlite);
-      await replayAdmissionLog(store, logDir);
+      await replayAdmissionLog(store, logDir, options.onQuarantine);
       recovered = await store.recover(Date.now());
     } catch (error) {
       claim?.release();
       await store.close();
       throw error;
     }
-    ledger = createLogLedger(store, openJournalLog(logDir, durability), await store.budgetUsage(), { instanceId, onError: options.onError, budgetTerms: options.budgetTerms });
+    ledger = createLogLedger(store, openJournalLog(logDir, durability), await store.budgetUsage(), {
+      instanceId,
+      onError: options.onError,
+      onQuarantine: options.onQuarantine,
+      budgetTerms: options.budgetTerms,
+    });
   } else {
     store = await createStore(storage, { durability, instanceId, openSqlite: runtime.openSqlite, alerts });
     recovered = await store.recover(Date.now());
     const swept = store;
     sweep = setInterval(() => void swept.recover(Date.now()).catch(() => undefined), RECOVERY_SWEEP_MS);
-    ledger = createSqlLedger(store);
+    ledger = createSqlLedger(store, { onError: options.onError, onQuarantine: options.onQuarantine });
   }
   const retention = new AbortController();
   if (retentionDays !== undefined) void startRetention(store, retentionDays, retention.signal);

@@ -7,6 +7,8 @@ import type { ExportStats } from "../relay/span-exporter.ts";
 import type { CallMetrics } from "./call-metrics.ts";
 import { family, histogramSamples, labelText, moneySample, sample } from "./prom-text.ts";
 import { toNanos } from "../shared/money.ts";
+import { writeJournalHealth } from "./journal-metrics.ts";
+import type { BooksCheck } from "../budget/books-check.ts";
 
 /** What a scrape reads. */
 /** The histogram of admissions per journal write: its `_count` is the writes made (`renio bench` reads it). */
@@ -28,6 +30,10 @@ export interface MetricsSources {
   readonly targets?: () => readonly TargetStatus[];
   /** How long a scrape waits for the store (readiness, budget rows) before reporting it down (ms, default 1000). */
   readonly storeWaitMs?: number;
+  /** `journal.maxLagMs`: the journal is behind beyond it. */
+  readonly journalMaxLagMs: number;
+  /** The last check of the books (absent: none yet, or checks off). */
+  readonly books?: () => BooksCheck | undefined;
 }
 
 /**
@@ -59,6 +65,7 @@ export async function metricsPage(sources: MetricsSources): Promise<string> {
   sample(out, "renio_store_backlog", "", stats.backlog);
   family(out, "renio_store_apply_lag_seconds", "gauge", "How long the oldest waiting record has waited.");
   sample(out, "renio_store_apply_lag_seconds", "", stats.applyLagMs / 1000);
+  writeJournalHealth(out, stats, sources.journalMaxLagMs, sources.books?.());
 
   if (budgets !== null) writeBudgets(out, budgets, sources);
   const traces = sources.traces?.();

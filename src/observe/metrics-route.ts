@@ -10,6 +10,7 @@ import { RelayError } from "../shared/relay-error.ts";
 import type { CallMetrics } from "./call-metrics.ts";
 import { metricsPage } from "./metrics-page.ts";
 import { PROM_CONTENT_TYPE } from "./prom-text.ts";
+import type { BooksCheck } from "../budget/books-check.ts";
 
 /** What the metrics page reads from the running relay. */
 export interface MetricsSources {
@@ -26,6 +27,10 @@ export interface MetricsSources {
   readonly traces?: () => ExportStats;
   /** Every target's circuit, as it stands. */
   readonly targets?: () => readonly TargetStatus[];
+  /** `journal.maxLagMs` in force. */
+  readonly journalMaxLagMs: () => number;
+  /** The last check of the books (absent: checks off). */
+  readonly books?: () => BooksCheck | undefined;
 }
 
 const UNAUTHORIZED = "GET /metrics needs `Authorization: Bearer <metrics token or admin token>`";
@@ -46,7 +51,19 @@ export function metricsRoute(config: Config, sources: MetricsSources): MetricsRo
       if (byMetricsToken === undefined) throw new RelayError(401, "unauthorized", UNAUTHORIZED);
       byMetricsToken(headers);
     },
-    page: () => metricsPage({ calls: sources.calls, inFlight: sources.inFlight, ledger: sources.ledger, budgets: sources.budgets(), defaultMode: config.budget.mode, rateLimits: sources.rateLimits, traces: sources.traces, targets: sources.targets }),
+    page: () =>
+      metricsPage({
+        calls: sources.calls,
+        inFlight: sources.inFlight,
+        ledger: sources.ledger,
+        budgets: sources.budgets(),
+        defaultMode: config.budget.mode,
+        rateLimits: sources.rateLimits,
+        traces: sources.traces,
+        targets: sources.targets,
+        journalMaxLagMs: sources.journalMaxLagMs(),
+        books: sources.books,
+      }),
     contentType: PROM_CONTENT_TYPE,
   };
 }

@@ -18,6 +18,13 @@ test("each kind of record reads back as written, one JSON line carrying its form
   }
 });
 
+test("an unsent record (a failed admission write) is written as format version 2 and reads back; every other record stays version 1", () => {
+  const unsent: LogRecord = { finish: { kind: "unsent", start, finishedAt: 5, fence: false } };
+  const line = encodeLogRecord(unsent);
+  assert.ok(line.startsWith('{"v":2,"finish":'), line);
+  assert.deepEqual(decodeLogRecord(line.slice(0, -1)), unsent);
+});
+
 test("a record missing a field, or with a value of the wrong kind, is refused saying where", () => {
   const line = encodeLogRecord(records[1]!).slice(0, -1);
   for (const [broken, where] of [

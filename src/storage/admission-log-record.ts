@@ -12,12 +12,15 @@ import type { FinishItem } from "./store.ts";
  * record's few hundred), rather than a header line per segment: records travel without their
  * segment (the database is given batches of lines), and a record read anywhere says how to read
  * it. Records written before the version existed have no `v` and are version 1 (the same
- * shape). A record of another version, or one that does not have the shape of its version, is
- * refused, never misread.
+ * shape). Version 2 adds one record, the `unsent` finish (an admission whose write failed,
+ * never sent); every other record is still written as version 1, so a Renio reading only
+ * version 1 replays a log without an `unsent` record as before, and refuses one with it (naming
+ * the version) rather than misreading it. A record of a newer version, or one that does not
+ * have the shape of its version, is refused, never misread.
  */
 
-/** The version this Renio writes, and the newest it reads. */
-export const LOG_RECORD_VERSION = 1;
+/** The newest version this Renio reads (and writes, for the records that need it). */
+export const LOG_RECORD_VERSION = 2;
 
 /**
  * An admission decided outside the database (by the log ledger's in-memory book) and applied
@@ -45,7 +48,8 @@ export class LogRecordError extends Error {
 
 /** The record as one log line (JSON, newline-terminated), with its format version. */
 export function encodeLogRecord(record: LogRecord): string {
-  return "admit" in record ? `{"v":1,"admit":${JSON.stringify(record.admit)}}\n` : `{"v":1,"finish":${JSON.stringify(record.finish)}}\n`;
+  if ("admit" in record) return `{"v":1,"admit":${JSON.stringify(record.admit)}}\n`;
+  return `{"v":${record.finish.kind === "unsent" ? 2 : 1},"finish":${JSON.stringify(record.finish)}}\n`;
 }
 
 const nullableString = z.string().nullable();
@@ -96,6 +100,7 @@ const finishRecord: z.ZodType<{ finish: FinishItem }> = z.object({
   finish: z.discriminatedUnion("kind", [
     z.object({ kind: z.literal("complete"), id: z.string(), completion, charges, actualCost: z.number(), finishedAt: z.number() }),
     z.object({ kind: z.literal("refuse"), refusal: z.object({ start, status: z.number(), errorCode: z.string() }), finishedAt: z.number() }),
+    z.object({ kind: z.literal("unsent"), start, finishedAt: z.number(), fence: z.boolean() }),
   ]),
 });
 
@@ -135,7 +140,7 @@ function versionedRecord(line: string): object {
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw new LogRecordError("not a JSON object");
   const version = (value as { v?: unknown }).v ?? 1;
-  if (version !== LOG_RECORD_VERSION) {
+  if (version !== 1 && version !== LOG_RECORD_VERSION) {
     throw new LogRecordError(
       typeof version === "number" && Number.isInteger(version) && version > LOG_RECORD_VERSION
         ? `record format version ${version} is newer than this Renio reads (${LOG_RECORD_VERSION}); upgrade Renio`

@@ -6,6 +6,8 @@ export interface StoreDialect {
   readonly kysely: Dialect;
   /** Starts a write transaction that takes the write lock up front. */
   readonly beginWrite: CompiledQuery;
+  /** Starts a read-only transaction whose reads all see one snapshot (PostgreSQL: repeatable read; SQLite: a deferred read transaction). */
+  readonly beginSnapshot: CompiledQuery;
   /** Synchronous drivers only: runs a compiled statement directly on the connection. */
   readonly runDirect?: <R>(query: CompiledQuery<R>) => QueryResult<R>;
   /**
@@ -32,4 +34,11 @@ export interface StoreDialect {
   readonly keyOrderedTable: string | null;
   /** A user-facing sentence naming why opening or migrating failed. */
   readonly explainOpenError: (error: unknown) => string;
+  /** The store's own code when `error` refuses a record for what it holds (not an outage), else undefined. */
+  readonly rejectionCode: (error: unknown) => string | undefined;
+  /**
+   * Whether a commit that failed with `error` may have been committed anyway (its reply was lost
+   * with the connection); absent where a failed commit is always rolled back (SQLite, in process).
+   */
+  readonly commitMayHaveLanded?: (error: unknown) => boolean;
 }

@@ -3,6 +3,7 @@ import type { FinishItem, ReconcileResult } from "./store.ts";
 import { addDelta, settlementDeltas, type BudgetDeltas } from "../budget/budget-deltas.ts";
 import { applyDeltas } from "./store-budget-rows.ts";
 import { fromNanos } from "../budget/budget-amounts.ts";
+import { parseReservedCharges } from "../budget/books-check.ts";
 import type { Database } from "./store-schema.ts";
 import { finishedValues, servedValues, startValues } from "./store-admit.ts";
 import type { HotStatements } from "./hot-statements.ts";
@@ -57,6 +58,8 @@ export async function finishInTransaction(
     settlementDeltas(deltas, item.charges, item.actualCost);
   }
   const now = items[0]?.finishedAt ?? Date.now();
+  const unsent = items.flatMap((i) => (i.kind === "unsent" ? [i] : []));
+  if (unsent.length > 0) await settleUnsent(trx, run, unsent, hot, instanceId, deltas, rollup, now);
   await applyDeltas(run, deltas, now, hot);
   await recordThresholds(trx, run, hot, rules, deltas, now);
   const refusals = items.flatMap((i) => (i.kind === "refuse" ? [i] : []));
@@ -66,6 +69,46 @@ export async function finishInTransaction(
     for (const row of rows) if (inserted.has(row.id)) addToRollup(rollup, row);
   }
   await applyRollup(run, hot.rollup, rollup);
+}
+
+/** How an admission that was never sent ends (the caller got 503 `store_unavailable`). */
+const UNSENT = { outcome: "refused", status: 503, error_code: "store_unavailable" } as const;
+
+/**
+ * Settles admissions that were never sent and whose write may have landed: an entry not there
+ * is inserted refused when the item asks for a fence (so a commit of the admission still on its
+ * way fails on its id and reserves nothing); one there and still started is finished refused
+ * at cost 0, and what it reserved (its stored charges) is released into `deltas`. Anything else
+ * was settled before.
+ */
+async function settleUnsent(
+  trx: Kysely<Database>,
+  run: RunQuery,
+  items: ReadonlyArray<Extract<FinishItem, { kind: "unsent" }>>,
+  hot: HotStatements,
+  instanceId: string | null,
+  deltas: BudgetDeltas,
+  rollup: RollupDeltas,
+  now: number,
+): Promise<void> {
+  const fences = items.filter((u) => u.fence).map((u) => ({ ...startValues(u.start), ...UNSENT, finished_at: u.finishedAt, instance_id: instanceId }));
+  // PostgreSQL: waits for an insert of the same id still in flight on another connection, then sees it.
+  const inserted = new Set(fences.length === 0 ? [] : (await run<{ id: string }>(hot.insertEntries(fences, true))).rows.map((r) => r.id));
+  for (const row of fences) if (inserted.has(row.id)) addToRollup(rollup, row);
+  const landed = items.map((u) => u.start.id).filter((id) => !inserted.has(id));
+  if (landed.length === 0) return;
+  const finished = await trx
+    .updateTable("journal_entry")
+    // Charged nothing: cost 0 where it reserved (null where nothing applies, as for any refusal).
+    .set({ ...UNSENT, finished_at: now, cost: sql<number | null>`case when reserved_charges is null then null else 0 end`, cost_estimated: sql<number | null>`case when reserved_charges is null then null else 0 end` })
+    .where("id", "in", landed)
+    .where("outcome", "=", "started")
+    .returning(["reserved_charges", ...ROLLUP_ENTRY_COLUMNS])
+    .execute();
+  for (const entry of finished) {
+    addToRollup(rollup, entry);
+    for (const [budgetId, period, amount] of parseReservedCharges(entry.reserved_charges)) addDelta(deltas, { budgetId, period }, -amount, 0);
+  }
 }
 
 /** Row counts the batched completion is compiled for: a few statements serve every batch size. */
@@ -137,7 +180,7 @@ export async function reconcileInTransaction(
   const rollup = newRollupDeltas();
   for (const entry of pending) {
     let cost = 0;
-    for (const [budgetId, period, amount] of parseCharges(entry.reserved_charges)) {
+    for (const [budgetId, period, amount] of parseReservedCharges(entry.reserved_charges)) {
       const spent = costAt === "reserved" ? amount : 0;
       addDelta(deltas, { budgetId, period }, -amount, spent);
       cost = Math.max(cost, spent);
@@ -153,11 +196,4 @@ export async function reconcileInTransaction(
   await applyDeltas(run, deltas, now, hot);
   await recordThresholds(trx, run, hot, rules, deltas, now);
   return { ...result, charged: fromNanos(charged), released: fromNanos(released) };
-}
-
-function parseCharges(text: string | null): Array<[string, string, number]> {
-  if (!text) return [];
-  const parsed: unknown = JSON.parse(text);
-  if (!Array.isArray(parsed)) return [];
-  return parsed.filter((c): c is [string, string, number] => Array.isArray(c) && typeof c[0] === "string" && typeof c[1] === "string" && typeof c[2] === "number");
 }

@@ -15,6 +15,10 @@ import { insertAudit, listAudit } from "./store-audit.ts";
 import { createKeyIn, ensureMetaIn, getKey, keysChangedSince, revokeKeyIn, rotateKeyIn, updateKeyIn } from "./store-keys.ts";
 import { NO_ALERTS, type AlertRules } from "../budget/alert-rules.ts";
 import { claimInTransaction, listAlerts, settleAlert } from "./store-alert-outbox.ts";
+import { insertQuarantined, listQuarantined } from "./store-quarantine.ts";
+import { checkBooksIn } from "./store-books.ts";
+import { describeError, RecordRejectedError } from "./store-errors.ts";
+import { LogRecordError } from "./admission-log-record.ts";
 
 /**
  * The one Store implementation: Kysely over the given dialect (migrations already applied).
@@ -39,11 +43,21 @@ export function createKyselyStore(
   const admitStatement = dialect.runPrepared && compileAdmitStatement(db);
   /** Budget rows known to exist (rows are never deleted), so admissions skip creating them. */
   const knownRows = new Set<string>();
+  /** Runs a journal write; a refusal of what a record holds rejects with RecordRejectedError (the journal isolates the record). */
+  const journalWrite = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      const code = error instanceof LogRecordError ? "log_record" : dialect.rejectionCode(error);
+      if (code === undefined) throw error;
+      throw new RecordRejectedError(code, describeError(error).message, { cause: error });
+    }
+  };
   return {
     backend: dialect.backend,
     durability,
     stats,
-    admitBatch: async (items: readonly AdmitItem[]) => {
+    admitBatch: (items: readonly AdmitItem[]) => journalWrite(async () => {
       if (items.length === 0) return [];
       // A batch that fits as a whole in one statement where the backend can; else decided call by call.
       const prepared = dialect.runPrepared;
@@ -54,21 +68,24 @@ export function createKyselyStore(
       stats.admitCommits++;
       for (const key of touchedRows(items)) knownRows.add(key);
       return admissions;
-    },
-    finishBatch: async (items: readonly FinishItem[], settle = "now") => {
+    }),
+    finishBatch: (items: readonly FinishItem[], settle = "now") => journalWrite(async () => {
       if (items.length === 0) return;
       const begin = (settle === "soon" ? dialect.beginWithoutFlush : undefined) ?? dialect.beginWrite;
       await write((trx, run) => finishInTransaction(trx, run, items, hot, instanceId, rules), begin);
       stats.finishCommits++;
-    },
-    applyLog: async (lines: string) => {
+    }),
+    applyLog: (lines: string) => journalWrite(async () => {
       const { touched, rows } = await write(async (trx, run) => {
         const touched = await applyLogInTransaction(trx, run, lines, hot, knownRows, instanceId, rules);
         return { touched, rows: touched.size === 0 ? [] : (await run<BudgetRow>(hot.selectBudgetRows([...touched.values()]))).rows };
       });
       for (const key of touched.keys()) knownRows.add(key);
       return rows.map(budgetUsageOf);
-    },
+    }),
+    quarantine: (records) => write((trx) => insertQuarantined(trx, records)),
+    checkBooks: () => checkBooksIn(db, dialect),
+    listQuarantine: (query) => listQuarantined(db, query),
     recover: (now) => write((trx, run) => recoverInTransaction(trx, run, hot, now, instanceId, dialect.ownerGone, rules)),
     reconcile: (costAt, now) => write((trx, run) => reconcileInTransaction(trx, run, costAt, dialect.lockRows, now, hot, rules)),
     setAlertRules: (next) => {

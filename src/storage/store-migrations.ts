@@ -182,6 +182,22 @@ export const migrations: Readonly<Record<number, Migration>> = {
     await (dialect.keyOrderedTable === null ? table : table.modifyEnd(sql.raw(dialect.keyOrderedTable))).execute();
     await rebuildRollup(db);
   },
+  // Records the store refused, kept for inspection; the spend of entries deleted by retention (the books' check).
+  8: async (db) => {
+    await db.schema
+      .createTable("journal_quarantine")
+      .addColumn("entry_id", "text", (c) => c.notNull())
+      .addColumn("kind", "text", (c) => c.notNull())
+      .addColumn("record", "text", (c) => c.notNull())
+      .addColumn("error_code", "text", (c) => c.notNull())
+      .addColumn("error", "text", (c) => c.notNull())
+      .addColumn("written", "integer", (c) => c.notNull())
+      .addColumn("at", "bigint", (c) => c.notNull())
+      .addPrimaryKeyConstraint("journal_quarantine_pk", ["entry_id", "kind"])
+      .execute();
+    await db.schema.createIndex("journal_quarantine_time").on("journal_quarantine").columns(["at", "entry_id"]).execute();
+    await db.schema.alterTable("budget_usage").addColumn("pruned_nanos", "bigint", (c) => c.notNull().defaultTo(0)).execute();
+  },
 };
 
 /** The renio_meta key counting changes to budget definitions (every change adds one). */

@@ -2,7 +2,7 @@ import pg from "pg";
 import { CompiledQuery, PostgresDialect, sql } from "kysely";
 import type { Durability } from "./store.ts";
 import type { StoreDialect } from "./store-dialect.ts";
-import { describeError, StoreOpenError } from "./store-errors.ts";
+import { CommitUnknownError, describeError, StoreOpenError } from "./store-errors.ts";
 
 /** Options of {@link createPostgresDialect}. */
 export interface PostgresStoreOptions {
@@ -50,11 +50,21 @@ export function createPostgresDialect(options: PostgresStoreOptions): StoreDiale
       },
     }),
     beginWrite: CompiledQuery.raw("begin"),
+    beginSnapshot: CompiledQuery.raw("begin isolation level repeatable read, read only"),
     // Two statements in one simple-protocol query (no parameters): one round trip.
     beginWithoutFlush: CompiledQuery.raw("begin; set local synchronous_commit = off"),
     runPrepared: async <R>(name: string, query: CompiledQuery<R>) => {
-      const result = await pool.query({ name, text: query.sql, values: query.parameters as unknown[] });
-      return { rows: result.rows as R[] };
+      // Connected first: a failure to connect is a write never sent, a lost reply is a commit of unknown outcome.
+      const client = await pool.connect();
+      try {
+        const result = await client.query({ name, text: query.sql, values: query.parameters as unknown[] });
+        client.release();
+        return { rows: result.rows as R[] };
+      } catch (error) {
+        client.release(error instanceof Error ? error : true);
+        if (replyLost(error)) throw new CommitUnknownError(describeError(error).message, { cause: error });
+        throw error;
+      }
     },
     lockRows: true,
     migrationLock: `select pg_advisory_xact_lock(${migrationLockKey})`,
@@ -62,9 +72,42 @@ export function createPostgresDialect(options: PostgresStoreOptions): StoreDiale
     // A live instance holds its liveness lock, so trying it fails; a dead one's is free.
     ownerGone: (instanceId) => sql<boolean>`pg_try_advisory_xact_lock(${sql.lit(instanceLockSpace)}, hashtext(${instanceId}))`,
     explainOpenError: (error) => explainPostgresError(error, where),
+    rejectionCode: postgresRejection,
+    commitMayHaveLanded: replyLost,
   };
 }
 
+/**
+ * SQLSTATE classes of an error that refuses what a statement writes: 22 data exception (e.g.
+ * 22021, a NUL in text), 23 integrity constraint, 54 program limit (e.g. an index row too
+ * big), and P0001 (raised by a trigger or check the operator added).
+ */
+const REJECTING_CLASSES = new Set(["22", "23", "54"]);
+
+/** The SQLSTATE of a server error refusing a record, else undefined (down, busy, or lost: not the record's fault). */
+function postgresRejection(error: unknown): string | undefined {
+  const code = sqlState(error);
+  return code !== undefined && (REJECTING_CLASSES.has(code.slice(0, 2)) || code === "P0001") ? code : undefined;
+}
+
+/**
+ * Whether the reply of a statement sent to the server may have been lost after it took effect:
+ * a dropped connection (no SQLSTATE), a connection exception (class 08), the server shutting
+ * down or crashing (57P01-57P03, sent as FATAL, possibly after the commit was made durable), or
+ * an internal error (class XX, possibly PANIC). Any other error the server reported rolled the
+ * transaction back. Told by SQLSTATE rather than severity: the severity is in the server's language.
+ */
+function replyLost(error: unknown): boolean {
+  const code = sqlState(error);
+  return code === undefined || code.startsWith("08") || code.startsWith("57P") || code.startsWith("XX");
+}
+
+/** The SQLSTATE of an error the server reported (five characters), else undefined. */
+function sqlState(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  const { code } = error as { code?: unknown };
+  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+}
 /** The URL without its password, as `user@host:port/database`. Throws StoreOpenError when malformed. */
 export function describeUrl(url: string): string {
   let parsed: URL;

@@ -11,6 +11,8 @@ import type { RunQuery } from "./store-transaction.ts";
 import { addToRollup, afterRollupDeletes, applyRollup, newRollupDeltas, ROLLUP_ENTRY_COLUMNS } from "./store-rollup.ts";
 import { amountSum } from "./money-sql.ts";
 import { fromNanos, sumAmounts, toNanos } from "../shared/money.ts";
+import { budgetKey } from "../budget/budget-key.ts";
+import { parseReservedCharges } from "../budget/books-check.ts";
 
 /** Newest-first page of journal entries, paginated by (received_at, id). */
 export async function listJournal(db: Kysely<Database>, query: JournalQuery): Promise<JournalPage> {
@@ -119,13 +121,41 @@ export async function pruneJournal(db: Kysely<Database>, run: RunQuery, hot: Hot
     .where((eb) => eb.or([eb("reconcile", "is", null), eb("reconcile", "<>", "pending")]))
     .orderBy("received_at")
     .limit(Math.max(1, batchSize));
-  const deleted = await db.deleteFrom("journal_entry").where("id", "in", victims).returning([...ROLLUP_ENTRY_COLUMNS]).execute();
+  const deleted = await db.deleteFrom("journal_entry").where("id", "in", victims).returning([...ROLLUP_ENTRY_COLUMNS, "reserved_charges"]).execute();
   const rollup = newRollupDeltas();
   for (const entry of deleted) addToRollup(rollup, entry, -1);
+  await keepPrunedSpend(db, deleted);
   const touched = new Map(rollup);
   await applyRollup(run, hot.rollup, rollup);
   await afterRollupDeletes(db, touched);
   return deleted.length;
+}
+
+/**
+ * Adds the cost of deleted entries to their budget rows' `pruned_nanos`, so the books' check
+ * (spent = the journal's cost + what retention deleted) holds after retention. Rows in key order,
+ * as every writer touches them.
+ */
+async function keepPrunedSpend(db: Kysely<Database>, deleted: ReadonlyArray<{ cost: number | string | null; reserved_charges: string | null }>): Promise<void> {
+  const pruned = new Map<string, { budgetId: string; period: string; nanos: number }>();
+  for (const entry of deleted) {
+    const nanos = toNanos(Number(entry.cost ?? 0));
+    if (nanos === 0) continue;
+    for (const [budgetId, period] of parseReservedCharges(entry.reserved_charges)) {
+      const key = budgetKey(budgetId, period);
+      const row = pruned.get(key) ?? { budgetId, period, nanos: 0 };
+      row.nanos += nanos;
+      pruned.set(key, row);
+    }
+  }
+  for (const [, row] of [...pruned.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    await db
+      .updateTable("budget_usage")
+      .set((eb) => ({ pruned_nanos: eb("pruned_nanos", "+", row.nanos) }))
+      .where("budget_id", "=", row.budgetId)
+      .where("period", "=", row.period)
+      .execute();
+  }
 }
 
 const num = (v: number | null): number | null => (v === null ? null : Number(v));

@@ -1,3 +1,5 @@
+import type { Generated } from "kysely";
+
 /** Kysely table types of Renio's database (snake_case, as stored). */
 
 /** One journal entry: written before the provider call, completed after it. */
@@ -56,6 +58,8 @@ export interface BudgetUsageTable {
   spent_nanos: number;
   reserved_nanos: number;
   updated_at: number;
+  /** Spend of the row's entries deleted by retention (schema 8): spent = their cost + the cost of the entries still there. */
+  pruned_nanos: Generated<number>;
 }
 
 /**
@@ -205,6 +209,28 @@ export type UsageHourTable = {
   last_at: number;
 } & { [bin: `t${number}` | `o${number}`]: number };
 
+/**
+ * A journal record the store refused (schema 8), kept for inspection instead of blocking the
+ * records behind it. One row per entry and record kind; the record's JSON escapes every
+ * character the store cannot hold.
+ */
+export interface JournalQuarantineTable {
+  /** The journal entry the record is about. */
+  entry_id: string;
+  /** "admission" | "completion" | "refusal" | "unsent". */
+  kind: string;
+  /** The record as Renio had it (JSON). */
+  record: string;
+  /** The store's code (SQLSTATE, SQLite's extended code). */
+  error_code: string;
+  /** The store's message. */
+  error: string;
+  /** 1 when the record's safe form (texts escaped and bounded, bodies left out) was written to the journal instead. */
+  written: number;
+  /** Epoch ms. */
+  at: number;
+}
+
 /** The whole database. */
 export interface Database {
   journal_entry: JournalEntryTable;
@@ -216,4 +242,5 @@ export interface Database {
   admin_idempotency: AdminIdempotencyTable;
   alert_event: AlertEventTable;
   usage_hour: UsageHourTable;
+  journal_quarantine: JournalQuarantineTable;
 }

@@ -44,6 +44,7 @@ export function createSqliteDialect(options: SqliteStoreOptions): StoreDialect {
     backend: "sqlite",
     kysely: new SqliteDialect({ database }),
     beginWrite: CompiledQuery.raw("begin immediate"),
+    beginSnapshot: CompiledQuery.raw("begin"),
     runDirect: <R>(query: CompiledQuery<R>): QueryResult<R> => {
       const statement = database.prepare(query.sql);
       if (statement.reader) return { rows: statement.all(query.parameters) as R[] };
@@ -54,9 +55,27 @@ export function createSqliteDialect(options: SqliteStoreOptions): StoreDialect {
     migrationLock: null,
     keyOrderedTable: "without rowid",
     explainOpenError: (error) => explainSqliteError(error, path),
+    rejectionCode: sqliteRejection,
   };
 }
 
+/** SQLite's result codes that refuse what a statement writes (TOOBIG, CONSTRAINT and its kinds, MISMATCH, RANGE), by their names. */
+const REJECTING_CODES: ReadonlyMap<number, string> = new Map([
+  [18, "SQLITE_TOOBIG"], [19, "SQLITE_CONSTRAINT"], [20, "SQLITE_MISMATCH"], [25, "SQLITE_RANGE"],
+  [275, "SQLITE_CONSTRAINT_CHECK"], [787, "SQLITE_CONSTRAINT_FOREIGNKEY"], [1043, "SQLITE_CONSTRAINT_FUNCTION"], [1299, "SQLITE_CONSTRAINT_NOTNULL"],
+  [1555, "SQLITE_CONSTRAINT_PRIMARYKEY"], [1811, "SQLITE_CONSTRAINT_TRIGGER"], [2067, "SQLITE_CONSTRAINT_UNIQUE"], [2579, "SQLITE_CONSTRAINT_ROWID"],
+  [3091, "SQLITE_CONSTRAINT_DATATYPE"],
+]);
+
+/** The extended code of an SQLite error refusing a record (e.g. `SQLITE_CONSTRAINT_NOTNULL`), else undefined (busy, I/O, full, read-only). */
+function sqliteRejection(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  // bun:sqlite names the extended code `errno`, node:sqlite (Deno) `errcode`.
+  const { errno, errcode } = error as { errno?: unknown; errcode?: unknown };
+  const extended = typeof errno === "number" ? errno : typeof errcode === "number" ? errcode : undefined;
+  if (extended === undefined || !REJECTING_CODES.has(extended & 0xff)) return undefined;
+  return REJECTING_CODES.get(extended) ?? REJECTING_CODES.get(extended & 0xff);
+}
 /** A user-facing sentence naming what is wrong with the SQLite file. */
 export function explainSqliteError(error: unknown, path: string): string {
   const { message, code } = describeError(error);

@@ -3,7 +3,7 @@ import type { StorageConfig } from "../config/config-schema.ts";
 import type { SqliteDatabase } from "../runtime/runtime.ts";
 import { RelayError, StoreUnavailableError, type RelayErrorCode } from "../shared/relay-error.ts";
 import type { Store, StoreStats } from "./store.ts";
-import { SchemaTooNewError, StoreOpenError } from "./store-errors.ts";
+import { RecordRejectedError, SchemaTooNewError, StoreOpenError } from "./store-errors.ts";
 import { createStore } from "./store-open.ts";
 
 /**
@@ -50,6 +50,9 @@ const PROXIED = {
   claimAlerts: true,
   settleAlert: true,
   listAlerts: true,
+  quarantine: true,
+  listQuarantine: true,
+  checkBooks: true,
   close: true,
 } as const satisfies Record<StoreMethod, true>;
 const proxiedMethods = Object.keys(PROXIED) as StoreMethod[];
@@ -67,6 +70,7 @@ export type ThreadError =
   | { kind: "SchemaTooNewError"; message: string; found: number; supported: number }
   | { kind: "StoreOpenError"; message: string }
   | { kind: "StoreUnavailableError"; message: string }
+  | { kind: "RecordRejectedError"; message: string; code: string }
   /** Any other RelayError (e.g. a 400 for a bad query value). */
   | { kind: "RelayError"; message: string; status: number; code: RelayErrorCode }
   | { kind: "Error"; name: string; message: string };
@@ -76,6 +80,7 @@ const REVIVERS: { readonly [K in ThreadError["kind"]]: (error: Extract<ThreadErr
   SchemaTooNewError: (error) => new SchemaTooNewError(error.found, error.supported),
   StoreOpenError: (error) => new StoreOpenError(error.message),
   StoreUnavailableError: (error) => new StoreUnavailableError(error.message),
+  RecordRejectedError: (error) => new RecordRejectedError(error.code, error.message),
   RelayError: (error) => new RelayError(error.status, error.code, error.message),
   Error: (error) => Object.assign(new Error(error.message), { name: error.name }),
 };
@@ -201,6 +206,7 @@ export function flattenError(error: unknown): ThreadError {
   if (error instanceof SchemaTooNewError) return { kind: "SchemaTooNewError", message: error.message, found: error.found, supported: error.supported };
   if (error instanceof StoreOpenError) return { kind: "StoreOpenError", message: error.message };
   if (error instanceof StoreUnavailableError) return { kind: "StoreUnavailableError", message: error.message };
+  if (error instanceof RecordRejectedError) return { kind: "RecordRejectedError", message: error.message, code: error.code };
   if (error instanceof RelayError) return { kind: "RelayError", message: error.message, status: error.status, code: error.code };
   if (error instanceof Error) return { kind: "Error", name: error.name, message: error.message };
   return { kind: "Error", name: "Error", message: String(error) };

@@ -1,6 +1,7 @@
 import { CompiledQuery, type Kysely, type QueryResult } from "kysely";
 import type { Database } from "./store-schema.ts";
 import type { StoreDialect } from "./store-dialect.ts";
+import { CommitUnknownError, describeError } from "./store-errors.ts";
 
 const COMMIT = CompiledQuery.raw("commit");
 const ROLLBACK = CompiledQuery.raw("rollback");
@@ -14,6 +15,7 @@ export type RunQuery = <R>(query: CompiledQuery<R>) => Promise<QueryResult<R>>;
  * locked by the work itself).
  * `work` gets the transaction's Kysely handle and `run`, which executes compiled statements
  * directly on synchronous drivers (SQLite), skipping Kysely's async executor per statement.
+ * A COMMIT whose reply was lost (PostgreSQL) rejects with CommitUnknownError.
  */
 export async function inWriteTransaction<T>(
   db: Kysely<Database>,
@@ -35,6 +37,8 @@ export async function inWriteTransaction<T>(
     try {
       await run(COMMIT);
     } catch (error) {
+      // PostgreSQL: a COMMIT whose reply was lost may have been committed.
+      if (dialect.commitMayHaveLanded?.(error)) throw new CommitUnknownError(describeError(error).message, { cause: error });
       // SQLite leaves the transaction open when COMMIT fails (e.g. SQLITE_BUSY, I/O error).
       await run(ROLLBACK).catch(() => undefined);
       throw error;

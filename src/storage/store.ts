@@ -6,6 +6,8 @@ import type { BudgetChange, NewBudget, StoredBudget } from "../budget/budget-def
 import type { JournalCompletion, JournalEntry, JournalRefusal, JournalStart } from "../shared/journal-records.ts";
 import type { AuditActor, AuditEvent, AuditInput, AuditPage, AuditQuery } from "./store-audit.ts";
 import type { IssueResult, KeyChange, KeyChanges, KeyRotation, KeyState, NewKey, StoredKey } from "./store-keys.ts";
+import type { QuarantineStore } from "./store-quarantine.ts";
+import type { BooksReader } from "./store-books.ts";
 
 /** How durable a commit is: "fsync" survives power loss, "process" survives a killed process. */
 export type Durability = "fsync" | "process";
@@ -16,10 +18,18 @@ export interface AdmitItem {
   charges: readonly BudgetCharge[];
 }
 
-/** A completion (settlement) or a pre-admission refusal, written in batches. */
+/**
+ * A completion (settlement), a pre-admission refusal, or an admission never sent whose write
+ * may have landed (`unsent`), written in batches. An `unsent` item finishes its entry, if the
+ * admission landed, as refused (`store_unavailable`, cost 0) and releases what it reserved;
+ * if it did not, and `fence` is set, the entry is recorded so, which keeps a commit of the
+ * admission still on its way from landing later (its insert meets the id). Writing it again
+ * changes nothing.
+ */
 export type FinishItem =
   | { kind: "complete"; id: string; completion: JournalCompletion; charges: readonly BudgetCharge[]; actualCost: number; finishedAt: number }
-  | { kind: "refuse"; refusal: JournalRefusal; finishedAt: number };
+  | { kind: "refuse"; refusal: JournalRefusal; finishedAt: number }
+  | { kind: "unsent"; start: JournalStart; finishedAt: number; fence: boolean };
 
 /** Filters and page of {@link JournalReader.listJournal}; newest first. */
 export interface JournalQuery {
@@ -285,7 +295,8 @@ export interface StoreLifecycle {
  * and a few SQL fragments. Every write method is one transaction. Each consumer takes only
  * the role it uses; the composition roots (and the storage thread) hold the whole Store.
  */
-export interface Store extends BatchAdmissionStore, LogApplyStore, JournalReader, StoreMaintenance, BudgetDefinitionStore, KeyStore, AuditStore, AlertOutbox, StoreLifecycle {
+export interface Store
+  extends BatchAdmissionStore, LogApplyStore, JournalReader, StoreMaintenance, BooksReader, BudgetDefinitionStore, KeyStore, AuditStore, AlertOutbox, QuarantineStore, StoreLifecycle {
   readonly backend: "sqlite" | "postgres";
   readonly durability: Durability;
   readonly stats: StoreStats;

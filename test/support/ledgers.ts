@@ -61,6 +61,8 @@ export interface HeldDatabase {
 /** A ledger under test and what the contract does to its storage. */
 export interface TestLedger {
   readonly kind: LedgerKind;
+  /** Where the ledger's database is (a relay or the CLI can open it too). */
+  readonly storage: StorageConfig;
   readonly ledger: Ledger;
   /** The database under the ledger (read entries and budget rows after `ledger.flush()`). */
   readonly store: Store;
@@ -77,6 +79,8 @@ export interface TestLedger {
    * or closed), then the next relay starts on the same storage: replay, then recovery.
    */
   crashAndRestart(): Promise<TestLedger>;
+  /** Runs SQL on the database under the ledger through a connection of its own (to tamper with it). */
+  exec(statement: string): Promise<void>;
   /** Shuts down as serve does: closes the ledger (flushing), then releases the SQLite file. */
   close(): Promise<void>;
   /** After `close`: the next relay starts on the same storage (replay, then recovery). */
@@ -132,6 +136,7 @@ async function openLogLedger(path: string, durability: Durability, tuning: Ledge
   const heal = (statements: readonly string[]) => () => Promise.resolve(sqliteExec(path, statements));
   return {
     kind: durability === "fsync" ? "log-fsync" : "log-process",
+    storage,
     ledger,
     store,
     recovered,
@@ -140,6 +145,7 @@ async function openLogLedger(path: string, durability: Durability, tuning: Ledge
       log.close(false);
       return Promise.resolve(() => Promise.resolve());
     },
+    exec: (statement) => Promise.resolve(sqliteExec(path, [statement])),
     refuseDatabaseWrites() {
       sqliteExec(path, SQLITE_REFUSE);
       return Promise.resolve(heal(SQLITE_HEAL));
@@ -180,11 +186,13 @@ async function openSqlLedger(storage: Extract<StorageConfig, { type: "postgres" 
   };
   return {
     kind: durability === "fsync" ? "postgres-fsync" : "postgres-process",
+    storage,
     ledger,
     store,
     recovered,
     breakAdmissionWrite: refuse,
     refuseDatabaseWrites: refuse,
+    exec: (statement) => pgExec(storage.url, statement),
     async holdDatabase() {
       const client = new pg.Client({ connectionString: storage.url });
       await client.connect();

@@ -9,7 +9,7 @@ import { blankStart, type CallInput } from "./call-context.ts";
 import { presentedSecret, type CallerKey, type Keyring, type KeyRefusal } from "./keyring.ts";
 import type { RelaySnapshot, SnapshotCell } from "./relay-snapshot.ts";
 import { readBody } from "./read-body.ts";
-import { outputLimitField } from "./output-limit-field.ts";
+import { outputLimitField } from "../providers/output-limit-field.ts";
 import { inspectRequestBody, NOT_JSON, rewriteRequestBody } from "./request-body.ts";
 import { createInFlightCalls } from "./in-flight-calls.ts";
 import { createConnectCheck, type ConnectCheck } from "./upstream-connect.ts";

@@ -1,3 +1,4 @@
+import { OUTPUT_LIMIT_FIELDS, type OutputLimitField } from "../providers/output-limit-field.ts";
 import { requestReferences, type RequestReferences } from "./request-references.ts";
 import { scanTopLevel, type TopLevelMember } from "./json-top-level.ts";
 
@@ -31,8 +32,8 @@ export interface BodyChange {
   model?: string;
   /** Ensure `stream_options.include_usage` is true. */
   addIncludeUsage?: boolean;
-  /** Set this output-limit field (one of MAX_TOKEN_FIELDS) when the request has none. */
-  outputLimit?: { field: (typeof MAX_TOKEN_FIELDS)[number]; tokens: number };
+  /** Set this output-limit field when the request has none. */
+  outputLimit?: { field: OutputLimitField; tokens: number };
   /** Set `max_tool_calls` (OpenAI Responses) when the request has none. */
   maxToolCalls?: number;
 }
@@ -41,11 +42,9 @@ const strictDecoder = new TextDecoder("utf-8", { fatal: true });
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 
-/** The fields that limit a call's output, across wire formats. */
-export const MAX_TOKEN_FIELDS = ["max_tokens", "max_completion_tokens", "max_output_tokens"] as const;
 const CHOICE_FIELDS = ["n", "best_of"] as const;
 /** Lengths of the keys rewriteRequestBody may change (others are not decoded). */
-const CHANGED_KEY_LENGTHS = new Set(["model", "stream_options", "max_tool_calls", ...MAX_TOKEN_FIELDS].map((key) => key.length));
+const CHANGED_KEY_LENGTHS = new Set(["model", "stream_options", "max_tool_calls", ...OUTPUT_LIMIT_FIELDS].map((key) => key.length));
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -79,7 +78,7 @@ export function inspectRequestBody(bytes: Uint8Array): InspectedBody {
     if (!isObject(options)) return { ok: false, problem: "`stream_options` must be an object" };
     fields.includeUsage = options["include_usage"] === true;
   }
-  for (const name of MAX_TOKEN_FIELDS) {
+  for (const name of OUTPUT_LIMIT_FIELDS) {
     const value = body[name] ?? undefined;
     if (value === undefined) continue;
     if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) {

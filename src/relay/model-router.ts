@@ -14,8 +14,8 @@ export type { RoutePlan, RouteStage, Target } from "./route-plan.ts";
 /** Resolves a public model name to its route for a key, a wire format and its region policy. */
 export interface ModelRouter {
   resolve(key: CallerKey, model: string, wire: WireFormat): RoutePlan;
-  /** Public model names a key may call: allowed by its `models`, served in a region it allows. */
-  modelsFor(key: CallerKey): string[];
+  /** Public model names a key may call on routes of `wire`: allowed by its `models`, served on that wire (translation included) in a region it allows. */
+  modelsFor(key: CallerKey, wire: WireFormat): string[];
   /** Every configured target, by model in config order. */
   targets(): readonly Target[];
   /** Models none of whose targets a call may use at `now` (epoch ms): all cooling down. */
@@ -131,9 +131,9 @@ export function createModelRouter(config: Config, providers: ReadonlyMap<string,
       if (decision instanceof RelayError) throw decision;
       return decision;
     },
-    modelsFor(key) {
-      const regionAllowed = (target: Target) => key.regions === null || key.regions.has(target.provider.region);
-      return [...models].filter(([model, entry]) => (key.models === null || key.models.has(model)) && entry.targets.some(regionAllowed)).map(([model]) => model);
+    modelsFor(key, wire) {
+      const serves = (target: Target) => target.provider.wires.has(wire) && (key.regions === null || key.regions.has(target.provider.region));
+      return [...models].filter(([model, entry]) => (key.models === null || key.models.has(model)) && entry.targets.some(serves)).map(([model]) => model);
     },
     targets: () => everyTarget,
     coolingDown(now) {

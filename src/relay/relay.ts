@@ -1,7 +1,7 @@
 import type { Admission, BudgetCharge } from "../budget/budget-charge.ts";
 import { periodEnd } from "../budget/budget-plan.ts";
 import type { JournalCompletion, JournalStart } from "../shared/journal-records.ts";
-import type { Usage } from "../shared/usage.ts";
+import type { Usage, WireFormat } from "../shared/usage.ts";
 import type { Ledger } from "../journal/ledger.ts";
 import { RelayError, StoreUnavailableError } from "../shared/relay-error.ts";
 import type { CallQuote } from "./call-pricing.ts";
@@ -46,8 +46,8 @@ export interface RelayDeps {
 export interface Relay {
   /** Relays one model call. Throws RelayError for anything Renio refuses. */
   call(input: CallInput): Promise<Response>;
-  /** The public model names the request's key may call (GET /v1/models); throws RelayError 401 like a call. */
-  modelsFor(request: Request): string[];
+  /** The public model names the request's key may call on routes of `wire` (GET /v1/models); throws RelayError 401 like a call. */
+  modelsFor(request: Request, wire: WireFormat): string[];
   /** Resolves when every forwarded call has ended, or after `graceMs`. */
   drained(graceMs: number): Promise<void>;
   /** Calls forwarded and not yet ended. */
@@ -111,9 +111,9 @@ export function createRelay(deps: RelayDeps): Relay {
     get inFlight() {
       return inFlight.count;
     },
-    modelsFor(request) {
+    modelsFor(request, wire) {
       const { keyring, router } = snapshot.current;
-      return router.modelsFor(authenticate(request, keyring));
+      return router.modelsFor(authenticate(request, keyring), wire);
     },
     async call(input) {
       const { route, request } = input;

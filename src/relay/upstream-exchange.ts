@@ -113,8 +113,11 @@ function relayStream(call: Exchange, answered: Answered, headers: Headers, head:
   const onTapEnd = (how: TapEnd, error?: unknown) => {
     if (how === "failed") return endInError(call, answered, error, tap.firstByteAt());
     answered.release();
-    // The client going away aborts the upstream read: that is a cancel, not a cut.
-    const kind = how === "completed" ? "completed" : how === "cancelled" || answered.cause() === "client" ? "cancelled" : "cut";
+    // Once the terminal event was handed on, the client has the whole answer: whichever
+    // connection closes first afterwards (a client hanging up at `[DONE]`, a provider slow to
+    // end its body), the call completed. Before it, the client going away aborts the upstream
+    // read: that is a cancel, not a cut.
+    const kind = how === "completed" || tap.terminalSent() ? "completed" : how === "cancelled" || answered.cause() === "client" ? "cancelled" : "cut";
     call.onEnd({
       kind,
       status,

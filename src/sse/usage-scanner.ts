@@ -1,4 +1,5 @@
 import type { Usage, WireFormat } from "../shared/usage.ts";
+import { isTerminalEvent } from "./terminal-event.ts";
 import { findUsageValue } from "./usage-key-scan.ts";
 import { createUsageRecorder } from "./usage-recorder.ts";
 
@@ -33,6 +34,12 @@ export interface UsageScanner {
    * before it has only a lower bound in `usage()`.
    */
   usageFinal(): boolean;
+  /**
+   * Whether the stream's terminal event (`data: [DONE]`, `response.completed`, `message_stop`,
+   * … see terminal-event.ts) has been completed by the chunks pushed so far: its bytes are in
+   * what `push` returned.
+   */
+  terminal(): boolean;
 }
 
 const LF = 10;
@@ -80,6 +87,8 @@ export function createUsageScanner(format: WireFormat, options: UsageTapOptions)
   let tail: Uint8Array[] = [];
   /** Whether the last complete event was dropped (its CR terminator may be followed by an LF). */
   let lastDropped = false;
+  /** Whether the terminal event was completed. */
+  let terminal = false;
 
   // Per-chunk scan state.
   let chunk: Uint8Array = EMPTY;
@@ -106,11 +115,13 @@ export function createUsageScanner(format: WireFormat, options: UsageTapOptions)
       if (hit < eventStart) hit = findUsageValue(chunk, eventStart);
       dropped = hit < end && read(chunk.subarray(eventStart, end), true);
       if (!dropped) lastDropped = false;
+      terminal ||= isTerminalEvent(format, chunk, eventStart, end);
     } else {
       tail.push(chunk.subarray(eventStart, end));
       const bytes = concat(tail);
       tail.pop();
       dropped = read(bytes, findUsageValue(bytes, 0) < bytes.length);
+      terminal ||= isTerminalEvent(format, bytes, 0, bytes.length);
     }
     if (drop) {
       if (dropped) {
@@ -179,8 +190,9 @@ export function createUsageScanner(format: WireFormat, options: UsageTapOptions)
     const bytes = concat(tail);
     tail = [];
     const dropped = read(bytes, findUsageValue(bytes, 0) < bytes.length);
+    terminal ||= isTerminalEvent(format, bytes, 0, bytes.length);
     return drop && !dropped ? bytes : EMPTY;
   }
 
-  return { push, end, usage: () => recorder.usage(), usageFinal: () => recorder.final() };
+  return { push, end, usage: () => recorder.usage(), usageFinal: () => recorder.final(), terminal: () => terminal };
 }

@@ -1,4 +1,5 @@
 import type { Config } from "../config/config-schema.ts";
+import { defaultOutputTokens } from "../budget/default-output.ts";
 import { modelRouteOf, type ModelRouteConfig } from "../config/model-routes.ts";
 import type { Provider } from "../providers/provider.ts";
 import { createTranslatingProvider } from "../providers/translate/translating-provider.ts";
@@ -35,6 +36,7 @@ interface ModelTargets {
  */
 export function createModelRouter(config: Config, providers: ReadonlyMap<string, Provider>, health: TargetHealthBook = createTargetHealthBook()): ModelRouter {
   const models = new Map<string, ModelTargets>();
+  const outputDefault = defaultOutputTokens(config.budget.defaultOutputTokens);
   for (const name of Object.keys(config.models)) {
     const route = modelRouteOf(config, name)!;
     const targets = route.targets.flatMap((target, slot): Target[] => {
@@ -55,7 +57,10 @@ export function createModelRouter(config: Config, providers: ReadonlyMap<string,
       // (the same target for health and cooldown: only one of the two speaks a call's wire).
       if (!target.translate || provider.wires.size !== 1) return [direct];
       const translation = provider.wires.has("anthropic") ? OPENAI_TO_ANTHROPIC : ANTHROPIC_TO_OPENAI;
-      const outputLimit = (config.prices[upstreamModel] ?? config.prices[name])?.maxOutputTokens;
+      // The output limit a translated call that sets none gets: the operator's default, never above the model's maximum.
+      const maximum = (config.prices[upstreamModel] ?? config.prices[name])?.maxOutputTokens;
+      const chosen = outputDefault(name, upstreamModel);
+      const outputLimit = chosen === undefined ? maximum : Math.min(chosen, maximum ?? chosen);
       return [direct, { ...direct, provider: createTranslatingProvider(provider, translation, { dropUnsupported: target.dropUnsupported, outputLimit }) }];
     });
     models.set(name, { route, targets });

@@ -78,7 +78,7 @@ export function createRelay(deps: RelayDeps): Relay {
       const settled = settleCall({ pricing, journal: config.journal, start, quotes, attempts, startedAt: input.startedAt }, end);
       finalUsage = settled.finalUsage;
       ledger.complete(start.id, settled.completion, quotes.call.charges, settled.cost);
-      observer?.ended(start, settled.completion);
+      observer?.ended(start, settled.completion, quotes.call.charges.length > 0 ? quotes.call.reserved : 0);
       trace.end({ start, ...settled.completion, currency: config.budget.currency });
     } finally {
       limits.end(finalUsage, end.mayHaveBeenBilled);
@@ -164,6 +164,7 @@ export function createRelay(deps: RelayDeps): Relay {
             addIncludeUsage: dropUsageChunk,
             outputLimit: toQuote.enforceOutputLimit === undefined ? undefined : { field: outputLimitField(route.path, to.upstreamModel), tokens: toQuote.enforceOutputLimit },
             maxToolCalls: toQuote.enforceMaxToolCalls,
+            toolMaxUses: toQuote.enforceToolMaxUses,
           }) as Uint8Array<ArrayBuffer>;
         const upstreamBody = rewrite(target, quotes.of(target)!);
         // Other targets' bodies are written when a retry first needs them.
@@ -201,7 +202,7 @@ export function createRelay(deps: RelayDeps): Relay {
           ledger.refuse({ start, status: error.status, errorCode: error.code, ...(error.code === "client_aborted" ? { outcome: "client_aborted" } : {}) });
         }
         // A forwarded call was observed when it settled; every other end is observed here.
-        if (!forwarded && observer !== undefined) observer.ended(start, refusalOf(error, input.startedAt));
+        if (!forwarded && observer !== undefined) observer.ended(start, refusalOf(error, input.startedAt), 0);
         // A forwarded call's trace has ended at its settlement; this ends a refused one.
         endRefused(trace, start, error, config.budget.currency);
         throw error;

@@ -75,6 +75,7 @@ export async function journalSpend(db: Kysely<Database>, range: SpendRange): Pro
       sql<number>`coalesce(sum(case when ${interrupted} then coalesce(cost, reserved_cost, 0) when cost_estimated = 1 then cost else 0 end), 0)`.as("estimated_cost"),
       sql<number>`sum(case when ${estimated} then 1 else 0 end)`.as("estimated_calls"),
       sql<number>`coalesce(sum(case when outcome = 'started' then reserved_cost else 0 end), 0)`.as("in_flight_reserved"),
+      sql<number>`coalesce(sum(case when outcome = 'started' then 0 else reserved_cost end), 0)`.as("reserved"),
     ]);
   if (range.since !== undefined) q = q.where("received_at", ">=", range.since);
   if (range.until !== undefined) q = q.where("received_at", "<", range.until);
@@ -99,6 +100,7 @@ export async function journalSpend(db: Kysely<Database>, range: SpendRange): Pro
       estimatedCost,
       estimatedCalls: Number(r.estimated_calls),
       inFlightReserved: Number(r.in_flight_reserved),
+      reserved: Number(r.reserved),
     };
   });
 }

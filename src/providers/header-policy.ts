@@ -67,6 +67,8 @@ interface Compiled {
   readonly exact: ReadonlyMap<string, Rule>;
   readonly prefixes: ReadonlyArray<readonly [string, Rule]>;
   readonly otherwise: Rule;
+  /** Only these exact names are forwarded (no prefix or default forwards): read them by name instead of scanning every header. */
+  readonly only: readonly string[] | undefined;
 }
 
 function compile(rows: readonly PolicyRow[], path: HeaderPath): Compiled {
@@ -80,7 +82,9 @@ function compile(rows: readonly PolicyRow[], path: HeaderPath): Compiled {
       else if (!exact.has(name)) exact.set(name, policy[path]);
     }
   }
-  return { exact, prefixes, otherwise };
+  const scan = otherwise === "forwarded" || prefixes.some(([, rule]) => rule === "forwarded");
+  const only = scan ? undefined : [...exact].filter(([, rule]) => rule === "forwarded").map(([name]) => name);
+  return { exact, prefixes, otherwise, only };
 }
 
 function compileAll(rows: readonly PolicyRow[]): Readonly<Record<HeaderPath, Compiled>> {
@@ -104,14 +108,28 @@ export function headerPathOf(wire: WireFormat, translated: boolean): HeaderPath 
   return translated ? "translated" : wire;
 }
 
+/**
+ * The headers of `from` that `policy` forwards. A copy made natively, the others deleted by
+ * name: cheaper on the request path than appending each kept header (iterating a Headers
+ * object costs more than copying it); a policy that forwards only named headers reads those.
+ */
+function kept(from: Headers, policy: Compiled): Headers {
+  if (policy.only !== undefined) {
+    const headers = new Headers();
+    for (const name of policy.only) {
+      const value = from.get(name);
+      if (value !== null) headers.set(name, value);
+    }
+    return headers;
+  }
+  const headers = new Headers(from);
+  for (const name of from.keys()) if (ruleOf(policy, name) !== "forwarded") headers.delete(name);
+  return headers;
+}
+
 /** The client's request headers that go to the provider on `path` (Renio then adds credentials, its request id and trace). */
 export function upstreamRequestHeaders(client: Headers, path: HeaderPath): Headers {
-  const policy = REQUEST[path];
-  const headers = new Headers();
-  client.forEach((value, name) => {
-    if (ruleOf(policy, name) === "forwarded") headers.append(name, value);
-  });
-  return headers;
+  return kept(client, REQUEST[path]);
 }
 
 /** The query string (`""`, or `?` and the parameters kept, as the client wrote them) that goes to the provider on `path`. */
@@ -136,11 +154,7 @@ function decodeName(name: string): string {
 
 /** The provider's response headers a client sees on `path`; the provider's request id comes back as `x-upstream-request-id`. */
 export function clientResponseHeaders(upstream: Headers, path: HeaderPath): Headers {
-  const policy = RESPONSE[path];
-  const headers = new Headers();
-  upstream.forEach((value, name) => {
-    if (ruleOf(policy, name) === "forwarded") headers.append(name, value);
-  });
+  const headers = kept(upstream, RESPONSE[path]);
   const upstreamId = upstream.get("x-request-id") ?? upstream.get("request-id");
   if (upstreamId !== null) headers.set("x-upstream-request-id", upstreamId);
   return headers;

@@ -3,50 +3,61 @@ import type { WireFormat } from "../shared/usage.ts";
 const encoder = new TextEncoder();
 const CR = 13;
 const LF = 10;
-
-/** A first line that marks an event as its stream's last: the whole line, or (`line: false`) its start. */
-interface Marker {
-  readonly bytes: Uint8Array;
-  readonly line: boolean;
-}
-
-const line = (text: string): Marker => ({ bytes: encoder.encode(text), line: true });
-const start = (text: string): Marker => ({ bytes: encoder.encode(text), line: false });
-
-/** An event named `type`, by its `event:` line or, for data-only streams, a `data:` line whose JSON starts with it. */
-const named = (type: string): Marker[] => [line(`event: ${type}`), line(`event:${type}`), start(`data: {"type":"${type}"`), start(`data:{"type":"${type}"`)];
+const SPACE = 32;
+const QUOTE = 34;
+const BRACKET = 91;
+const EVENT = encoder.encode("event:");
+const DATA = encoder.encode("data:");
+const DONE = encoder.encode("[DONE]");
+/** A data-only stream's event type, when its JSON starts with it. */
+const TYPE = encoder.encode('{"type":"');
 
 /**
- * The events that end a whole answer, by the caller's wire format: OpenAI chat/completions and
- * completions `data: [DONE]`, the Responses API's `response.completed`, `response.incomplete`
- * and `response.failed` (each carrying the final usage), Anthropic's `message_stop`. An `error`
- * event is not one: the answer it interrupts is not whole (a cut after it stays a cut).
+ * The events that end a whole answer, by the caller's wire format: the Responses API's
+ * `response.completed`, `response.incomplete` and `response.failed` (each carrying the final
+ * usage) and OpenAI chat/completions' and completions' `data: [DONE]`; Anthropic's
+ * `message_stop`. An `error` event is not one: the answer it interrupts is not whole (a cut
+ * after it stays a cut).
  */
-const MARKERS: Readonly<Record<WireFormat, readonly Marker[]>> = {
-  openai: [line("data: [DONE]"), line("data:[DONE]"), ...["response.completed", "response.incomplete", "response.failed"].flatMap(named)],
-  anthropic: named("message_stop"),
+const NAMES: Readonly<Record<WireFormat, readonly Uint8Array[]>> = {
+  openai: ["response.completed", "response.incomplete", "response.failed"].map((name) => encoder.encode(name)),
+  anthropic: [encoder.encode("message_stop")],
 };
 
-/** The shortest marker: shorter events are never terminal. */
-const SHORTEST = Math.min(...Object.values(MARKERS).flat().map((marker) => marker.bytes.length));
+function startsWith(bytes: Uint8Array, at: number, to: number, prefix: Uint8Array): boolean {
+  if (to - at < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (bytes[at + i] !== prefix[i]) return false;
+  return true;
+}
+
+/** Whether `bytes[at, to)` starts with `value` and the line ends right after it. */
+function lineIs(bytes: Uint8Array, at: number, to: number, value: Uint8Array): boolean {
+  if (!startsWith(bytes, at, to, value)) return false;
+  const after = at + value.length;
+  return after === to || bytes[after] === CR || bytes[after] === LF;
+}
 
 /**
- * Whether the SSE event in `bytes[from, to)` is its stream's terminal event (see MARKERS): its
- * first line is checked, byte by byte, only as far as it could match one, so a stream's other
- * events cost a few comparisons each.
+ * Whether the SSE event in `bytes[from, to)` is its stream's terminal event (see NAMES): its
+ * `event:` line names one, or, in a data-only stream, its `data:` is `[DONE]` (OpenAI) or JSON
+ * starting with such a `type`. Only the first line is read, byte by byte and only as far as it
+ * could match, so a stream's other events cost a few comparisons each.
  */
 export function isTerminalEvent(format: WireFormat, bytes: Uint8Array, from: number, to: number): boolean {
-  if (to - from < SHORTEST) return false;
-  const first = bytes[from];
-  for (const marker of MARKERS[format]) {
-    const m = marker.bytes;
-    if (m[0] !== first || to - from < m.length) continue;
-    let i = 1;
-    while (i < m.length && bytes[from + i] === m[i]) i++;
-    if (i < m.length) continue;
-    if (!marker.line) return true;
-    const after = bytes[from + m.length];
-    if (after === CR || after === LF || from + m.length === to) return true;
+  const names = NAMES[format];
+  let at = from;
+  if (startsWith(bytes, at, to, EVENT)) {
+    at += EVENT.length;
+    if (bytes[at] === SPACE) at++;
+    for (const name of names) if (lineIs(bytes, at, to, name)) return true;
+    return false;
   }
+  if (!startsWith(bytes, at, to, DATA)) return false;
+  at += DATA.length;
+  if (bytes[at] === SPACE) at++;
+  if (bytes[at] === BRACKET) return format === "openai" && lineIs(bytes, at, to, DONE);
+  if (!startsWith(bytes, at, to, TYPE)) return false;
+  at += TYPE.length;
+  for (const name of names) if (startsWith(bytes, at, to, name) && bytes[at + name.length] === QUOTE) return true;
   return false;
 }

@@ -53,6 +53,13 @@ const AFTER_BLANK_CR = 3; // after a CR ending an event (an LF completing it bel
 
 const EMPTY = new Uint8Array(0);
 
+/**
+ * Events at most this long are checked for the terminal event; longer ones only when they carry
+ * usage. The terminal events are short (`data: [DONE]`, `message_stop`) or carry the final usage
+ * (`response.completed`), so a stream's content events cost one comparison each.
+ */
+const SHORT_EVENT = 96;
+
 function concat(parts: readonly Uint8Array[]): Uint8Array {
   if (parts.length === 1) return parts[0]!;
   let length = 0;
@@ -113,15 +120,17 @@ export function createUsageScanner(format: WireFormat, options: UsageTapOptions)
     if (tail.length === 0) {
       // Searches only move forward through the chunk: linear however many events it holds.
       if (hit < eventStart) hit = findUsageValue(chunk, eventStart);
-      dropped = hit < end && read(chunk.subarray(eventStart, end), true);
+      const found = hit < end;
+      dropped = found && read(chunk.subarray(eventStart, end), true);
       if (!dropped) lastDropped = false;
-      terminal ||= isTerminalEvent(format, chunk, eventStart, end);
+      if (!terminal && (found || end - eventStart <= SHORT_EVENT)) terminal = isTerminalEvent(format, chunk, eventStart, end);
     } else {
       tail.push(chunk.subarray(eventStart, end));
       const bytes = concat(tail);
       tail.pop();
-      dropped = read(bytes, findUsageValue(bytes, 0) < bytes.length);
-      terminal ||= isTerminalEvent(format, bytes, 0, bytes.length);
+      const found = findUsageValue(bytes, 0) < bytes.length;
+      dropped = read(bytes, found);
+      if (!terminal && (found || bytes.length <= SHORT_EVENT)) terminal = isTerminalEvent(format, bytes, 0, bytes.length);
     }
     if (drop) {
       if (dropped) {
@@ -189,8 +198,9 @@ export function createUsageScanner(format: WireFormat, options: UsageTapOptions)
     if (tail.length === 0) return EMPTY;
     const bytes = concat(tail);
     tail = [];
-    const dropped = read(bytes, findUsageValue(bytes, 0) < bytes.length);
-    terminal ||= isTerminalEvent(format, bytes, 0, bytes.length);
+    const found = findUsageValue(bytes, 0) < bytes.length;
+    const dropped = read(bytes, found);
+    if (!terminal && (found || bytes.length <= SHORT_EVENT)) terminal = isTerminalEvent(format, bytes, 0, bytes.length);
     return drop && !dropped ? bytes : EMPTY;
   }
 

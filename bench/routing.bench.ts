@@ -117,7 +117,7 @@ bench
     quoteRoute(pricing, tieredPlan, tieredPlan.targets[0]!, quoteInput);
   })
   .add("router.modelsFor (GET /v1/models)", () => {
-    if (router.modelsFor(restricted).length !== 3) throw new Error("models");
+    if (router.modelsFor(restricted, "openai").length !== 3) throw new Error("models");
   });
 
 await bench.run();

@@ -247,6 +247,25 @@ describe("server tools billed per use, priced when bounded", () => {
     });
   });
 
+  test("Anthropic web search and fetch without max_uses: budget.maxToolCalls (default 2) becomes each tool's max_uses, reserved and settled", async () => {
+    const price = { input: 3, cachedInput: 0.3, output: 15, contextWindow: WINDOW, tools: { web_search: 0.01, web_fetch: 0 } };
+    const tools = [{ type: "web_search_20250305", name: "web_search" }, { type: "web_fetch_20250910", name: "web_fetch", max_uses: 1 }, { name: "lookup", input_schema: { type: "object" } }];
+    const usesOf = (request: ReceivedRequest) => (request.body["tools"] as Array<{ max_uses?: number }>)[0]!.max_uses!;
+    // Worst case: a pass over a full window per use plus the first, every search the bound allows.
+    const invoice = (request: ReceivedRequest): Usage => ({ inputTokens: (usesOf(request) + 2) * WINDOW, cachedInputTokens: 0, outputTokens: 100, toolUses: { web_search: usesOf(request), web_fetch: 1 } });
+    const { received } = await holdsAndSettles({
+      path: "/v1/messages",
+      price,
+      body: { model: MODEL, max_tokens: 100, tools, messages: [{ role: "user", content: "news?" }] },
+      answer: (request) => ({ json: anthropicMessage({ input_tokens: (usesOf(request) + 2) * WINDOW, output_tokens: 100, server_tool_use: { web_search_requests: usesOf(request), web_fetch_requests: 1 } }) }),
+      invoice,
+      reserve: { maxOutputTokens: 100, inputByReference: true, toolUses: { web_search: 2, web_fetch: 1 } },
+    });
+    for (const request of received) {
+      assert.deepEqual((request.body["tools"] as Array<Record<string, unknown>>).map((tool) => tool["max_uses"]), [2, 1, undefined], "the unbounded search gets the default bound; the fetch keeps its own; a client tool none");
+    }
+  });
+
   const responsesPrice = { input: 1, cachedInput: 1, output: 10, contextWindow: WINDOW, tools: { web_search: 0.025, file_search: 0.0025 } };
   const responsesAnswer = (request: ReceivedRequest, stream: boolean): ScriptedAnswer => {
     const calls = request.body["max_tool_calls"] as number;
@@ -282,6 +301,19 @@ describe("server tools billed per use, priced when bounded", () => {
     assert.equal(invoiceCost, 0.084, "8000 input at 1 + 100 output at 10 + 3 searches at 0.025");
   });
 
+  test("OpenAI Responses web search (Codex's built-in tool) with no bound configured: the default budget.maxToolCalls, 2, is added", async () => {
+    const body = { model: MODEL, input: "news?", max_output_tokens: 100, tools: [{ type: "web_search", external_web_access: false }] };
+    const { received } = await holdsAndSettles({
+      path: "/v1/responses",
+      price: responsesPrice,
+      body,
+      answer: (r) => responsesAnswer(r, false),
+      invoice: responsesInvoice,
+      reserve: { maxOutputTokens: 100, inputByReference: true, toolUses: { web_search: 2 } },
+    });
+    for (const request of received) assert.equal(request.body["max_tool_calls"], 2);
+  });
+
   test("OpenAI Responses web search in a stream, bounded by the request's own max_tool_calls", async () => {
     const body = { model: MODEL, input: "news?", stream: true, max_output_tokens: 100, max_tool_calls: 1, tools: [{ type: "web_search_preview" }] };
     const { received } = await holdsAndSettles({
@@ -296,20 +328,19 @@ describe("server tools billed per use, priced when bounded", () => {
     for (const request of received) assert.equal(request.body["max_tool_calls"], 1, "the caller's own bound is kept");
   });
 
-  test("without a bound or a per-use price, a strict budget refuses the tool by name and nothing reaches the provider", async () => {
+  test("a tool nothing can bound, or without a per-use price: a strict budget refuses it by name and nothing reaches the provider", async () => {
     const upstream = await startAnsweringUpstream(() => ({ json: {} }));
     const relay = await startRelay(upstream.url, {
       models: { [MODEL]: { provider: "mock" }, "no-tool-price": { provider: "mock" } },
-      prices: { [MODEL]: { ...responsesPrice, tools: { web_search: 0.01 } }, "no-tool-price": { input: 1, output: 10, contextWindow: WINDOW } },
+      prices: { [MODEL]: { ...responsesPrice, tools: { web_search: 0.01, code_execution: 0.05 } }, "no-tool-price": { input: 1, output: 10, contextWindow: WINDOW } },
       budgets: [{ id: "shape", scope: "total", period: "total", limit: 10, mode: "strict" }],
     });
     try {
       const cases: Array<[string, Record<string, unknown>, RegExp]> = [
-        ["/v1/messages", { model: MODEL, max_tokens: 10, messages: [{ role: "user", content: "q" }], tools: [{ type: "web_search_20250305", name: "web_search" }] }, /`web_search_20250305`.*`max_uses`/],
-        ["/v1/responses", { model: MODEL, input: "q", max_output_tokens: 10, tools: [{ type: "web_search" }] }, /`web_search`.*`max_tool_calls`/],
+        ["/v1/messages", { model: MODEL, max_tokens: 10, messages: [{ role: "user", content: "q" }], tools: [{ type: "code_execution_20250522", name: "code_execution" }] }, /`code_execution_20250522`.*nothing bounds its uses/],
         ["/v1/chat/completions", { model: MODEL, max_tokens: 10, messages: [{ role: "user", content: "q" }], web_search_options: {} }, /`web_search_options`.*Responses API/],
         ["/v1/messages", { model: "no-tool-price", max_tokens: 10, messages: [{ role: "user", content: "q" }], tools: [{ type: "web_search_20250305", name: "web_search", max_uses: 1 }] }, /`no-tool-price` has no per-use price.*`tools\.web_search`/],
-        ["/v1/messages", { model: MODEL, max_tokens: 10, messages: [{ role: "user", content: "q" }], tools: [{ type: "code_execution_20250522", name: "code_execution" }] }, /`code_execution_20250522`.*no per-use price/],
+        ["/v1/messages", { model: "no-tool-price", max_tokens: 10, messages: [{ role: "user", content: "q" }], tools: [{ type: "code_execution_20250522", name: "code_execution" }] }, /`code_execution_20250522`.*no per-use price/],
       ];
       for (const [path, body, message] of cases) {
         const response = await post(relay.url, path, body);

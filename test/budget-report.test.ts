@@ -141,6 +141,11 @@ for (const [backend, storageFor] of targets) {
       close(bob.reportedCost, bobReported, "bob reported");
       close(bob.estimatedCost, slowReserved, "bob estimated: the interrupted call at its reservation");
       close(byKey.total.cost, aliceReported + cutReserved + bobReported + slowReserved, "total");
+      // Reserved against charged: what each key's settled calls held until they settled.
+      const reservedOf = (key: string) => [...entries.values()].filter((e) => e.keyId === key && e.outcome !== "started").reduce((sum, e) => sum + (e.reservedCost ?? 0), 0);
+      close(alice.reserved, reservedOf("alice"), "alice reserved");
+      close(bob.reserved, reservedOf("bob"), "bob reserved");
+      assert.ok(alice.reserved > alice.cost, "reservations bound the cost");
       assert.match(alice.period, /^\d{4}-\d{2}$/);
 
       // By budget: the journal's sums agree with every budget row (the interrupted call is still reserved).
@@ -161,7 +166,7 @@ for (const [backend, storageFor] of targets) {
       assert.deepEqual((viaAdmin.rows as SpendRow[]).map((r) => r.group).sort(), ["mock-claude", "mock-gpt", "no-such-model"]);
       const table = await runRenio(["budget", "report", "--config", configPath]);
       assert.equal(table.code, 0, table.stderr);
-      assert.match(table.stdout, /^PERIOD\s+KEY\s+CALLS\s+REFUSED\s+INPUT\s+CACHED\s+OUTPUT\s+COST\s+REPORTED\s+ESTIMATED\s+EST_CALLS$/m);
+      assert.match(table.stdout, /^PERIOD\s+KEY\s+CALLS\s+REFUSED\s+INPUT\s+CACHED\s+OUTPUT\s+COST\s+REPORTED\s+ESTIMATED\s+EST_CALLS\s+RESERVED$/m);
       assert.match(table.stdout, /^\d{4}-\d{2}\s+alice\s+3\s+0\s/m);
       assert.match(table.stdout, /^total\s+5\s+1\s/m);
       assert.match(table.stdout, /amounts in USD/);

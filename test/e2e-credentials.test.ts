@@ -90,6 +90,6 @@ describe("the caller's key is replaced by the provider's credentials", () => {
     await response.arrayBuffer();
     const seen = last();
     assert.equal(seen.headers.get("anthropic-version"), "2023-06-01");
-    assert.equal(seen.headers.get("cookie"), null, "client headers outside the allow-list are not forwarded");
+    assert.equal(seen.headers.get("cookie"), null, "cookies are never forwarded (docs/headers.md)");
   });
 });

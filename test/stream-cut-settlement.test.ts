@@ -32,12 +32,12 @@ function sse(events: string[], cut: boolean): Response {
   return new Response(body, { headers: { "content-type": "text/event-stream" } });
 }
 
-/** Relays one streamed call answered by `events`, reads it to its end or cut, returns its entry. */
-async function streamed(path: string, model: string, events: string[], cut: boolean): Promise<JournalEntry> {
+/** Relays one streamed call answered by `events`, reads it to its end or cut (`clientSeesCut`: the cut reaches the client), returns its entry. */
+async function streamed(path: string, model: string, events: string[], cut: boolean, clientSeesCut = cut): Promise<JournalEntry> {
   fake.answer = () => sse(events, cut);
   const response = await fake.call(fake.relay(), path, { model, messages: [{ role: "user", content: "hi" }], max_tokens: 50, stream: true, stream_options: { include_usage: true } });
   assert.equal(response.status, 200);
-  if (cut) await assert.rejects(response.arrayBuffer());
+  if (clientSeesCut) await assert.rejects(response.arrayBuffer());
   else await response.arrayBuffer();
   return await fake.newest();
 }
@@ -79,13 +79,14 @@ describe("a stream that did not end cleanly is settled from usage only if the pr
     assert.ok(entry.cost! < entry.reservedCost!);
   });
 
-  test("Responses API cut after response.completed: settled from it; cut before: at the reservation", async () => {
+  test("Responses API cut after response.completed (its terminal event): the client's stream ends cleanly, ok, settled from it; cut before: at the reservation", async () => {
     const completed = 'event: response.completed\ndata: {"type":"response.completed","response":{"usage":{"input_tokens":9,"output_tokens":5}}}';
     const delta = 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"x"}';
-    const after = await streamed("/v1/responses", "mock-gpt", [delta, completed], true);
-    assert.deepEqual([after.inputTokens, after.outputTokens], [9, 5]);
+    const after = await streamed("/v1/responses", "mock-gpt", [delta, completed], true, false);
+    assert.deepEqual([after.outcome, after.inputTokens, after.outputTokens], ["ok", 9, 5]);
     assert.equal(after.cost, fromTokens(after));
     const before = await streamed("/v1/responses", "mock-gpt", [delta], true);
+    assert.equal(before.outcome, "upstream_error");
     assert.equal(before.cost, before.reservedCost);
   });
 

@@ -4,6 +4,7 @@ import { RelayError } from "../shared/relay-error.ts";
 import { costOf } from "./cost.ts";
 import { BUILTIN_PRICES } from "./prices-builtin.ts";
 import { DEFAULT_OUTPUT_RESERVATION, reservationFor } from "./reservation.ts";
+import { defaultOutputTokens } from "./default-output.ts";
 
 const GPT_4O = { input: 2.5, cachedInput: 1.25, output: 10, maxOutputTokens: 16_384 };
 
@@ -91,4 +92,21 @@ test("bounded server-tool uses are reserved per use, and each use adds a pass ov
   // 4 passes of the 10k window at 6 (1-hour write rate) + output + 3 searches at 0.01
   assert.equal(searched, costOf({ inputTokens: 40_000, cachedInputTokens: 0, outputTokens: 1000, toolUses: { web_search: 3 } }, { input: 6, cachedInput: 6, output: 15, tools: { web_search: 0.01 } }));
   assert.ok(searched > byRef * 3);
+});
+
+test("the operator's default output bound: used when the request sets none, never above the model's maximum", () => {
+  const base = { requestBytes: 1000, price: GPT_4O, model: "gpt-4o" };
+  assert.equal(reservationFor({ ...base, defaultOutputTokens: 2000 }).outputTokens, 2000);
+  assert.equal(reservationFor({ ...base, defaultOutputTokens: 100_000 }).outputTokens, 16_384);
+  assert.equal(reservationFor({ ...base, maxOutputTokens: 300, defaultOutputTokens: 2000 }).outputTokens, 300);
+  assert.equal(reservationFor({ ...base, price: { input: 1, cachedInput: 1, output: 1 }, defaultOutputTokens: 50_000 }).outputTokens, 50_000);
+  assert.equal(reservationFor({ ...base, price: { input: 1, cachedInput: 1, output: 1 } }).outputTokens, DEFAULT_OUTPUT_RESERVATION);
+});
+
+test("budget.defaultOutputTokens: one number, or the public model's entry, the upstream model's, then `*`", () => {
+  assert.equal(defaultOutputTokens(undefined)("m", "u"), undefined);
+  assert.equal(defaultOutputTokens(900)("m", "u"), 900);
+  const perModel = defaultOutputTokens({ "*": 16_000, "gpt-5": 8_000, "azure-gpt-5": 4_000 });
+  assert.deepEqual([perModel("gpt-5", "x"), perModel("my-alias", "gpt-5"), perModel("azure-gpt-5", "gpt-5"), perModel("other", "other")], [8_000, 8_000, 4_000, 16_000]);
+  assert.equal(defaultOutputTokens({ "gpt-5": 8_000 })("other", "other"), undefined);
 });

@@ -12,6 +12,8 @@ export interface ReservationInput {
   requestBytes: number;
   /** The request's output limit (`max_tokens` & co.), if any; 0 for calls without output. */
   maxOutputTokens?: number;
+  /** The operator's output bound for a request that sets none (`budget.defaultOutputTokens`), capped at the model's maximum. */
+  defaultOutputTokens?: number;
   /** Outputs generated per call (`n`, `best_of`); each may reach the output limit. Default 1. */
   choices?: number;
   /** True when some input is referenced (URL, file id, earlier response): input is bounded by the context window. */
@@ -39,7 +41,8 @@ export interface ReservationInput {
  * Rates: the tier the reserved input reaches (long context), else the request's service tier,
  * every input token at the highest input rate that can apply (plain, cached, cache write,
  * audio) and every output token at the higher of text and audio output.
- * Output: the request's limit, else the model's maximum, else DEFAULT_OUTPUT_RESERVATION, for
+ * Output: the request's limit, else the operator's default (never above the model's maximum),
+ * else the model's maximum, else DEFAULT_OUTPUT_RESERVATION, for
  * each of `choices` outputs. `outputTokens` is the per-output limit (what a relay adds to a
  * request that set none, so the provider enforces the bound); `tokens` the bound of input plus
  * output tokens (what a tokens-per-minute rate limit reserves).
@@ -47,7 +50,7 @@ export interface ReservationInput {
  * maximum output.
  */
 export function reservationFor(input: ReservationInput): { amount: number; outputTokens: number; tokens: number } {
-  const { requestBytes, maxOutputTokens, price, model, choices = 1, inputByReference = false, serviceTier, toolUses = {} } = input;
+  const { requestBytes, maxOutputTokens, defaultOutputTokens, price, model, choices = 1, inputByReference = false, serviceTier, toolUses = {} } = input;
   const perPass = inputByReference && price.contextWindow !== undefined ? Math.max(requestBytes, price.contextWindow) : requestBytes;
   let uses = 0;
   for (const count of Object.values(toolUses)) uses += count;
@@ -60,7 +63,8 @@ export function reservationFor(input: ReservationInput): { amount: number; outpu
       `The requested maximum output (${maxOutputTokens} tokens) exceeds the maximum of \`${model}\` (${limit} tokens)`,
     );
   }
-  const outputTokens = maxOutputTokens ?? limit ?? DEFAULT_OUTPUT_RESERVATION;
+  const fallback = defaultOutputTokens === undefined ? limit : Math.min(defaultOutputTokens, limit ?? defaultOutputTokens);
+  const outputTokens = maxOutputTokens ?? fallback ?? DEFAULT_OUTPUT_RESERVATION;
   const rates = ratesFor(price, inputTokens, serviceTier);
   const audio = price.audio;
   const inputRate = Math.max(rates.input, rates.cachedInput, rates.cacheWrite5m ?? 0, rates.cacheWrite1h ?? 0, audio?.input ?? 0);

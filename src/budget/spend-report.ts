@@ -43,6 +43,11 @@ export interface SpendTotals {
   estimatedCalls: number;
   /** Reservations held by calls in flight (not part of `cost`). */
   inFlightReserved: number;
+  /**
+   * Reservations the calls counted in `cost` held until they settled: against `cost`, how much
+   * budget headroom reservations take (tune `budget.defaultOutputTokens` and `maxToolCalls`).
+   */
+  reserved: number;
 }
 
 /** Journal sums of the entries of one UTC day, key, project and model, as the store aggregates them. */
@@ -179,7 +184,7 @@ function inScope(scope: BudgetConfig["scope"], part: JournalSpend): boolean {
 function sum(parts: readonly SpendTotals[]): SpendTotals {
   const total: SpendTotals = {
     calls: 0, refused: 0, inFlight: 0, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0,
-    cost: 0, reportedCost: 0, estimatedCost: 0, estimatedCalls: 0, inFlightReserved: 0,
+    cost: 0, reportedCost: 0, estimatedCost: 0, estimatedCalls: 0, inFlightReserved: 0, reserved: 0,
   };
   for (const part of parts) for (const field of COUNTS) total[field] += part[field];
   // Amounts are summed in billionths (exact), not as binary fractions.
@@ -188,7 +193,7 @@ function sum(parts: readonly SpendTotals[]): SpendTotals {
 }
 
 const COUNTS = ["calls", "refused", "inFlight", "inputTokens", "cachedInputTokens", "outputTokens", "estimatedCalls"] as const;
-const AMOUNTS = ["cost", "reportedCost", "estimatedCost", "inFlightReserved"] as const;
+const AMOUNTS = ["cost", "reportedCost", "estimatedCost", "inFlightReserved", "reserved"] as const;
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

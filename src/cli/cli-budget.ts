@@ -142,8 +142,8 @@ export async function budgetStatus(store: JournalReader, budgets: readonly Budge
 
 /** The report as a table: one line per row, then the total and the currency. */
 function printReport(report: SpendReport, out: (line: string) => void): void {
-  const amounts = (t: SpendTotals) => [String(t.calls), String(t.refused), String(t.inputTokens), String(t.cachedInputTokens), String(t.outputTokens), round(t.cost), round(t.reportedCost), round(t.estimatedCost), String(t.estimatedCalls)];
-  const common = ["CALLS", "REFUSED", "INPUT", "CACHED", "OUTPUT", "COST", "REPORTED", "ESTIMATED", "EST_CALLS"];
+  const amounts = (t: SpendTotals) => [String(t.calls), String(t.refused), String(t.inputTokens), String(t.cachedInputTokens), String(t.outputTokens), round(t.cost), round(t.reportedCost), round(t.estimatedCost), String(t.estimatedCalls), round(t.reserved)];
+  const common = ["CALLS", "REFUSED", "INPUT", "CACHED", "OUTPUT", "COST", "REPORTED", "ESTIMATED", "EST_CALLS", "RESERVED"];
   let header: string[];
   let cells: string[][];
   if (report.by === "budget") {
@@ -156,7 +156,7 @@ function printReport(report: SpendReport, out: (line: string) => void): void {
   }
   printTable(header, cells, out);
   if (report.rows.length === 0) out("(no journal entries)");
-  out(`amounts in ${report.currency}; ESTIMATED: charged at the reservation without the provider's usage (interrupted, cut, timed out)`);
+  out(`amounts in ${report.currency}; ESTIMATED: charged at the reservation without the provider's usage (interrupted, cut, timed out); RESERVED: what those calls held against their budgets until they settled`);
 }
 
 function printStatus(rows: readonly BudgetStatusRow[], out: (line: string) => void): void {

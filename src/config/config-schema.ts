@@ -240,11 +240,19 @@ export const configSchema = z.strictObject({
       /** What to do with a model that has no price under a strict budget. */
       unpricedModels: z.enum(["refuse", "free"]).default("refuse"),
       /**
-       * Under a strict budget, the bound on server-tool calls of an OpenAI Responses request that
-       * sets no `max_tool_calls`: Renio adds it to the request (so the provider enforces it) and
-       * reserves that many uses. Unset: such requests are refused (`tool_not_bounded`).
+       * Under a strict budget, the bound on the uses of per-use server tools a request leaves
+       * unbounded: Renio adds it in the field the wire format has (`max_tool_calls` on the
+       * Responses API, each Anthropic web search / fetch tool's `max_uses`), so the provider
+       * enforces it, and reserves that many uses.
        */
-      maxToolCalls: positiveInt.optional(),
+      maxToolCalls: positiveInt.default(2),
+      /**
+       * Output tokens reserved for a call that sets no output limit (and, under a strict budget,
+       * added to it, so the provider enforces them): one number for every model, or per model
+       * (public or upstream name; `*` for the rest), never above the model's `maxOutputTokens`.
+       * Unset: the model's `maxOutputTokens`, else 4096.
+       */
+      defaultOutputTokens: z.union([positiveInt, z.record(z.string().min(1), positiveInt)]).optional(),
       /**
        * How often a relay checks the store for budgets created, changed or deleted elsewhere
        * (another relay, or `renio budgets --config`), in ms: one read of a version counter.

@@ -130,8 +130,12 @@ function modelRoutes(app: Hono<HttpEnv>, relay: Relay, accepting: () => boolean)
     }));
   }
 
+  // In Anthropic's shape (an `anthropic-version` header) only the models /v1/messages serves; else those the OpenAI routes serve.
   app.get("/v1/models", (c) =>
-    respond(c, () => c.json(modelList(relay.modelsFor(c.req.raw), wireOf(c.req.path, c.req.raw.headers)))),
+    respond(c, () => {
+      const wire = wireOf(c.req.path, c.req.raw.headers);
+      return c.json(modelList(relay.modelsFor(c.req.raw, wire), wire));
+    }),
   );
 }
 

@@ -37,6 +37,8 @@ interface CallSeries {
   readonly tokens: Float64Array;
   /** Settled cost, in integer billionths (a sum of floats would drift). */
   costNanos: number;
+  /** Reservations held by its calls against budgets, settled or not, in integer billionths. */
+  reservedNanos: number;
 }
 
 type Level<V> = Map<string, V>;
@@ -89,7 +91,7 @@ export function createCallMetrics(options: CallMetricsOptions): CallMetrics {
     if (found === undefined) {
       const pairs: Array<[string, string]> = [["route", route], ["provider", provider], ["model", model], ["project", project]];
       if (options.perKeyLabels) pairs.push(["key", key]);
-      found = { labels: labelText(pairs), latency: latencyOf(route, provider, model), calls: new Map(), tokens: new Float64Array(3), costNanos: 0 };
+      found = { labels: labelText(pairs), latency: latencyOf(route, provider, model), calls: new Map(), tokens: new Float64Array(3), costNanos: 0, reservedNanos: 0 };
       byKey.set(key, found);
       all.push(found);
     }
@@ -97,8 +99,9 @@ export function createCallMetrics(options: CallMetricsOptions): CallMetrics {
   };
 
   return {
-    ended(start, end) {
+    ended(start, end, reserved) {
       const found = seriesOf(start);
+      if (reserved !== undefined) found.reservedNanos += toNanos(reserved);
       let byOutcome = found.calls.get(end.status);
       if (byOutcome === undefined) found.calls.set(end.status, (byOutcome = new Float64Array(OUTCOMES.length)));
       byOutcome[OUTCOME_INDEX[end.outcome]]! += 1;
@@ -140,6 +143,8 @@ export function createCallMetrics(options: CallMetricsOptions): CallMetrics {
       family(out, "renio_cost_total", "counter", "Settled cost of calls, in the budget currency.");
       const currency = labelText([["currency", options.currency]]);
       for (const s of all) moneySample(out, "renio_cost_total", `${s.labels},${currency}`, s.costNanos);
+      family(out, "renio_reserved_total", "counter", "Reservations calls held against their budgets until they settled, in the budget currency (against renio_cost_total: the headroom reservations take).");
+      for (const s of all) moneySample(out, "renio_reserved_total", `${s.labels},${currency}`, s.reservedNanos);
     },
   };
 }

@@ -46,7 +46,8 @@ export function createHttpProvider(spec: HttpProviderSpec): Provider {
       for (const [name, value] of fixed) headers.set(name, value);
       headers.set("content-type", "application/json");
       headers.set("x-request-id", call.requestId);
-      const url = spec.prepare ? await spec.prepare(call, urlFor(call.route.path), headers) : urlFor(call.route.path);
+      const base = withQuery(urlFor(call.route.path), call.query);
+      const url = spec.prepare ? await spec.prepare(call, base, headers) : base;
       if (url instanceof Response) return url;
       return spec.fetch(url, { method: "POST", headers, body: call.body, signal: call.signal, streams: call.streams });
     },
@@ -58,6 +59,12 @@ export function endpointOf(url: string): UpstreamEndpoint {
   const parsed = new URL(url);
   const port = parsed.port === "" ? (parsed.protocol === "https:" ? 443 : 80) : Number(parsed.port);
   return { hostname: parsed.hostname.replace(/^\[(.*)\]$/, "$1"), port };
+}
+
+/** `url` with the client's query parameters (`""` or `?…`) after its own. */
+export function withQuery(url: string, query: string): string {
+  if (query === "") return url;
+  return url.includes("?") ? `${url}&${query.slice(1)}` : url + query;
 }
 
 /** Joins a base URL and a path without doubling slashes. */

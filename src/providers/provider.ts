@@ -12,8 +12,10 @@ export interface UpstreamCall {
   readonly body: Uint8Array<ArrayBuffer>;
   /** The upstream model of the target the relay picked (the one written into the body). */
   readonly model: string;
-  /** Client headers safe to forward (see upstream-headers.ts). */
+  /** The client's headers that go to the provider (header-policy.ts); the provider adds its own. */
   readonly headers: Headers;
+  /** The client's query parameters that go to the provider: `""` or `?…` (header-policy.ts). */
+  readonly query: string;
   readonly requestId: string;
   readonly signal: AbortSignal;
   /** The client asked for a streamed answer (passed to the upstream client as a hint). */
@@ -34,6 +36,8 @@ export interface Provider {
   readonly wires: ReadonlySet<WireFormat>;
   readonly connectTimeoutMs: number;
   readonly firstByteTimeoutMs: number;
+  /** Answers callers of the other wire format through translation (the header policy's `translated` path). */
+  readonly translated?: boolean;
   /** The upstream's TCP endpoint, for the relay's connection check; absent for in-process providers. */
   readonly endpoint?: UpstreamEndpoint;
   /** Sends the call and returns the raw upstream response (status, headers, unread body). */

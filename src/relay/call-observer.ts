@@ -7,7 +7,8 @@ import type { JournalCompletion, JournalStart } from "../shared/journal-records.
  * (no copy is made); an observer must not keep or change them, must not throw, and must be cheap.
  */
 export interface CallObserver {
-  ended(start: Readonly<JournalStart>, end: Readonly<JournalCompletion>): void;
+  /** `reserved`: what the call held against its budgets until it settled (absent or 0 when none applied or it was refused). */
+  ended(start: Readonly<JournalStart>, end: Readonly<JournalCompletion>, reserved?: number): void;
 }
 
 /** Several observers as one (in order). */
@@ -15,8 +16,8 @@ export function observers(list: readonly CallObserver[]): CallObserver | undefin
   if (list.length === 0) return undefined;
   if (list.length === 1) return list[0];
   return {
-    ended(start, end) {
-      for (const observer of list) observer.ended(start, end);
+    ended(start, end, reserved) {
+      for (const observer of list) observer.ended(start, end, reserved);
     },
   };
 }

@@ -3,12 +3,13 @@ import { createBudgetCatalog, type BudgetCatalog } from "../budget/budget-catalo
 import { costOf } from "../budget/cost.ts";
 import { createPriceBook, type Price } from "../budget/price-book.ts";
 import { reservationFor } from "../budget/reservation.ts";
+import { defaultOutputTokens } from "../budget/default-output.ts";
 import type { BudgetCharge } from "../budget/budget-charge.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { ServerToolKind, Usage } from "../shared/usage.ts";
 import type { CallerKey } from "./keyring.ts";
 import type { RouteSpec } from "../shared/route-spec.ts";
-import type { RequestReferences, ServerTool } from "./request-references.ts";
+import { takesMaxUses, type RequestReferences, type ServerTool } from "./request-references.ts";
 
 /** What a call may cost, decided before it is sent. */
 export interface CallQuote {
@@ -29,6 +30,11 @@ export interface CallQuote {
    * `budget.maxToolCalls`: the relay adds it as `max_tool_calls` so the provider enforces it.
    */
   readonly enforceMaxToolCalls?: number;
+  /**
+   * Set when a strict budget bounds an Anthropic server tool that has no `max_uses` by
+   * `budget.maxToolCalls`: the relay sets it as that tool's `max_uses`.
+   */
+  readonly enforceToolMaxUses?: number;
 }
 
 /** What quote needs about a call. */
@@ -66,6 +72,7 @@ const FREE: Price = { input: 0, cachedInput: 0, output: 0 };
 /** Builds the price book once, from config; each call is charged by the budgets `catalog` holds then (default: the config's). */
 export function createCallPricing(config: Config, catalog: BudgetCatalog = createBudgetCatalog(config.budgets, config.budget.mode)): CallPricing {
   const prices = createPriceBook(config.prices);
+  const outputDefault = defaultOutputTokens(config.budget.defaultOutputTokens);
   const priceOf = (model: string, upstreamModel: string): Price | null => prices.priceOf(model) ?? prices.priceOf(upstreamModel) ?? null;
   return {
     priceOf,
@@ -85,12 +92,13 @@ export function createCallPricing(config: Config, catalog: BudgetCatalog = creat
       let tools: ToolBound = { uses: {} };
       if (strict && references !== undefined) {
         refuseUnboundedInput(references, price ?? FREE, model);
-        tools = boundToolUses(references.serverTools, { price: price ?? FREE, model, responses: route.path === "/v1/responses", maxToolCalls, cap: config.budget.maxToolCalls });
+        tools = boundToolUses(references.serverTools, { price: price ?? FREE, model, route: route.path, maxToolCalls, cap: config.budget.maxToolCalls });
       }
       const { amount, outputTokens, tokens } = reservationFor({
         inputByReference: references?.inputByReference ?? false,
         requestBytes,
         maxOutputTokens: route.hasOutput ? maxOutputTokens : 0,
+        defaultOutputTokens: outputDefault(model, upstreamModel),
         choices: route.hasOutput ? (choices ?? 1) : 1,
         serviceTier,
         toolUses: tools.uses,
@@ -101,6 +109,7 @@ export function createCallPricing(config: Config, catalog: BudgetCatalog = creat
       const quote: { -readonly [K in keyof CallQuote]: CallQuote[K] } = { price, reserved: amount, reservedTokens: tokens, charges };
       if (strict && route.hasOutput && maxOutputTokens === undefined) quote.enforceOutputLimit = outputTokens;
       if (tools.enforceMaxToolCalls !== undefined) quote.enforceMaxToolCalls = tools.enforceMaxToolCalls;
+      if (tools.enforceMaxUses !== undefined) quote.enforceToolMaxUses = tools.enforceMaxUses;
       return quote;
     },
     settle(quote, usage, mayHaveBeenBilled) {
@@ -121,26 +130,32 @@ function refuseUnboundedInput(references: RequestReferences, price: Price, model
   }
 }
 
-/** The server-tool uses a strict budget reserves, and the `max_tool_calls` the relay adds. */
+/** The server-tool uses a strict budget reserves, and the bounds the relay adds. */
 interface ToolBound {
   uses: Partial<Record<ServerToolKind, number>>;
+  /** `max_tool_calls` to add (Responses). */
   enforceMaxToolCalls?: number;
+  /** `max_uses` to add to each Anthropic server tool that takes one and has none. */
+  enforceMaxUses?: number;
 }
 
 /**
  * Bounds the uses of per-use server tools under a strict budget: each tool needs a per-use
  * price (`prices.<model>.tools`) and a bound the provider enforces: its own `max_uses`
- * (Anthropic), else, on the Responses API, the request's `max_tool_calls` or the configured
- * `budget.maxToolCalls` (then added to the request). `max_tool_calls` caps all built-in tool
- * calls together, so its uses are reserved at the dearest of those tools. Anything else is
- * refused with 403 `tool_not_bounded` naming the tool.
+ * (Anthropic), else `budget.maxToolCalls` (`cap`) added in the field the wire format has: an
+ * Anthropic web search or fetch tool's `max_uses`, the Responses API's `max_tool_calls` (unless
+ * the request sets one). `max_tool_calls` caps all built-in tool calls together, so its uses
+ * are reserved at the dearest of those tools. A tool nothing can bound (chat's
+ * `web_search_options`, Anthropic code execution) is refused with 403 `tool_not_bounded`.
  */
 function boundToolUses(
   tools: readonly ServerTool[],
-  context: { price: Price; model: string; responses: boolean; maxToolCalls: number | undefined; cap: number | undefined },
+  context: { price: Price; model: string; route: string; maxToolCalls: number | undefined; cap: number },
 ): ToolBound {
-  const { price, model, responses, maxToolCalls, cap } = context;
-  const uses: Partial<Record<ServerToolKind, number>> = {};
+  const { price, model, route, maxToolCalls, cap } = context;
+  const responses = route === "/v1/responses";
+  const bound: ToolBound = { uses: {} };
+  const uses = bound.uses;
   let shared: ServerToolKind | undefined;
   for (const tool of tools) {
     const perUse = price.tools?.[tool.kind];
@@ -148,15 +163,18 @@ function boundToolUses(
       throw new RelayError(403, "tool_not_bounded", `The tool \`${tool.type}\` is billed per use and \`${model}\` has no per-use price for it, so a strict budget refuses it; set \`tools.${tool.kind}\` in its \`prices\` entry`);
     }
     if (tool.maxUses !== undefined) uses[tool.kind] = (uses[tool.kind] ?? 0) + tool.maxUses;
-    else if (responses && (maxToolCalls ?? cap) !== undefined) {
+    else if (responses) {
       if (shared === undefined || perUse > (price.tools?.[shared] ?? 0)) shared = tool.kind;
+    } else if (route === "/v1/messages" && takesMaxUses(tool.kind)) {
+      uses[tool.kind] = (uses[tool.kind] ?? 0) + cap;
+      bound.enforceMaxUses = cap;
     } else {
-      const how = responses ? "set `max_tool_calls` on the request (or `budget.maxToolCalls` in the config)" : tool.type === "web_search_options" ? "use the Responses API with `max_tool_calls`" : "set `max_uses` on the tool";
+      const how = tool.type === "web_search_options" ? "use the Responses API, whose `max_tool_calls` bounds it" : "set `max_uses` on the tool";
       throw new RelayError(403, "tool_not_bounded", `The tool \`${tool.type}\` is billed per use and nothing bounds its uses, so a strict budget refuses it; ${how}`);
     }
   }
-  if (shared === undefined) return { uses };
-  const calls = (maxToolCalls ?? cap)!;
-  uses[shared] = (uses[shared] ?? 0) + calls;
-  return maxToolCalls === undefined ? { uses, enforceMaxToolCalls: calls } : { uses };
+  if (shared === undefined) return bound;
+  uses[shared] = (uses[shared] ?? 0) + (maxToolCalls ?? cap);
+  if (maxToolCalls === undefined) bound.enforceMaxToolCalls = cap;
+  return bound;
 }

@@ -1,4 +1,5 @@
 import type { Config } from "../config/config-schema.ts";
+import { defaultOutputTokens } from "../budget/default-output.ts";
 import { modelRouteOf, type ModelRouteConfig } from "../config/model-routes.ts";
 import type { Provider } from "../providers/provider.ts";
 import { createTranslatingProvider } from "../providers/translate/translating-provider.ts";
@@ -14,8 +15,8 @@ export type { RoutePlan, RouteStage, Target } from "./route-plan.ts";
 /** Resolves a public model name to its route for a key, a wire format and its region policy. */
 export interface ModelRouter {
   resolve(key: CallerKey, model: string, wire: WireFormat): RoutePlan;
-  /** Public model names a key may call: allowed by its `models`, served in a region it allows. */
-  modelsFor(key: CallerKey): string[];
+  /** Public model names a key may call on routes of `wire`: allowed by its `models`, served on that wire (translation included) in a region it allows. */
+  modelsFor(key: CallerKey, wire: WireFormat): string[];
   /** Every configured target, by model in config order. */
   targets(): readonly Target[];
   /** Models none of whose targets a call may use at `now` (epoch ms): all cooling down. */
@@ -35,6 +36,7 @@ interface ModelTargets {
  */
 export function createModelRouter(config: Config, providers: ReadonlyMap<string, Provider>, health: TargetHealthBook = createTargetHealthBook()): ModelRouter {
   const models = new Map<string, ModelTargets>();
+  const outputDefault = defaultOutputTokens(config.budget.defaultOutputTokens);
   for (const name of config.models.keys()) {
     const route = modelRouteOf(config, name)!;
     const targets = route.targets.flatMap((target, slot): Target[] => {
@@ -55,7 +57,10 @@ export function createModelRouter(config: Config, providers: ReadonlyMap<string,
       // (the same target for health and cooldown: only one of the two speaks a call's wire).
       if (!target.translate || provider.wires.size !== 1) return [direct];
       const translation = provider.wires.has("anthropic") ? OPENAI_TO_ANTHROPIC : ANTHROPIC_TO_OPENAI;
-      const outputLimit = (config.prices.get(upstreamModel) ?? config.prices.get(name))?.maxOutputTokens;
+      // The output limit a translated call that sets none gets: the operator's default, never above the model's maximum.
+      const maximum = (config.prices.get(upstreamModel) ?? config.prices.get(name))?.maxOutputTokens;
+      const chosen = outputDefault(name, upstreamModel);
+      const outputLimit = chosen === undefined ? maximum : Math.min(chosen, maximum ?? chosen);
       return [direct, { ...direct, provider: createTranslatingProvider(provider, translation, { dropUnsupported: target.dropUnsupported, outputLimit }) }];
     });
     models.set(name, { route, targets });
@@ -131,9 +136,9 @@ export function createModelRouter(config: Config, providers: ReadonlyMap<string,
       if (decision instanceof RelayError) throw decision;
       return decision;
     },
-    modelsFor(key) {
-      const regionAllowed = (target: Target) => key.regions === null || key.regions.has(target.provider.region);
-      return [...models].filter(([model, entry]) => (key.models === null || key.models.has(model)) && entry.targets.some(regionAllowed)).map(([model]) => model);
+    modelsFor(key, wire) {
+      const serves = (target: Target) => target.provider.wires.has(wire) && (key.regions === null || key.regions.has(target.provider.region));
+      return [...models].filter(([model, entry]) => (key.models === null || key.models.has(model)) && entry.targets.some(serves)).map(([model]) => model);
     },
     targets: () => everyTarget,
     coolingDown(now) {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { outputLimitField } from "./output-limit-field.ts";
+import { outputLimitField } from "../providers/output-limit-field.ts";
 import { inspectRequestBody, rewriteRequestBody } from "./request-body.ts";
 
 const enc = new TextEncoder();

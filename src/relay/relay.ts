@@ -1,7 +1,7 @@
 import type { Admission, BudgetCharge } from "../budget/budget-charge.ts";
 import { periodEnd } from "../budget/budget-plan.ts";
 import type { JournalCompletion, JournalStart } from "../shared/journal-records.ts";
-import type { Usage } from "../shared/usage.ts";
+import type { Usage, WireFormat } from "../shared/usage.ts";
 import type { Ledger } from "../journal/ledger.ts";
 import { RelayError, StoreUnavailableError } from "../shared/relay-error.ts";
 import type { CallQuote } from "./call-pricing.ts";
@@ -9,7 +9,7 @@ import { blankStart, type CallInput } from "./call-context.ts";
 import { presentedSecret, type CallerKey, type Keyring, type KeyRefusal } from "./keyring.ts";
 import type { RelaySnapshot, SnapshotCell } from "./relay-snapshot.ts";
 import { readBody } from "./read-body.ts";
-import { outputLimitField } from "./output-limit-field.ts";
+import { outputLimitField } from "../providers/output-limit-field.ts";
 import { inspectRequestBody, NOT_JSON, rewriteRequestBody } from "./request-body.ts";
 import { createInFlightCalls } from "./in-flight-calls.ts";
 import { createConnectCheck, type ConnectCheck } from "./upstream-connect.ts";
@@ -48,8 +48,8 @@ export interface RelayDeps {
 export interface Relay {
   /** Relays one model call. Throws RelayError for anything Renio refuses. */
   call(input: CallInput): Promise<Response>;
-  /** The public model names the request's key may call (GET /v1/models); throws RelayError 401 like a call. */
-  modelsFor(request: Request): string[];
+  /** The public model names the request's key may call on routes of `wire` (GET /v1/models); throws RelayError 401 like a call. */
+  modelsFor(request: Request, wire: WireFormat): string[];
   /** Resolves when every forwarded call has ended, or after `graceMs`. */
   drained(graceMs: number): Promise<void>;
   /** Calls forwarded and not yet ended. */
@@ -80,7 +80,7 @@ export function createRelay(deps: RelayDeps): Relay {
       const settled = settleCall({ pricing, journal: config.journal, start, quotes, attempts, startedAt: input.startedAt }, end);
       finalUsage = settled.finalUsage;
       ledger.complete(start.id, settled.completion, quotes.call.charges, settled.cost);
-      observer?.ended(start, settled.completion);
+      observer?.ended(start, settled.completion, quotes.call.charges.length > 0 ? quotes.call.reserved : 0);
       trace.end({ start, ...settled.completion, currency: config.budget.currency });
     } finally {
       limits.end(finalUsage, end.mayHaveBeenBilled);
@@ -113,9 +113,9 @@ export function createRelay(deps: RelayDeps): Relay {
     get inFlight() {
       return inFlight.count;
     },
-    modelsFor(request) {
+    modelsFor(request, wire) {
       const { keyring, router } = snapshot.current;
-      return router.modelsFor(authenticate(request, keyring));
+      return router.modelsFor(authenticate(request, keyring), wire);
     },
     async call(input) {
       const { route, request } = input;
@@ -172,6 +172,7 @@ export function createRelay(deps: RelayDeps): Relay {
             addIncludeUsage: dropUsageChunk,
             outputLimit: toQuote.enforceOutputLimit === undefined ? undefined : { field: outputLimitField(route.path, to.upstreamModel), tokens: toQuote.enforceOutputLimit },
             maxToolCalls: toQuote.enforceMaxToolCalls,
+            toolMaxUses: toQuote.enforceToolMaxUses,
           }) as Uint8Array<ArrayBuffer>;
         const upstreamBody = rewrite(target, quotes.of(target)!);
         // Other targets' bodies are written when a retry first needs them.
@@ -209,7 +210,7 @@ export function createRelay(deps: RelayDeps): Relay {
           ledger.refuse({ start, status: error.status, errorCode: error.code, ...(error.code === "client_aborted" ? { outcome: "client_aborted" } : {}) });
         }
         // A forwarded call was observed when it settled; every other end is observed here.
-        if (!forwarded && observer !== undefined) observer.ended(start, refusalOf(error, input.startedAt));
+        if (!forwarded && observer !== undefined) observer.ended(start, refusalOf(error, input.startedAt), 0);
         // A forwarded call's trace has ended at its settlement; this ends a refused one.
         endRefused(trace, start, error, config.budget.currency);
         throw error;

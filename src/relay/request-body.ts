@@ -1,4 +1,5 @@
-import { requestReferences, type RequestReferences } from "./request-references.ts";
+import { OUTPUT_LIMIT_FIELDS, type OutputLimitField } from "../providers/output-limit-field.ts";
+import { requestReferences, serverToolKind, takesMaxUses, type RequestReferences } from "./request-references.ts";
 import { scanTopLevel, type TopLevelMember } from "./json-top-level.ts";
 
 /** The request fields the relay needs, read once from the body. */
@@ -31,21 +32,21 @@ export interface BodyChange {
   model?: string;
   /** Ensure `stream_options.include_usage` is true. */
   addIncludeUsage?: boolean;
-  /** Set this output-limit field (one of MAX_TOKEN_FIELDS) when the request has none. */
-  outputLimit?: { field: (typeof MAX_TOKEN_FIELDS)[number]; tokens: number };
+  /** Set this output-limit field when the request has none. */
+  outputLimit?: { field: OutputLimitField; tokens: number };
   /** Set `max_tool_calls` (OpenAI Responses) when the request has none. */
   maxToolCalls?: number;
+  /** Set `max_uses` on each Anthropic server tool in `tools` that takes one and has none. */
+  toolMaxUses?: number;
 }
 
 const strictDecoder = new TextDecoder("utf-8", { fatal: true });
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 
-/** The fields that limit a call's output, across wire formats. */
-export const MAX_TOKEN_FIELDS = ["max_tokens", "max_completion_tokens", "max_output_tokens"] as const;
 const CHOICE_FIELDS = ["n", "best_of"] as const;
 /** Lengths of the keys rewriteRequestBody may change (others are not decoded). */
-const CHANGED_KEY_LENGTHS = new Set(["model", "stream_options", "max_tool_calls", ...MAX_TOKEN_FIELDS].map((key) => key.length));
+const CHANGED_KEY_LENGTHS = new Set(["model", "stream_options", "max_tool_calls", "tools", ...OUTPUT_LIMIT_FIELDS].map((key) => key.length));
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -79,7 +80,7 @@ export function inspectRequestBody(bytes: Uint8Array): InspectedBody {
     if (!isObject(options)) return { ok: false, problem: "`stream_options` must be an object" };
     fields.includeUsage = options["include_usage"] === true;
   }
-  for (const name of MAX_TOKEN_FIELDS) {
+  for (const name of OUTPUT_LIMIT_FIELDS) {
     const value = body[name] ?? undefined;
     if (value === undefined) continue;
     if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) {
@@ -113,7 +114,8 @@ export function inspectRequestBody(bytes: Uint8Array): InspectedBody {
  * value is replaced in place, and `stream_options.include_usage: true` is added (inserted after
  * the opening `{` when `stream_options` is absent, else only its value is replaced by the
  * merged object), and `outputLimit` is set (inserted after the opening `{`, or a `null` value
- * replaced), as is `maxToolCalls` (`max_tool_calls`). All other bytes are kept. Returns `bytes` itself when nothing changes.
+ * replaced), as is `maxToolCalls` (`max_tool_calls`); `toolMaxUses` rewrites the `tools` value
+ * with it added (withMaxUses). All other bytes are kept. Returns `bytes` itself when nothing changes.
  * Throws RelayError 400 `invalid_json` when the body is not a JSON object.
  */
 export function rewriteRequestBody(bytes: Uint8Array, change: BodyChange): Uint8Array {
@@ -121,7 +123,7 @@ export function rewriteRequestBody(bytes: Uint8Array, change: BodyChange): Uint8
   const missing = new Map<string, number>();
   if (change.outputLimit !== undefined) missing.set(change.outputLimit.field, change.outputLimit.tokens);
   if (change.maxToolCalls !== undefined) missing.set("max_tool_calls", change.maxToolCalls);
-  if (change.model === undefined && change.addIncludeUsage !== true && missing.size === 0) return bytes;
+  if (change.model === undefined && change.addIncludeUsage !== true && missing.size === 0 && change.toolMaxUses === undefined) return bytes;
   const top = scanTopLevel(bytes, CHANGED_KEY_LENGTHS);
   const splices: Splice[] = [];
   let hasModel = false;
@@ -139,6 +141,9 @@ export function rewriteRequestBody(bytes: Uint8Array, change: BodyChange): Uint8
       hasModel = true;
       const text = JSON.stringify(change.model);
       if (!sameBytes(bytes, member, text) && valueOf(bytes, member) !== change.model) splices.push({ ...member, text });
+    } else if (member.key === "tools" && change.toolMaxUses !== undefined) {
+      const tools = withMaxUses(valueOf(bytes, member), change.toolMaxUses);
+      if (tools !== undefined) splices.push({ ...member, text: JSON.stringify(tools) });
     } else if (member.key === "stream_options" && change.addIncludeUsage === true) {
       hasOptions = true;
       const current = valueOf(bytes, member);
@@ -156,6 +161,20 @@ export function rewriteRequestBody(bytes: Uint8Array, change: BodyChange): Uint8
     splices.unshift({ start: at, end: at, text: inserted.join(",") + (top.members.length > 0 ? "," : "") });
   }
   return splices.length === 0 ? bytes : applySplices(bytes, splices);
+}
+
+/** `tools` with `max_uses` set on each server tool that takes one and has none; undefined when none changes. */
+function withMaxUses(tools: unknown, maxUses: number): unknown[] | undefined {
+  if (!Array.isArray(tools)) return undefined;
+  let changed = false;
+  const out = tools.map((tool: unknown) => {
+    if (!isObject(tool) || typeof tool["type"] !== "string" || (tool["max_uses"] ?? null) !== null) return tool;
+    const kind = serverToolKind(tool["type"]);
+    if (kind === undefined || !takesMaxUses(kind)) return tool;
+    changed = true;
+    return { ...tool, max_uses: maxUses };
+  });
+  return changed ? out : undefined;
 }
 
 interface Splice {

@@ -45,6 +45,19 @@ function walk(value: unknown): boolean {
   return false;
 }
 
+/** The per-use server tool kind of a `tools[].type`: dated variants (`web_search_20250305`) and previews (`web_search_preview`) are their kind. */
+export function serverToolKind(type: string): ServerToolKind | undefined {
+  return SERVER_TOOL_KINDS.find((known) => type === known || type.startsWith(`${known}_`));
+}
+
+/** Server tools whose Anthropic definition takes a `max_uses` bound. */
+const MAX_USES_KINDS: ReadonlySet<ServerToolKind> = new Set(["web_search", "web_fetch"]);
+
+/** Whether an Anthropic server tool of `kind` takes `max_uses`. */
+export function takesMaxUses(kind: ServerToolKind): boolean {
+  return MAX_USES_KINDS.has(kind);
+}
+
 /**
  * Finds input the body references rather than contains, and server-side tools billed per use
  * (`tools[].type` web_search, file_search, code_interpreter, web_fetch, code_execution and their
@@ -59,8 +72,7 @@ export function requestReferences(body: Readonly<Record<string, unknown>>): Requ
     for (const tool of tools) {
       const type = isRecord(tool) ? tool["type"] : undefined;
       if (typeof type !== "string") continue;
-      // Dated variants (`web_search_20250305`) and previews (`web_search_preview`) are their kind.
-      const kind = SERVER_TOOL_KINDS.find((known) => type === known || type.startsWith(`${known}_`));
+      const kind = serverToolKind(type);
       if (kind === undefined || serverTools.some((seen) => seen.type === type)) continue;
       const maxUses = (tool as Record<string, unknown>)["max_uses"];
       serverTools.push(typeof maxUses === "number" && Number.isSafeInteger(maxUses) && maxUses > 0 ? { type, kind, maxUses } : { type, kind });

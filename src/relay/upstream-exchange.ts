@@ -1,4 +1,4 @@
-import { clientResponseHeaders } from "../providers/upstream-headers.ts";
+import { clientResponseHeaders, headerPathOf } from "../providers/header-policy.ts";
 import { usageFromJson } from "../sse/usage-json.ts";
 import { createUsageTap, type StreamHead, type TapEnd, type UsageTap } from "../sse/usage-tap.ts";
 import { RelayError } from "../shared/relay-error.ts";
@@ -56,11 +56,11 @@ export async function exchange(call: Exchange): Promise<Response> {
     call.onEnd({ kind: "failed", ...failure, firstByteAt: null, upstreamMs: null });
     throw failure.error;
   }
-  const { answered, bytes, head } = delivered;
+  const { answered, bytes, head, target } = delivered;
   let headers: Headers;
   try {
     const upstream = answered.response;
-    headers = clientResponseHeaders(upstream.headers);
+    headers = clientResponseHeaders(upstream.headers, headerPathOf(call.input.route.wire, target.provider.translated === true));
     for (const [name, value] of Object.entries(call.headers)) headers.set(name, value);
     const attempts = call.route.attempts.count;
     if (attempts > 1) headers.set("x-renio-attempts", String(attempts));
@@ -113,8 +113,11 @@ function relayStream(call: Exchange, answered: Answered, headers: Headers, head:
   const onTapEnd = (how: TapEnd, error?: unknown) => {
     if (how === "failed") return endInError(call, answered, error, tap.firstByteAt());
     answered.release();
-    // The client going away aborts the upstream read: that is a cancel, not a cut.
-    const kind = how === "completed" ? "completed" : how === "cancelled" || answered.cause() === "client" ? "cancelled" : "cut";
+    // Once the terminal event was handed on, the client has the whole answer: whichever
+    // connection closes first afterwards (a client hanging up at `[DONE]`, a provider slow to
+    // end its body), the call completed. Before it, the client going away aborts the upstream
+    // read: that is a cancel, not a cut.
+    const kind = how === "completed" || tap.terminalSent() ? "completed" : how === "cancelled" || answered.cause() === "client" ? "cancelled" : "cut";
     call.onEnd({
       kind,
       status,

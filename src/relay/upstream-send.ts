@@ -1,4 +1,4 @@
-import { forwardableRequestHeaders } from "../providers/upstream-headers.ts";
+import { headerPathOf, upstreamQuery, upstreamRequestHeaders, type HeaderPath } from "../providers/header-policy.ts";
 import type { Provider, UpstreamCall } from "../providers/provider.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { CallInput } from "./call-context.ts";
@@ -58,6 +58,7 @@ export async function sendUpstream(
   };
   const failed = (failure: UpstreamFailure): Sent => (release(), { failure });
   let headers: Headers;
+  let path: HeaderPath;
   try {
     // The attempt (its CLIENT span) begins before the connection check: a refused connection is a failed attempt.
     const traceHeaders = trace.attempt();
@@ -70,7 +71,8 @@ export async function sendUpstream(
         return failed({ error, outcome: error.code === "upstream_timeout" ? "timeout" : "upstream_error", mayHaveBeenBilled: false });
       }
     }
-    headers = forwardableRequestHeaders(input.request.headers);
+    path = headerPathOf(input.route.wire, provider.translated === true);
+    headers = upstreamRequestHeaders(input.request.headers, path);
     for (const [name, value] of traceHeaders) headers.set(name, value);
   } catch (error) {
     release();
@@ -80,7 +82,8 @@ export async function sendUpstream(
   const sentAt = performance.now();
   let response: Response;
   try {
-    response = await provider.send({ route: input.route, body: outgoing.body, model: outgoing.model, streams: outgoing.streams, headers, requestId: input.id, signal: controller.signal });
+    const query = upstreamQuery(input.request.url, path);
+    response = await provider.send({ route: input.route, body: outgoing.body, model: outgoing.model, streams: outgoing.streams, headers, query, requestId: input.id, signal: controller.signal });
   } catch (error) {
     return failed(describeUpstreamFailure(error, cause, provider.id));
   }

@@ -1,4 +1,5 @@
 import type { Usage, WireFormat } from "../shared/usage.ts";
+import { isTerminalEvent } from "./terminal-event.ts";
 import { findUsageValue } from "./usage-key-scan.ts";
 import { createUsageRecorder } from "./usage-recorder.ts";
 
@@ -33,6 +34,12 @@ export interface UsageScanner {
    * before it has only a lower bound in `usage()`.
    */
   usageFinal(): boolean;
+  /**
+   * Whether the stream's terminal event (`data: [DONE]`, `response.completed`, `message_stop`,
+   * … see terminal-event.ts) has been completed by the chunks pushed so far: its bytes are in
+   * what `push` returned.
+   */
+  terminal(): boolean;
 }
 
 const LF = 10;
@@ -45,6 +52,13 @@ const AFTER_CR = 2; // after a CR ending a non-empty line (an LF may complete it
 const AFTER_BLANK_CR = 3; // after a CR ending an event (an LF completing it belongs to that event)
 
 const EMPTY = new Uint8Array(0);
+
+/**
+ * Events at most this long are checked for the terminal event; longer ones only when they carry
+ * usage. The terminal events are short (`data: [DONE]`, `message_stop`) or carry the final usage
+ * (`response.completed`), so a stream's content events cost one comparison each.
+ */
+const SHORT_EVENT = 96;
 
 function concat(parts: readonly Uint8Array[]): Uint8Array {
   if (parts.length === 1) return parts[0]!;
@@ -80,6 +94,8 @@ export function createUsageScanner(format: WireFormat, options: UsageTapOptions)
   let tail: Uint8Array[] = [];
   /** Whether the last complete event was dropped (its CR terminator may be followed by an LF). */
   let lastDropped = false;
+  /** Whether the terminal event was completed. */
+  let terminal = false;
 
   // Per-chunk scan state.
   let chunk: Uint8Array = EMPTY;
@@ -104,13 +120,17 @@ export function createUsageScanner(format: WireFormat, options: UsageTapOptions)
     if (tail.length === 0) {
       // Searches only move forward through the chunk: linear however many events it holds.
       if (hit < eventStart) hit = findUsageValue(chunk, eventStart);
-      dropped = hit < end && read(chunk.subarray(eventStart, end), true);
+      const found = hit < end;
+      dropped = found && read(chunk.subarray(eventStart, end), true);
       if (!dropped) lastDropped = false;
+      if (!terminal && (found || end - eventStart <= SHORT_EVENT)) terminal = isTerminalEvent(format, chunk, eventStart, end);
     } else {
       tail.push(chunk.subarray(eventStart, end));
       const bytes = concat(tail);
       tail.pop();
-      dropped = read(bytes, findUsageValue(bytes, 0) < bytes.length);
+      const found = findUsageValue(bytes, 0) < bytes.length;
+      dropped = read(bytes, found);
+      if (!terminal && (found || bytes.length <= SHORT_EVENT)) terminal = isTerminalEvent(format, bytes, 0, bytes.length);
     }
     if (drop) {
       if (dropped) {
@@ -178,9 +198,11 @@ export function createUsageScanner(format: WireFormat, options: UsageTapOptions)
     if (tail.length === 0) return EMPTY;
     const bytes = concat(tail);
     tail = [];
-    const dropped = read(bytes, findUsageValue(bytes, 0) < bytes.length);
+    const found = findUsageValue(bytes, 0) < bytes.length;
+    const dropped = read(bytes, found);
+    if (!terminal && (found || bytes.length <= SHORT_EVENT)) terminal = isTerminalEvent(format, bytes, 0, bytes.length);
     return drop && !dropped ? bytes : EMPTY;
   }
 
-  return { push, end, usage: () => recorder.usage(), usageFinal: () => recorder.final() };
+  return { push, end, usage: () => recorder.usage(), usageFinal: () => recorder.final(), terminal: () => terminal };
 }

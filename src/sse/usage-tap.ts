@@ -6,8 +6,10 @@ export type { UsageTapOptions } from "./usage-scanner.ts";
 
 /**
  * How a tapped stream ended:
- * - completed: the source ended; the bytes held back were handed on and the stream closed;
- * - cut: the source failed; everything received had been handed on, then the stream errors;
+ * - completed: the source ended, or failed after the terminal event was handed on; the bytes
+ *   held back were handed on and the stream closed;
+ * - cut: the source failed before the terminal event; everything received had been handed on,
+ *   then the stream errors;
  * - cancelled: the consumer cancelled; so was the source;
  * - failed: scanning threw (a Renio bug; the error is passed along); the source is cancelled
  *   and the stream errors.
@@ -24,6 +26,11 @@ export interface UsageTap {
   usageFinal(): boolean;
   /** performance.now() when the first byte was handed on, null before. */
   firstByteAt(): number | null;
+  /**
+   * Whether the stream's terminal event (see terminal-event.ts) was handed on: the client was
+   * given the whole answer, so a cancel or cut after it ends nothing the client was owed.
+   */
+  terminalSent(): boolean;
 }
 
 /** A stream whose first chunk was read already (to know it started before answering the client): the rest comes from `reader`. */
@@ -89,6 +96,7 @@ export function createUsageTap(
   /** A first chunk read before the tap: handed on by the first pull. */
   let head = "reader" in source ? source.first : null;
   let firstByteAt: number | null = null;
+  let terminalSent = false;
   let ended = false;
   const end = (how: TapEnd, error?: unknown) => {
     if (ended) return;
@@ -120,6 +128,12 @@ export function createUsageTap(
       for (;;) {
         const step = await next();
         if (step === SOURCE_CUT) {
+          // Cut after the terminal event: the client has every byte it was owed; end it cleanly.
+          if (terminalSent) {
+            end("completed");
+            out.close();
+            return;
+          }
           end("cut");
           await nextMacrotask();
           out.error(CUT);
@@ -127,6 +141,8 @@ export function createUsageTap(
         }
         const handed = step.out.byteLength > 0;
         const taken = handed ? out.hand(step.out) : undefined;
+        // The terminal event's bytes are in what was just handed on (never held back once complete).
+        if (handed) terminalSent ||= scanner.terminal();
         if (taken !== undefined) await taken;
         if (step.done) {
           out.close();
@@ -163,7 +179,7 @@ export function createUsageTap(
       },
       { highWaterMark: 0 },
     );
-  return { body, usage: scanner.usage, usageFinal: scanner.usageFinal, firstByteAt: () => firstByteAt };
+  return { body, usage: scanner.usage, usageFinal: scanner.usageFinal, firstByteAt: () => firstByteAt, terminalSent: () => terminalSent };
 }
 
 function nextMacrotask(): Promise<void> {

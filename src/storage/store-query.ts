@@ -79,6 +79,7 @@ export async function journalSpend(db: Kysely<Database>, range: SpendRange): Pro
       amountSum(sql`case when ${interrupted} then coalesce(cost, reserved_cost, 0) when cost_estimated = 1 then cost else 0 end`).as("estimated_cost"),
       sql<number>`sum(case when ${estimated} then 1 else 0 end)`.as("estimated_calls"),
       amountSum(sql`case when outcome = 'started' then reserved_cost else 0 end`).as("in_flight_reserved"),
+      amountSum(sql`case when outcome = 'started' then 0 else reserved_cost end`).as("reserved"),
     ]);
   if (range.since !== undefined) q = q.where("received_at", ">=", range.since);
   if (range.until !== undefined) q = q.where("received_at", "<", range.until);
@@ -103,6 +104,7 @@ export async function journalSpend(db: Kysely<Database>, range: SpendRange): Pro
       estimatedCost,
       estimatedCalls: Number(r.estimated_calls),
       inFlightReserved: Number(r.in_flight_reserved),
+      reserved: Number(r.reserved),
     };
   });
 }

@@ -1,20 +1,26 @@
 import { createServer, type Socket } from "node:net";
 
-/** A loopback upstream that answers every call with the same SSE chunks, then drops the connection. */
+/** A loopback upstream that answers every call with the same SSE chunks, then drops the connection (or holds it open). */
 export interface CuttingUpstream {
   readonly url: string;
   /** The chunks of every answer, in order (each one SSE event). */
   readonly chunks: readonly string[];
+  /** Requests received so far. */
+  readonly requests: number;
+  /** Connections open now. */
+  readonly open: number;
   stop(): Promise<void>;
 }
 
 /**
  * Starts a raw-socket HTTP server: for each request (read whole, by its content-length) it
- * writes a `200 text/event-stream` chunked response carrying `chunks` (one write each) and
- * destroys the socket once they are written, without the terminating chunk: a provider whose
- * connection dropped mid-stream.
+ * writes a `200 text/event-stream` chunked response carrying `chunks` (one write each), never
+ * the terminating chunk. `after: "cut"` (default) destroys the socket once they are written: a
+ * provider whose connection dropped mid-stream. `after: "hold"` keeps it open until the peer
+ * closes it: a provider slow to end its body after the last event.
  */
-export async function startCuttingUpstream(chunks: readonly string[]): Promise<CuttingUpstream> {
+export async function startCuttingUpstream(chunks: readonly string[], after: "cut" | "hold" = "cut"): Promise<CuttingUpstream> {
+  let requests = 0;
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
     sockets.add(socket);
@@ -27,10 +33,11 @@ export async function startCuttingUpstream(chunks: readonly string[]): Promise<C
       if (headEnd < 0) return;
       const length = Number(/\r\ncontent-length: *(\d+)/i.exec(request.subarray(0, headEnd).toString())?.[1] ?? 0);
       if (request.length < headEnd + 4 + length) return;
+      requests++;
       socket.write("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n");
       chunks.forEach((chunk, i) => {
         const size = Buffer.byteLength(chunk).toString(16);
-        socket.write(`${size}\r\n${chunk}\r\n`, i === chunks.length - 1 ? () => socket.destroy() : undefined);
+        socket.write(`${size}\r\n${chunk}\r\n`, i === chunks.length - 1 && after === "cut" ? () => socket.destroy() : undefined);
       });
     });
   });
@@ -40,6 +47,12 @@ export async function startCuttingUpstream(chunks: readonly string[]): Promise<C
   return {
     url: `http://127.0.0.1:${port}`,
     chunks,
+    get requests() {
+      return requests;
+    },
+    get open() {
+      return sockets.size;
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

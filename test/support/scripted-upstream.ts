@@ -10,6 +10,8 @@ export interface ScriptedUpstream {
   readonly headers: Headers[];
   /** Every request's path, in order. */
   readonly paths: string[];
+  /** Every request's query string (`""` or `?…`), in order. */
+  readonly queries: string[];
   stop(): Promise<void>;
 }
 
@@ -21,8 +23,8 @@ export interface ReceivedRequest {
   bytes: number;
 }
 
-/** A scripted answer: a JSON body, or SSE events (`event:` / `data:` lines, without the blank line). */
-export type ScriptedAnswer = { json: unknown; status?: number } | { sse: string[] };
+/** A scripted answer: a JSON body, or SSE events (`event:` / `data:` lines, without the blank line); `headers` added to the response. */
+export type ScriptedAnswer = ({ json: unknown; status?: number } | { sse: string[] }) & { headers?: Record<string, string> };
 
 /** Starts an upstream that answers every request with `answer(request)`. */
 export async function startAnsweringUpstream(answer: (request: ReceivedRequest) => ScriptedAnswer | Promise<ScriptedAnswer>): Promise<ScriptedUpstream> {
@@ -30,6 +32,7 @@ export async function startAnsweringUpstream(answer: (request: ReceivedRequest) 
   const bodies: Record<string, unknown>[] = [];
   const headers: Headers[] = [];
   const paths: string[] = [];
+  const queries: string[] = [];
   const server: Server = await runtime.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -38,14 +41,15 @@ export async function startAnsweringUpstream(answer: (request: ReceivedRequest) 
       const body = JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>;
       bodies.push(body);
       headers.push(request.headers);
-      const path = new URL(request.url).pathname;
-      paths.push(path);
-      const scripted = await answer({ path, body, bytes: bytes.byteLength });
-      if ("json" in scripted) return new Response(JSON.stringify(scripted.json), { status: scripted.status ?? 200, headers: { "content-type": "application/json" } });
-      return new Response(scripted.sse.map((event) => `${event}\n\n`).join(""), { headers: { "content-type": "text/event-stream" } });
+      const url = new URL(request.url);
+      paths.push(url.pathname);
+      queries.push(url.search);
+      const scripted = await answer({ path: url.pathname, body, bytes: bytes.byteLength });
+      if ("json" in scripted) return new Response(JSON.stringify(scripted.json), { status: scripted.status ?? 200, headers: { "content-type": "application/json", ...scripted.headers } });
+      return new Response(scripted.sse.map((event) => `${event}\n\n`).join(""), { headers: { "content-type": "text/event-stream", ...scripted.headers } });
     },
   });
-  return { url: `http://127.0.0.1:${server.port}`, bodies, headers, paths, stop: () => server.stop() };
+  return { url: `http://127.0.0.1:${server.port}`, bodies, headers, paths, queries, stop: () => server.stop() };
 }
 
 /**

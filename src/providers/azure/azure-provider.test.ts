@@ -12,7 +12,7 @@ async function urlFetched(path: string, model: string, body: unknown): Promise<s
   const urls: string[] = [];
   const provider = createAzureProvider("azure", config, async (url) => (urls.push(url), Response.json({})));
   const bytes = new TextEncoder().encode(typeof body === "string" ? body : JSON.stringify(body));
-  await provider.send({ route: ROUTES.get(path)!, body: bytes, model, headers: new Headers(), requestId: "r1", signal: AbortSignal.timeout(5000), streams: false });
+  await provider.send({ route: ROUTES.get(path)!, body: bytes, model, headers: new Headers(), query: "", requestId: "r1", signal: AbortSignal.timeout(5000), streams: false });
   assert.equal(urls.length, 1);
   return urls[0]!;
 }

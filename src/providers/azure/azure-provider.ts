@@ -1,5 +1,5 @@
 import type { ProviderConfig } from "../../config/config-schema.ts";
-import { createHttpProvider } from "../http-provider.ts";
+import { createHttpProvider, withQuery } from "../http-provider.ts";
 import type { Fetch, Provider, UpstreamCall } from "../provider.ts";
 import { azureUrl, namesDeployment } from "./azure-urls.ts";
 import { createEntraTokens, EntraTokenError } from "./entra-token.ts";
@@ -37,7 +37,7 @@ export function createAzureProvider(id: string, config: AzureConfig, fetch: Fetc
       }
       if (!namesDeployment(config.api, call.route.path)) return url;
       // The deployment is the routed target's upstream model: no need to parse the body for it.
-      return azureUrl(config.baseUrl, config.api, config.apiVersion, call.route.path, call.model);
+      return withQuery(azureUrl(config.baseUrl, config.api, config.apiVersion, call.route.path, call.model), call.query);
     },
   });
 }

@@ -1,10 +1,13 @@
+import { isReasoningModel, outputLimitField } from "../output-limit-field.ts";
 import { UntranslatableError, type RequestTranslation } from "./openai-to-anthropic-request.ts";
 
 type Json = Record<string, unknown>;
 
 /** Anthropic parameters with no OpenAI chat equivalent: a 400 naming them unless `dropUnsupported`. */
-const UNSUPPORTED = new Set(["top_k", "thinking", "container", "mcp_servers", "context_management", "service_tier"]);
-const KNOWN = new Set(["model", "messages", "system", "max_tokens", "temperature", "top_p", "stop_sequences", "stream", "tools", "tool_choice", "metadata", "output_format"]);
+const UNSUPPORTED = new Set(["top_k", "container", "mcp_servers", "service_tier"]);
+const KNOWN = new Set(["model", "messages", "system", "max_tokens", "temperature", "top_p", "stop_sequences", "stream", "tools", "tool_choice", "metadata", "output_format", "output_config", "thinking", "context_management"]);
+/** Anthropic's `output_config.effort` as OpenAI's `reasoning_effort` (reasoning models only). */
+const REASONING_EFFORT: ReadonlyMap<string, string> = new Map([["low", "low"], ["medium", "medium"], ["high", "high"], ["max", "high"]]);
 
 /**
  * An Anthropic Messages request as an OpenAI chat/completions request: `system` becomes the
@@ -25,10 +28,11 @@ export function anthropicToOpenAiRequest(body: Json, options: RequestTranslation
   const list = body["messages"];
   if (!Array.isArray(list)) throw new UntranslatableError("messages", "The parameter `messages` must be an array");
   list.forEach((message: Json, i: number) => messages.push(...openAiMessages(message, `messages[${i}]`)));
+  const model = String(body["model"] ?? "");
   const out: Json = { model: body["model"], messages };
-  const limit = body["max_tokens"];
-  out["max_tokens"] = typeof limit === "number" ? limit : options.outputLimit;
-  if (out["max_tokens"] === undefined) delete out["max_tokens"];
+  const limit = typeof body["max_tokens"] === "number" ? body["max_tokens"] : options.outputLimit;
+  if (limit !== undefined) out[outputLimitField("/v1/chat/completions", model)] = limit;
+  reasoning(body, out, isReasoningModel(model), options.dropUnsupported);
   for (const key of ["temperature", "top_p"] as const) if (body[key] !== undefined) out[key] = body[key];
   if (Array.isArray(body["stop_sequences"])) out["stop"] = body["stop_sequences"];
   const user = (body["metadata"] as Json | undefined)?.["user_id"];
@@ -48,9 +52,32 @@ export function anthropicToOpenAiRequest(body: Json, options: RequestTranslation
     out["tool_choice"] = kind === "any" ? "required" : kind === "tool" ? { type: "function", function: { name: choice["name"] } } : kind === "none" ? "none" : "auto";
     if (choice["disable_parallel_tool_use"] === true) out["parallel_tool_calls"] = false;
   }
-  const format = body["output_format"] as Json | undefined;
-  if (format !== undefined && format["type"] === "json_schema") out["response_format"] = { type: "json_schema", json_schema: { name: "output", schema: format["schema"], strict: true } };
+  const format = ((body["output_config"] as Json | undefined)?.["format"] ?? body["output_format"]) as Json | undefined;
+  if (format !== undefined && format !== null && format["type"] === "json_schema") out["response_format"] = { type: "json_schema", json_schema: { name: "output", schema: format["schema"], strict: true } };
   return out;
+}
+
+/**
+ * Extended thinking on an OpenAI model. A reasoning model always reasons: `thinking` (enabled or
+ * adaptive) needs no field, `output_config.effort` becomes `reasoning_effort`. Other models
+ * cannot think: enabled or adaptive thinking and an effort are untranslatable (dropped with
+ * `dropUnsupported`). `context_management` edits that clear thinking blocks change nothing
+ * (thinking blocks are never sent to OpenAI); any other edit is untranslatable.
+ */
+function reasoning(body: Json, out: Json, reasoningModel: boolean, dropUnsupported: boolean): void {
+  const refuse = (param: string, why: string): void => {
+    if (!dropUnsupported) throw new UntranslatableError(param, `The parameter \`${param}\` ${why}`);
+  };
+  const thinking = body["thinking"] as Json | undefined | null;
+  if (thinking !== undefined && thinking !== null && thinking["type"] !== "disabled" && !reasoningModel) refuse("thinking", "needs a reasoning model on this model's provider (OpenAI chat/completions)");
+  const effort = (body["output_config"] as Json | undefined)?.["effort"];
+  if (typeof effort === "string") {
+    if (!reasoningModel) refuse("output_config.effort", "needs a reasoning model on this model's provider (OpenAI chat/completions)");
+    else if (REASONING_EFFORT.has(effort)) out["reasoning_effort"] = REASONING_EFFORT.get(effort);
+    else refuse("output_config.effort", `(${effort}) has no equivalent on OpenAI chat/completions`);
+  }
+  const edits = (body["context_management"] as Json | undefined)?.["edits"];
+  if (Array.isArray(edits) && edits.some((edit: Json) => !String(edit["type"]).startsWith("clear_thinking_"))) refuse("context_management", "has edits other than clearing thinking, which OpenAI chat/completions cannot apply");
 }
 
 function openAiMessages(message: Json, path: string): Json[] {

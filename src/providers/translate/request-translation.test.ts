@@ -58,6 +58,42 @@ describe("Anthropic → OpenAI requests", () => {
   test("an unknown parameter is refused by name", () => {
     assert.throws(() => anthropicToOpenAiRequest({ model: "m", max_tokens: 5, messages: [], top_k: 3 }, strict), /`top_k`/);
   });
+
+  test("the output limit goes in the field the target model takes: max_completion_tokens for GPT-5 and the o-series", () => {
+    const limitOf = (model: string, body: Record<string, unknown>, outputLimit?: number) => {
+      const out = anthropicToOpenAiRequest({ model, messages: [{ role: "user", content: "hi" }], ...body }, { dropUnsupported: false, outputLimit });
+      return Object.fromEntries(["max_tokens", "max_completion_tokens"].filter((field) => field in out).map((field) => [field, out[field]]));
+    };
+    for (const model of ["gpt-5", "gpt-5-mini", "o3", "o4-mini", "openai/gpt-5.1"]) assert.deepEqual(limitOf(model, { max_tokens: 32000 }), { max_completion_tokens: 32000 }, model);
+    assert.deepEqual(limitOf("gpt-5", {}, 900), { max_completion_tokens: 900 });
+    assert.deepEqual(limitOf("gpt-4o", { max_tokens: 64 }), { max_tokens: 64 });
+    assert.deepEqual(limitOf("gpt-4o", {}), {});
+  });
+
+  test("Claude Code's thinking, effort and context management on a reasoning model: the effort as reasoning_effort", () => {
+    const body = {
+      max_tokens: 32000,
+      messages: [{ role: "user", content: "hi" }],
+      thinking: { type: "adaptive", display: "omitted" },
+      output_config: { effort: "high" },
+      context_management: { edits: [{ type: "clear_thinking_20251015", keep: "all" }] },
+    };
+    const out = anthropicToOpenAiRequest({ model: "gpt-5", ...body }, strict);
+    assert.equal(out["reasoning_effort"], "high");
+    assert.equal(out["max_completion_tokens"], 32000);
+    assert.equal(anthropicToOpenAiRequest({ model: "o3", ...body, thinking: { type: "enabled", budget_tokens: 1024 }, output_config: { effort: "max" } }, strict)["reasoning_effort"], "high");
+    // A model that cannot reason: refused by name, or dropped.
+    assert.throws(() => anthropicToOpenAiRequest({ model: "gpt-4o", ...body }, strict), (error: unknown) => error instanceof UntranslatableError && error.param === "thinking");
+    assert.equal("reasoning_effort" in anthropicToOpenAiRequest({ model: "gpt-4o", ...body }, { dropUnsupported: true, outputLimit: undefined }), false);
+    assert.doesNotThrow(() => anthropicToOpenAiRequest({ model: "gpt-4o", ...body, thinking: { type: "disabled" }, output_config: {} }, strict));
+    // Edits other than clearing thinking change the context: untranslatable.
+    assert.throws(() => anthropicToOpenAiRequest({ model: "gpt-5", ...body, context_management: { edits: [{ type: "clear_tool_uses_20250919" }] } }, strict), /`context_management`/);
+  });
+
+  test("output_config.format becomes a strict json_schema response_format", () => {
+    const out = anthropicToOpenAiRequest({ model: "gpt-5", max_tokens: 5, messages: [], output_config: { format: { type: "json_schema", schema: { type: "object" } } } }, strict);
+    assert.deepEqual(out["response_format"], { type: "json_schema", json_schema: { name: "output", schema: { type: "object" }, strict: true } });
+  });
 });
 
 describe("usage through translation", () => {

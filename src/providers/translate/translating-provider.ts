@@ -25,6 +25,7 @@ export function createTranslatingProvider(inner: Provider, translation: WireTran
     id: inner.id,
     region: inner.region,
     wires: new Set([translation.callerWire]),
+    translated: true,
     connectTimeoutMs: inner.connectTimeoutMs,
     firstByteTimeoutMs: inner.firstByteTimeoutMs,
     ...(inner.endpoint === undefined ? {} : { endpoint: inner.endpoint }),
@@ -37,6 +38,7 @@ export function createTranslatingProvider(inner: Provider, translation: WireTran
         if (error instanceof UntranslatableError) return json(translation.refusal(error.message, error.param), 400);
         throw error;
       }
+      // The relay chose the call's headers and query for the translated path already (header-policy.ts).
       const response = await inner.send({ ...call, route: providerRoute, body: encoder.encode(JSON.stringify(request)) });
       const headers = new Headers(response.headers);
       for (const name of BODY_HEADERS) headers.delete(name);

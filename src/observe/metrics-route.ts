@@ -1,5 +1,6 @@
 import type { BudgetConfig, Config } from "../config/config-schema.ts";
 import type { Ledger } from "../journal/ledger.ts";
+import type { SlotState } from "../relay/call-slots.ts";
 import type { RateLimitState } from "../relay/rate-limiter.ts";
 import type { ExportStats } from "../relay/span-exporter.ts";
 import type { TargetStatus } from "../relay/target-status.ts";
@@ -16,6 +17,10 @@ export interface MetricsSources {
   readonly calls: CallMetrics;
   readonly ledger: Ledger;
   readonly inFlight: () => number;
+  /** Calls served and waiting, and their limits. */
+  readonly slots?: () => SlotState;
+  /** The runtime fetch's in-flight cap, when calls may go through it. */
+  readonly upstreamFetchLimit?: number;
   /** The admin tokens in force (any of them may scrape: every role can read). */
   readonly adminTokens: () => readonly AdminToken[];
   /** The budgets in force (config and store). */
@@ -46,7 +51,7 @@ export function metricsRoute(config: Config, sources: MetricsSources): MetricsRo
       if (byMetricsToken === undefined) throw new RelayError(401, "unauthorized", UNAUTHORIZED);
       byMetricsToken(headers);
     },
-    page: () => metricsPage({ calls: sources.calls, inFlight: sources.inFlight, ledger: sources.ledger, budgets: sources.budgets(), defaultMode: config.budget.mode, rateLimits: sources.rateLimits, traces: sources.traces, targets: sources.targets }),
+    page: () => metricsPage({ calls: sources.calls, inFlight: sources.inFlight, slots: sources.slots, upstreamFetchLimit: sources.upstreamFetchLimit, ledger: sources.ledger, budgets: sources.budgets(), defaultMode: config.budget.mode, rateLimits: sources.rateLimits, traces: sources.traces, targets: sources.targets }),
     contentType: PROM_CONTENT_TYPE,
   };
 }

@@ -106,7 +106,7 @@ function relayWhole(call: Exchange, answered: Answered, headers: Headers, bytes:
   return response;
 }
 
-/** A stream: relayed through the usage tap, ended when the tap ends. */
+/** A stream: relayed through the usage tap, ended when the tap ends (or stalls: routing.chunkTimeoutMs). */
 function relayStream(call: Exchange, answered: Answered, headers: Headers, head: StreamHead): Response {
   const upstream = answered.response;
   const status = upstream.status;
@@ -114,7 +114,7 @@ function relayStream(call: Exchange, answered: Answered, headers: Headers, head:
     if (how === "failed") return endInError(call, answered, error, tap.firstByteAt());
     answered.release();
     // The client going away aborts the upstream read: that is a cancel, not a cut.
-    const kind = how === "completed" ? "completed" : how === "cancelled" || answered.cause() === "client" ? "cancelled" : "cut";
+    const kind = how === "completed" || how === "stalled" ? how : how === "cancelled" || answered.cause() === "client" ? "cancelled" : "cut";
     call.onEnd({
       kind,
       status,
@@ -128,7 +128,7 @@ function relayStream(call: Exchange, answered: Answered, headers: Headers, head:
     });
   };
   // The body goes to the HTTP server: a direct stream where the runtime has them.
-  const tap: UsageTap = createUsageTap(head, call.input.route.wire, { dropUsageChunk: call.dropUsageChunk, direct: true }, onTapEnd);
+  const tap: UsageTap = createUsageTap(head, call.input.route.wire, { dropUsageChunk: call.dropUsageChunk, direct: true, stallMs: call.route.chunkTimeoutMs }, onTapEnd);
   return new Response(tap.body, { status, headers });
 }
 

@@ -3,17 +3,30 @@ import type { Runtime, Server, ServeOptions } from "./runtime.ts";
 import { createNodeHttpFetch } from "./node-http-fetch.ts";
 import { openBunSqlite } from "./sqlite-bun.ts";
 
+/** Bun's default cap on fetch requests in flight; the rest wait inside its HTTP client. */
+const BUN_FETCH_DEFAULT_LIMIT = 256;
+
 /** The Bun runtime: Bun.serve and bun:sqlite. */
 export const bunRuntime: Runtime = {
   name: "bun",
   version: Bun.version,
   serve: (options: ServeOptions): Promise<Server> => {
+    const idleTimeout = options.idleTimeoutSeconds ?? 120;
     const server = Bun.serve({
       hostname: options.hostname,
       port: options.port,
-      idleTimeout: options.idleTimeoutSeconds ?? 120,
+      idleTimeout,
       fetch: (request, bunServer) =>
-        options.fetch(request, { remoteAddress: bunServer.requestIP(request)?.address ?? "" }),
+        options.fetch(request, {
+          remoteAddress: bunServer.requestIP(request)?.address ?? "",
+          untimed:
+            idleTimeout > 0
+              ? () => {
+                  bunServer.timeout(request, 0);
+                  return () => bunServer.timeout(request, idleTimeout);
+                }
+              : undefined,
+        }),
     });
     return Promise.resolve({
       hostname: server.hostname ?? options.hostname,
@@ -21,6 +34,7 @@ export const bunRuntime: Runtime = {
       stop: () => server.stop(false),
     });
   },
+  upstreamFetchLimit: bunFetchLimit(process.env.BUN_CONFIG_MAX_HTTP_REQUESTS),
   // Bun's fetch drops the received bytes of a body whose connection ends early: node:http keeps them.
   upstreamFetch: (url, init) => fetch(url, init),
   cutSafeFetch: createNodeHttpFetch(),
@@ -34,4 +48,11 @@ export const bunRuntime: Runtime = {
 /** True inside a `bun build --compile` executable. */
 export function isCompiled(): boolean {
   return Bun.main.startsWith("/$bunfs/") || Bun.main.includes("~BUN");
+}
+
+
+/** The cap Bun's fetch runs with, as Bun reads `BUN_CONFIG_MAX_HTTP_REQUESTS` at start (1-65535; otherwise its default). */
+export function bunFetchLimit(value: string | undefined): number {
+  const parsed = value === undefined || !/^\d+$/.test(value.trim()) ? Number.NaN : Number(value);
+  return Number.isInteger(parsed) && parsed >= 1 && parsed <= 65_535 ? parsed : BUN_FETCH_DEFAULT_LIMIT;
 }

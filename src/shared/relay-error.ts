@@ -30,6 +30,7 @@ export type RelayErrorCode =
   | "request_timeout"
   | "store_unavailable"
   | "shutting_down"
+  | "overloaded"
   | "unauthorized"
   | "forbidden"
   | "reload_unavailable"

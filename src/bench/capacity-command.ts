@@ -72,7 +72,7 @@ export async function runCapacityBench(context: CapacityRunContext): Promise<{ t
   }
   if (options.baseline === "passthrough") {
     progress.update("starting the passthrough");
-    add(await startChildServer("passthrough", [...self, "passthrough", "--upstream", mock.url, "--port", "0"]), "passthrough", "Bun passthrough", "Bun.serve handing each request to Bun's fetch (BUN_CONFIG_MAX_HTTP_REQUESTS=65535), nothing else");
+    add(await startChildServer("passthrough", [...self, "passthrough", "--upstream", mock.url, "--port", "0"]), "passthrough", "Bun passthrough", "a Bun server handing each request to Bun's fetch (BUN_CONFIG_MAX_HTTP_REQUESTS=65535), nothing else");
   }
   if (capacity.compare.includes("go")) {
     progress.update("building and starting the Go proxy");

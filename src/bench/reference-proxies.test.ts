@@ -6,7 +6,7 @@ describe("nginxConfig", () => {
   const config = nginxConfig({ dir: "/tmp/run/nginx", listenPort: 18080, upstreamHost: "127.0.0.1", upstreamPort: 9090, workerConnections: 8448 });
 
   it("listens on loopback only and passes streams on unbuffered over kept-alive HTTP/1.1 upstream connections", () => {
-    assert.match(config, /listen 127\.0\.0\.1:18080;/);
+    assert.match(config, /listen 127\.0\.0\.1:18080 backlog=65535;/);
     assert.doesNotMatch(config, /listen (?!127\.0\.0\.1)/);
     assert.match(config, /proxy_buffering off;/);
     assert.match(config, /proxy_http_version 1\.1;/);

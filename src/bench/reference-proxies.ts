@@ -81,7 +81,8 @@ http {
     keepalive_timeout 60s;
   }
   server {
-    listen 127.0.0.1:${setup.listenPort};
+    # A burst of thousands of connections must not overflow the accept queue (the kernel caps it at somaxconn).
+    listen 127.0.0.1:${setup.listenPort} backlog=65535;
     keepalive_requests 1000000;
     location / {
       proxy_pass http://mock;

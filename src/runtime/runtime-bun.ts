@@ -23,7 +23,7 @@ export const bunRuntime: Runtime = {
             idleTimeout > 0
               ? () => {
                   bunServer.timeout(request, 0);
-                  return () => bunServer.timeout(request, idleTimeout);
+                  return () => restoreTimeout(bunServer, request, idleTimeout);
                 }
               : undefined,
         }),
@@ -55,4 +55,13 @@ export function isCompiled(): boolean {
 export function bunFetchLimit(value: string | undefined): number {
   const parsed = value === undefined || !/^\d+$/.test(value.trim()) ? Number.NaN : Number(value);
   return Number.isInteger(parsed) && parsed >= 1 && parsed <= 65_535 ? parsed : BUN_FETCH_DEFAULT_LIMIT;
+}
+
+/** Puts a request's connection back under the server's idle timeout; nothing to do once the client is gone. */
+function restoreTimeout(server: { timeout(request: Request, seconds: number): void }, request: Request, seconds: number): void {
+  try {
+    server.timeout(request, seconds);
+  } catch {
+    // The connection closed already.
+  }
 }

@@ -342,17 +342,19 @@ describe("createUsageTap with stallMs", () => {
   });
 
   test("chunks that keep coming within the setting never stall it, however long the stream", async () => {
+    // Chunks a few ms apart for three times the setting.
+    const started = performance.now();
     let sent = 0;
     const source = new ReadableStream<Uint8Array>({
       pull: async (c) => {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        if (++sent > 10) c.close();
-        else c.enqueue(enc.encode(chatChunk("x")));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        if (performance.now() - started > 1200) c.close();
+        else (sent++, c.enqueue(enc.encode(chatChunk("x"))));
       },
     }, { highWaterMark: 0 });
     const ends: TapEnd[] = [];
-    const tap = createUsageTap(source, "openai", { dropUsageChunk: false, stallMs: 60 }, (end) => void ends.push(end));
-    assert.equal((await readAll(tap.body)).length, 10);
+    const tap = createUsageTap(source, "openai", { dropUsageChunk: false, stallMs: 400 }, (end) => void ends.push(end));
+    assert.equal((await readAll(tap.body)).length, sent);
     assert.deepEqual(ends, ["completed"]);
   });
 });

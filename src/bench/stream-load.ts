@@ -40,7 +40,7 @@ export interface StreamRoundSpec {
 export interface StreamRoundResult {
   /** Per measured call: request written to the first body piece holding `data:` (ms). */
   readonly firstToken: Float64Array;
-  /** Per body piece after that first one: the time since the piece before it (ms). */
+  /** Per arrival of stream bytes after the first `data:` one: the time since the arrival before it (ms). */
   readonly gaps: Float64Array;
   /** Measured calls that failed (an error status, a dropped connection, no `data:`). */
   readonly errors: number;
@@ -163,6 +163,9 @@ class WorkerConnection {
       let head: ResponseHead | undefined;
       let first = -1;
       let last = 0;
+      /** When the bytes being parsed arrived; pieces parsed from one arrival are one piece of the stream, timed once. */
+      let arrivedAt = 0;
+      let timed = false;
       let errorText = "";
       const finish = (error?: Error) => {
         socket.removeListener("data", onData).removeListener("close", onClose).removeListener("error", onError);
@@ -177,18 +180,24 @@ class WorkerConnection {
         {
           head: (parsed) => void (head = parsed),
           body: (piece) => {
-            const now = performance.now();
             if (head!.status !== 200) errorText += decoder.decode(piece, { stream: true });
-            else if (first >= 0) gaps.push(now - last);
-            else if (scan(piece)) first = now - started;
-            last = now;
+            else if (timed) return;
+            else if (first >= 0) gaps.push(arrivedAt - last);
+            else if (scan(piece)) first = arrivedAt - started;
+            else return;
+            last = arrivedAt;
+            timed = true;
           },
           end: () => finish(),
           malformed: (message) => finish(new Error(`malformed response: ${message}`)),
         },
         false,
       );
-      const onData = (chunk: Buffer) => parser.feed(chunk);
+      const onData = (chunk: Buffer) => {
+        arrivedAt = performance.now();
+        timed = false;
+        parser.feed(chunk);
+      };
       const onClose = () => {
         if (!parser.closed()) finish(new Error("the connection closed before the stream ended"));
       };

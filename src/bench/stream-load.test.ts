@@ -28,7 +28,7 @@ describe("runStreamRound (the capacity load client)", () => {
     // The paced chunks arrive apart, each timed on its own: the median gap shows the mock's pacing (20 ms; more on a busy machine).
     const sorted = Float64Array.from(result.gaps).sort();
     const median = sorted[sorted.length >> 1]!;
-    assert.ok(result.gaps.length >= 600 && sorted[0]! >= 0 && median >= 5, `${result.gaps.length} gaps, median ${median} ms`);
+    assert.ok(result.gaps.length >= 100 && sorted[0]! >= 0 && median >= 5, `${result.gaps.length} gaps, median ${median} ms`);
     assert.ok(result.seconds > 0);
   });
 

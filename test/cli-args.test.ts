@@ -40,7 +40,7 @@ const mistakes: ReadonlyArray<readonly [string[], string, string]> = [
   [["bench", "--markdown="], "bench", '--markdown takes no value, got ""'],
 
   [["budget", "reconcile", "--cost-at", "half"], "budget", '--cost-at must be reserved or zero, got "half"'],
-  [["bench", "--mode", "sse"], "bench", '--mode must be one of json, stream, both, got "sse"'],
+  [["bench", "--mode", "sse"], "bench", '--mode must be one of json, stream, both, capacity, got "sse"'],
   [["journal", "export"], "journal", "--format is required: jsonl or csv"],
   [["budget"], "budget", "missing subcommand"],
   [["prices", "show"], "prices", 'unknown subcommand "show"'],

@@ -51,6 +51,7 @@ describe("engine options of renio serve", { skip }, () => {
       const env = environOf(relay.child.pid!);
       assert.equal(env.get(OPTION), "0");
       assert.equal(env.get(ALLOCATOR_OPTION), "0");
+      assert.equal(env.get("BUN_CONFIG_MAX_HTTP_REQUESTS"), "65535", "Bun's fetch holds as many requests in flight as it can: Renio's own limit binds");
       const health = await fetch(`${relay.url}/healthz`);
       assert.equal(health.status, 200);
       await health.arrayBuffer();

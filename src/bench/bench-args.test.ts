@@ -144,4 +144,23 @@ describe("targetUrl", () => {
     assert.equal(targetUrl("https://h/openai/v1"), "https://h/openai/v1/chat/completions");
     assert.equal(targetUrl("http://h:1/api/v1/chat/completions"), "http://h:1/api/v1/chat/completions");
   });
+
+  it("--mode capacity: thousands of long streams, Renio fsync and off by default", () => {
+    const options = parseBenchArgs(["--mode", "capacity", "--compare", "go,nginx", "--baseline", "passthrough"]);
+    assert.deepEqual(options.concurrency, [256, 1024, 4096]);
+    assert.equal(options.requests, 2048);
+    assert.deepEqual(options.modes, []);
+    assert.deepEqual(options.journals, ["fsync", "off"]);
+    assert.deepEqual(options.capacity, { chunks: 20, chunkIntervalMs: 250, compare: ["go", "nginx"], goProxy: undefined, nginx: "nginx" });
+    const tuned = parseBenchArgs(["--mode", "capacity", "--chunks", "50", "--chunk-interval-ms", "20", "--compare", "go", "--go-proxy", "./go-proxy", "--upstream-client", "socket"]);
+    assert.deepEqual([tuned.capacity?.chunks, tuned.capacity?.chunkIntervalMs, tuned.capacity?.goProxy, tuned.upstreamClient], [50, 20, "./go-proxy", "socket"]);
+  });
+
+  it("capacity settings outside --mode capacity, or clashing with it, are usage errors", () => {
+    assert.throws(() => parseBenchArgs(["--chunks", "5"]), (e: unknown) => e instanceof UsageError && /apply to --mode capacity only/.test(e.message));
+    assert.throws(() => parseBenchArgs(["--mode", "capacity", "--go-proxy", "x"]), (e: unknown) => e instanceof UsageError && /--go-proxy applies to --compare go only/.test(e.message));
+    assert.throws(() => parseBenchArgs(["--mode", "capacity", "--compare", "caddy"]), (e: unknown) => e instanceof UsageError && /--compare must be one of go, nginx/.test(e.message));
+    assert.throws(() => parseBenchArgs(["--mode", "capacity", "--target", "http://127.0.0.1:1"]), UsageError);
+    assert.throws(() => parseBenchArgs(["--mode", "capacity", "--duration", "1m"]), UsageError);
+  });
 });

@@ -4,6 +4,21 @@ import { lookupTable } from "../shared/own-keys.ts";
 /** Which request shapes to measure. */
 export type BenchMode = "json" | "stream";
 
+/** The servers capacity mode starts to compare Renio with. */
+export type ReferenceProxy = "go" | "nginx";
+
+/** Capacity mode (--mode capacity): long streams, thousands at once, side by side with references. */
+export interface CapacityOptions {
+  /** Content chunks per stream and the pause between them (the mock's). */
+  readonly chunks: number;
+  readonly chunkIntervalMs: number;
+  readonly compare: readonly ReferenceProxy[];
+  /** A built Go proxy (else built from bench/go-proxy with `go`). */
+  readonly goProxy: string | undefined;
+  /** The nginx binary (default `nginx` from PATH). */
+  readonly nginx: string;
+}
+
 /** Journal setting of the relay under test. */
 export type JournalSetting = "fsync" | "process" | "off";
 
@@ -62,6 +77,10 @@ export interface BenchOptions {
   readonly maxSeconds: number;
   /** Soak mode (--duration): a bounded-time run sampling the relay over time, instead of the points. */
   readonly soak: { readonly durationSeconds: number; readonly sampleSeconds: number } | undefined;
+  /** Capacity mode (--mode capacity), instead of the points of `modes`. */
+  readonly capacity: CapacityOptions | undefined;
+  /** How the Renios started here call the mock (server.upstreamClient; default theirs). */
+  readonly upstreamClient: "auto" | "socket" | "fetch" | undefined;
 }
 
 /** `renio bench --help`. */
@@ -70,7 +89,16 @@ export const BENCH_HELP = `usage: renio bench [options]
   --concurrency 1,16,64       points (concurrent requests)
   --requests 3000             measured requests per point and target
   --warmup 300                warm-up requests per point and target (not measured)
-  --mode json|stream|both     non-streaming, streaming (time to first data: chunk), or both
+  --mode json|stream|both     non-streaming, streaming (time to first data: chunk), or both;
+       capacity               or long streams held open by thousands (default --concurrency 256,1024,4096,
+                                --requests 2048, --journal fsync,off): added first token and inter-chunk
+                                delay, calls/s, CPU and RSS per open stream (docs/capacity.md)
+  --chunks 20                 capacity: content chunks per stream (the mock's)
+  --chunk-interval-ms 250     capacity: pause between chunks
+  --compare go,nginx          capacity: also start a Go reverse proxy and/or nginx in front of the mock
+  --go-proxy BIN              the Go proxy binary (default: built from bench/go-proxy with go)
+  --nginx BIN                 the nginx binary (default: nginx from PATH)
+  --upstream-client auto|socket|fetch  server.upstreamClient of the Renios started here
   --journal fsync|process|off relay journal durability, or no journal (and so no budget); a list
                               (fsync,process) starts one Renio per setting, measured in the same rounds
   --budget strict|observe|off mode of a large total budget, or no budget
@@ -97,10 +125,16 @@ export const BENCH_HELP = `usage: renio bench [options]
 
 const BENCH_OPTIONS = {
   concurrency: { type: "string" },
-  requests: { type: "integer", min: 1, max: 10_000_000, default: 3000 },
+  requests: { type: "integer", min: 1, max: 10_000_000 },
   warmup: { type: "integer", min: 0, max: 10_000_000, default: 300 },
   rounds: { type: "integer", min: 1, max: 1000, default: 10 },
-  mode: { type: "string", oneOf: ["json", "stream", "both"], default: "both" },
+  mode: { type: "string", oneOf: ["json", "stream", "both", "capacity"], default: "both" },
+  chunks: { type: "integer", min: 1, max: 4096 },
+  "chunk-interval-ms": { type: "integer", min: 0, max: 60_000 },
+  compare: { type: "string" },
+  "go-proxy": { type: "string", valueName: "a file" },
+  nginx: { type: "string", valueName: "a file" },
+  "upstream-client": { type: "string", oneOf: ["auto", "socket", "fetch"] },
   journal: { type: "string" },
   budget: { type: "string", oneOf: ["strict", "observe", "off"] },
   storage: { type: "string" },
@@ -123,16 +157,23 @@ export function parseBenchArgs(args: readonly string[]): BenchOptions {
   const v = parseOptions(args, BENCH_OPTIONS).values;
   const soak = v.duration === undefined ? undefined : soakPlan(v.duration, v["sample-seconds"]);
   if (soak === undefined && v["sample-seconds"] !== undefined) throw new UsageError("--sample-seconds applies to --duration only");
-  const concurrency = (v.concurrency ?? (soak ? "64" : "1,16,64")).split(",").map((part) => parseInteger("--concurrency", part.trim(), 1, 10_000));
+  const capacity = v.mode === "capacity" ? capacityPlan(v) : undefined;
+  if (capacity === undefined && (v.chunks !== undefined || v["chunk-interval-ms"] !== undefined || v.compare !== undefined || v["go-proxy"] !== undefined || v.nginx !== undefined)) {
+    throw new UsageError("--chunks, --chunk-interval-ms, --compare, --go-proxy and --nginx apply to --mode capacity only");
+  }
+  if (capacity !== undefined && soak !== undefined) throw new UsageError("--mode capacity and --duration exclude each other");
+  const concurrency = (v.concurrency ?? (soak ? "64" : capacity ? "256,1024,4096" : "1,16,64")).split(",").map((part) => parseInteger("--concurrency", part.trim(), 1, 10_000));
   if (new Set(concurrency).size !== concurrency.length) throw new UsageError("--concurrency has a repeated value");
   if (v.json && v.markdown) throw new UsageError("--json and --markdown exclude each other");
+  const requests = v.requests ?? (capacity ? 2048 : 3000);
+  if (capacity !== undefined && v.target !== undefined) throw new UsageError("--mode capacity starts its own servers; --target does not apply (use --compare)");
   const target = v.target === undefined ? undefined : targetUrl(v.target);
   const headers = v.header.map(headerPair);
   if (headers.length > 0 && target === undefined) throw new UsageError("--header applies to --target only");
   if (target !== undefined && (v.journal !== undefined || v.budget !== undefined || v.storage !== undefined || v["pg-url"] !== undefined)) {
     throw new UsageError("--journal, --budget, --storage and --pg-url configure the Renio started here; they do not apply to --target");
   }
-  const journals = settingList("--journal", v.journal ?? "fsync", JOURNAL_SETTINGS);
+  const journals = settingList("--journal", v.journal ?? (capacity ? "fsync,off" : "fsync"), JOURNAL_SETTINGS);
   const storages = settingList("--storage", v.storage ?? "sqlite", STORAGE_SETTINGS);
   const pgUrl = v["pg-url"] === undefined ? undefined : postgresUrl(v["pg-url"]);
   if (pgUrl !== undefined && !storages.includes("postgres")) throw new UsageError("--pg-url applies to --storage postgres only");
@@ -149,10 +190,10 @@ export function parseBenchArgs(args: readonly string[]): BenchOptions {
   if (allOff && v.budget !== undefined && v.budget !== "off") throw new UsageError("budgets need the journal: --journal off runs without a budget");
   return {
     concurrency,
-    requests: v.requests,
+    requests,
     warmup: v.warmup,
-    rounds: Math.min(v.rounds, v.requests),
-    modes: v.mode === "both" ? ["json", "stream"] : [v.mode],
+    rounds: Math.min(v.rounds, requests),
+    modes: v.mode === "both" ? ["json", "stream"] : v.mode === "capacity" ? [] : [v.mode],
     journal,
     journals,
     budget: allOff ? "off" : (v.budget ?? "strict"),
@@ -168,7 +209,19 @@ export function parseBenchArgs(args: readonly string[]): BenchOptions {
     mockPort: v["mock-port"],
     maxSeconds: v["max-seconds"],
     soak,
+    capacity,
+    upstreamClient: v["upstream-client"] as BenchOptions["upstreamClient"],
   };
+}
+
+const REFERENCES: readonly ReferenceProxy[] = ["go", "nginx"];
+
+/** The capacity settings (--mode capacity). */
+function capacityPlan(v: { chunks?: number; "chunk-interval-ms"?: number; compare?: string; "go-proxy"?: string; nginx?: string }): CapacityOptions {
+  const compare = v.compare === undefined ? [] : settingList("--compare", v.compare, REFERENCES);
+  if (v["go-proxy"] !== undefined && !compare.includes("go")) throw new UsageError("--go-proxy applies to --compare go only");
+  if (v.nginx !== undefined && !compare.includes("nginx")) throw new UsageError("--nginx applies to --compare nginx only");
+  return { chunks: v.chunks ?? 20, chunkIntervalMs: v["chunk-interval-ms"] ?? 250, compare, goProxy: v["go-proxy"], nginx: v.nginx ?? "nginx" };
 }
 
 const DURATION_UNITS = lookupTable({ s: 1, m: 60, h: 3600 });

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { connect } from "node:net";
 import process from "node:process";
 import { childEnvironment } from "../config/child-environment.ts";
 
@@ -18,11 +19,12 @@ const running = new Set<ChildProcess>();
 let hooked = false;
 
 /**
- * Spawns `argv` and resolves once its stdout prints `listening on http://HOST:PORT`
+ * Spawns `argv` and resolves once its stdout prints `listening on http://HOST:PORT`, or, for a
+ * server that prints nothing (nginx), once `readyAt` (`http://HOST:PORT`) accepts a connection
  * (bounded by `timeoutMs`). Fails with its last output lines if it exits or times out first.
  * Every child is killed when this process exits or gets SIGINT/SIGTERM.
  */
-export function startChildServer(name: string, argv: readonly string[], timeoutMs = 20_000): Promise<ChildServer> {
+export function startChildServer(name: string, argv: readonly string[], timeoutMs = 20_000, readyAt?: string): Promise<ChildServer> {
   hookExit();
   // Only what the runtime needs: the operator's RENIO_PORT, RENIO_LOG_LEVEL, … must not change the setup
   // being measured, and bench's configs name no variable, so no other secret of the operator's reaches a child.
@@ -46,6 +48,12 @@ export function startChildServer(name: string, argv: readonly string[], timeoutM
       reject(new Error(`${name}: ${why}${tail.length > 0 ? `; its last output:\n  ${tail.join("\n  ")}` : ""}`));
     };
     const timer = setTimeout(() => fail(`not ready after ${timeoutMs} ms`), timeoutMs);
+    const ready = (url: string) => {
+      settled = true;
+      clearTimeout(timer);
+      resolve({ name, pid: child.pid!, url: url.replace(/\/+$/, ""), stop: (graceMs) => stopChild(child, exited, graceMs) });
+    };
+    if (readyAt !== undefined) void pollConnect(readyAt, () => settled).then((up) => up && !settled && ready(readyAt));
     child.once("error", (error) => fail(`could not start ${argv[0]}: ${error.message}`));
     child.once("exit", (code, signal) => fail(`exited before it was ready (${signal ?? `code ${code}`})`));
     child.stderr!.setEncoding("utf8").on("data", (text: string) => text.split("\n").filter(Boolean).forEach(remember));
@@ -57,14 +65,25 @@ export function startChildServer(name: string, argv: readonly string[], timeoutM
         pending = pending.slice(newline + 1);
         remember(line);
         const match = settled ? null : READY.exec(line);
-        if (match) {
-          settled = true;
-          clearTimeout(timer);
-          resolve({ name, pid: child.pid!, url: match[1]!.replace(/\/+$/, ""), stop: (graceMs) => stopChild(child, exited, graceMs) });
-        }
+        if (match) ready(match[1]!);
       }
     });
   });
+}
+
+/** Tries a TCP connection to `url` every 50 ms until one succeeds (true) or `given()` says to stop (false). */
+async function pollConnect(url: string, given: () => boolean): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  while (!given()) {
+    const up = await new Promise<boolean>((resolve) => {
+      const socket = connect({ host: hostname, port: Number(port) });
+      socket.once("connect", () => (socket.destroy(), resolve(true)));
+      socket.once("error", () => (socket.destroy(), resolve(false)));
+    });
+    if (up) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
 }
 
 async function stopChild(child: ChildProcess, exited: Promise<void>, graceMs = 5000): Promise<void> {

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
 import type { BenchReport } from "./bench-report.ts";
+import type { CapacityReport } from "./capacity-report.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const BUN = `${ROOT}node_modules/.bin/bun`;
@@ -128,5 +129,26 @@ describe("renio bench (end to end, real processes on loopback)", () => {
     assert.equal(code, 2);
     assert.equal(stdout, "");
     assert.match(stderr, /^renio bench: --mode must be one of json, stream, both/);
+  });
+
+  it("--mode capacity: direct, Renio fsync and off, the passthrough, the Go proxy and nginx side by side, each holding the streams", { timeout: 180_000 }, async () => {
+    const have = (tool: string) => execFileSync("bash", ["-c", `command -v ${tool} || true`], { encoding: "utf8" }).trim() !== "";
+    const compare = ["go", "nginx"].filter(have);
+    const args = ["bench", "--mode", "capacity", "--concurrency", "3,6", "--requests", "12", "--chunks", "3", "--chunk-interval-ms", "20", "--baseline", "passthrough", "--json"];
+    const { code, stdout, stderr } = await renio(compare.length > 0 ? [...args, "--compare", compare.join(",")] : args, 170_000);
+    assert.equal(code, 0, stderr);
+    const report = JSON.parse(stdout) as CapacityReport;
+    assert.deepEqual(report.method.mock, { latencyMs: 2, chunkIntervalMs: 20, chunks: 3 });
+    const ids = ["renio-fsync", "renio-off", "passthrough", ...compare];
+    assert.deepEqual(report.subjects.map((s) => s.id), ids);
+    assert.deepEqual(report.points.map((p) => [p.concurrency, p.callsPerWorker]), [[3, 4], [6, 2]]);
+    for (const point of report.points) {
+      for (const measure of [point.direct, ...point.subjects]) {
+        assert.equal(measure.errors, 0, `${measure.label}: ${measure.firstError}`);
+        assert.equal(measure.calls, 12);
+        assert.ok(measure.firstToken.median > 0 && measure.gap.median > 10, `${measure.label} streamed its chunks ~20 ms apart`);
+      }
+      for (const measure of point.subjects) if (process.platform === "linux") assert.ok(measure.cpuSeconds! >= 0 && measure.rssPeakBytes! > 0, measure.label);
+    }
   });
 });

@@ -14,6 +14,7 @@ import { renderReport, type BenchReport } from "./bench-report.ts";
 import { DISK_FLOOR_PLAN, measureDiskFloors } from "./disk-floor.ts";
 import { durableWriteCosts } from "./durable-write.ts";
 import { runSoak } from "./soak.ts";
+import { runCapacityBench } from "./capacity-command.ts";
 import { runMeasurements, type MeasuredRelay } from "./bench-run.ts";
 import { readJournalWrites } from "./journal-writes.ts";
 import { clockTicksPerSecond, createProcessProbe } from "./process-usage.ts";
@@ -58,6 +59,12 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
   const children: ChildServer[] = [];
   let postgres: BenchPostgres | undefined;
   try {
+    if (options.capacity !== undefined) {
+      const { text, failed } = await runCapacityBench({ options: { ...options, capacity: options.capacity }, runtime, self, dir, progress, signal: deadline.signal, children, version: versionOf(self) });
+      await new Promise<void>((resolve) => process.stdout.write(`${text}\n`, () => resolve()));
+      if (options.out !== undefined) writeFileSync(options.out, `${text}\n`);
+      return failed ? 1 : 0;
+    }
     progress.update("starting the mock");
     const mock = await startChildServer("mock", [
       ...self, "mock", "--host", "127.0.0.1", "--port", String(options.mockPort),
@@ -87,7 +94,7 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
           // One database per Renio on a throwaway server; on a given one, one total budget per Renio.
           const tag = perModel ? `${variant.journal}_${index}` : variant.journal;
           const onPostgres = variant.storage === "postgres" ? { postgresUrl: await postgres!.databaseUrl(`renio_${tag}`), budgetId: `bench-total-${tag}` } : {};
-          const config = benchRelayConfig({ mockUrl: mock.url, model, dir: relayDir, journal: variant.journal, budget: options.budget, secret, metricsToken, ...onPostgres });
+          const config = benchRelayConfig({ mockUrl: mock.url, model, dir: relayDir, journal: variant.journal, budget: options.budget, secret, metricsToken, upstreamClient: options.upstreamClient, ...onPostgres });
           writeFileSync(configPath, JSON.stringify(config, null, 2));
           const label = `${variant.label}${perModel ? ` ${model.name}` : ""}`;
           progress.update(`starting ${label}`);

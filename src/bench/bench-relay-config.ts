@@ -29,6 +29,8 @@ export interface BenchRelayConfigInput {
   readonly secret: string;
   /** A token for its `/metrics` (the bench reads its journal writes there). */
   readonly metricsToken?: string;
+  /** Its server.upstreamClient (default: Renio's own default). */
+  readonly upstreamClient?: "auto" | "socket" | "fetch";
 }
 
 /** A random caller secret for one benchmark run. */
@@ -48,7 +50,13 @@ export function benchRelayConfig(input: BenchRelayConfigInput): Record<string, u
   const journalOn = input.journal !== "off";
   const budgetOn = journalOn && input.budget !== "off";
   return {
-    server: { host: "127.0.0.1", port: 0, shutdownGraceMs: 2000, ...(input.metricsToken === undefined ? {} : { metricsToken: input.metricsToken }) },
+    server: {
+      host: "127.0.0.1",
+      port: 0,
+      shutdownGraceMs: 2000,
+      ...(input.metricsToken === undefined ? {} : { metricsToken: input.metricsToken }),
+      ...(input.upstreamClient === undefined ? {} : { upstreamClient: input.upstreamClient }),
+    },
     storage: input.postgresUrl === undefined ? { type: "sqlite", path: join(input.dir, "renio.db") } : { type: "postgres", url: input.postgresUrl },
     journal: journalOn ? { enabled: true, durability: input.journal } : { enabled: false },
     budget: { currency: "USD", mode: input.budget === "observe" ? "observe" : "strict" },

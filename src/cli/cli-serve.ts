@@ -9,6 +9,8 @@ import type { Runtime } from "../runtime/runtime.ts";
 import { CONFIG_OPTION, parseOptions, UsageError } from "./cli-args.ts";
 import { SERVE_USAGE, wantsHelp } from "./cli-help.ts";
 import { startRelayService, type RelayService } from "./relay-service.ts";
+import { capacityNotes } from "./serve-capacity.ts";
+import { openFileLimit } from "../runtime/open-files.ts";
 
 const SERVE_OPTIONS = {
   config: CONFIG_OPTION,
@@ -65,6 +67,9 @@ export async function runServeCommand(args: string[], runtime: Runtime, out: (li
   if (service.adminUrl !== undefined) out(`admin API at ${service.adminUrl} (admin routes are served only there)`);
   out(`storage: ${config.storage.type === "sqlite" ? `sqlite ${config.storage.path}` : "postgres"}, journal durability: ${config.journal.durability}`);
   out(`logging: ${config.logging.format}, level ${config.logging.level}`);
+  const capacity = capacityNotes(config.server, openFileLimit(), service.upstreamFetchLimit);
+  out(capacity.line);
+  for (const warning of capacity.warnings) err(warning);
   if (service.recovered > 0) out(`recovered: ${service.recovered} entries left unfinished by a previous process marked interrupted (see renio budget reconcile)`);
   if (embedded) {
     out("embedded default: in-process mock provider, development key (loopback only). Try:");

@@ -32,7 +32,7 @@ import { createCallMetrics } from "../observe/call-metrics.ts";
 import { createLogger, defaultLogOptions, type LogOptions } from "../observe/call-log.ts";
 import { createLineSink } from "../observe/line-sink.ts";
 import { metricsRoute } from "../observe/metrics-route.ts";
-import { upstreamFetchOf } from "../runtime/upstream-client.ts";
+import { upstreamFetchOf, usesRuntimeFetch } from "../runtime/upstream-client.ts";
 
 /** A running relay. */
 export interface RelayService {
@@ -42,6 +42,8 @@ export interface RelayService {
   readonly adminUrl: string | undefined;
   /** How many entries a previous process left unfinished (marked interrupted at startup). */
   readonly recovered: number;
+  /** The in-flight cap of the runtime's fetch when calls may go through it (Bun's), else undefined. */
+  readonly upstreamFetchLimit: number | undefined;
   /** Re-reads the config (SIGHUP, `POST /admin/reload`); reloads run one at a time. */
   readonly reload: Reload;
   /** Spans exported and dropped (undefined when tracing is off). */
@@ -83,6 +85,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
   }
   // The upstream client is chosen at startup (changing it needs a restart); `auto` on Bun picks per call by the calls in flight.
   const upstreamFetch = upstreamFetchOf(runtime, config.server.upstreamClient, () => relay.inFlight);
+  const upstreamFetchLimit = usesRuntimeFetch(runtime, config.server.upstreamClient) ? runtime.upstreamFetchLimit : undefined;
   // Cooldowns are per relay process: a reload keeps what the targets went through.
   const health = createTargetHealthBook();
   // So are the rate limits: a reload never refills a bucket (rate-state.ts).
@@ -167,6 +170,8 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     calls,
     ledger,
     inFlight: () => relay.inFlight,
+    slots: () => relay.slotState(),
+    upstreamFetchLimit,
     adminTokens: () => adminTokens,
     budgets: () => [...snapshot.current.config.budgets, ...catalog.stored()],
     rateLimits: () => snapshot.current.rateLimiter.state(),
@@ -180,6 +185,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
   const server = await runtime.serve({
     hostname: config.server.host,
     port: config.server.port,
+    idleTimeoutSeconds: config.server.idleTimeoutSeconds,
     fetch: createHttpHandler({ relay, ledger, accepting: () => accepting, admin: apart ? undefined : admin, metrics: apart ? undefined : metrics, dashboard: apart ? undefined : dashboard, coolingDown, journalMaxLagMs }),
     onError: lastResortResponse,
   });
@@ -203,6 +209,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     url: urlOf(server),
     adminUrl: adminServer && urlOf(adminServer),
     recovered,
+    upstreamFetchLimit,
     traceStats: () => tracing?.exporter.stats(),
     reload: reload ?? (() => Promise.resolve({ reloaded: false, problems: ["this relay was not started from a config file (--config); there is nothing to reload"] })),
     async shutdown() {

@@ -183,6 +183,19 @@ export const configSchema = z.strictObject({
        * See README, Performance.
        */
       upstreamClient: z.enum(["auto", "socket", "fetch", "node-http"]).default("auto"),
+      /**
+       * A client connection with no byte either way for this long is closed (s; 0: never; at most
+       * 255, Bun's limit): between calls and while a request arrives. A call in progress is timed
+       * by its own settings instead (its providers' firstByteTimeoutMs, routing.chunkTimeoutMs), so
+       * a long silence of a reasoning model is not cut here. Deno's server has no such timeout.
+       */
+      idleTimeoutSeconds: z.number().int().min(0).max(255).default(120),
+      /** Calls served at once (a stream holds its slot until it ends); above it calls wait (maxQueuedCalls, queueTimeoutMs) or get 503 `overloaded`. */
+      maxConcurrentCalls: positiveInt.max(65_535).default(8192),
+      /** Calls waiting for a slot at once; more get 503 `overloaded` at once. */
+      maxQueuedCalls: z.number().int().min(0).max(65_535).default(1024),
+      /** How long a call waits for a slot before it gets 503 `overloaded` (ms; 0: no wait). */
+      queueTimeoutMs: durationMs.default(5000),
       shutdownGraceMs: durationMs.default(10_000),
       /** Token for /admin/* routes (usually `${ENV_VAR}`); admin routes are off without it. */
       adminToken: z.string().min(16, "must be at least 16 characters").optional(),

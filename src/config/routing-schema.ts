@@ -83,6 +83,11 @@ export const routingSchema = z
         cooldownMs: positiveInt.default(30_000),
       })
       .prefault({}),
+    /**
+     * The longest silence in a streamed answer (ms): from its head to its first chunk, between two
+     * chunks, or while the client takes none. Longer, the stream is ended (outcome `timeout`).
+     */
+    chunkTimeoutMs: positiveInt.default(300_000),
     /** The total deadline of a call, retries included (ms), for models that set none. */
     timeoutMs: positiveInt.default(600_000),
     /** The most a client may ask for with `x-renio-timeout-ms` (larger values are capped to it). */

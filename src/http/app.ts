@@ -117,7 +117,7 @@ function modelRoutes(app: Hono<HttpEnv>, relay: Relay, accepting: () => boolean)
     const requestId = requestIdFor(request.headers, id);
     try {
       if (!accepting()) throw new RelayError(503, "shutting_down", "Renio is shutting down; retry on another instance");
-      return await relay.call({ route, request, clientAddress: c.env.remoteAddress, id, requestId, startedAt, receivedAt });
+      return await relay.call({ route, request, clientAddress: c.env.remoteAddress, id, requestId, startedAt, receivedAt, untimed: c.env.untimed });
     } catch (error) {
       return failure(error, route.wire, requestId, c.req.path);
     }

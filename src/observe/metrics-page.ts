@@ -1,7 +1,9 @@
 import type { BudgetUsage } from "../budget/budget-usage.ts";
 import type { BudgetConfig } from "../config/config-schema.ts";
 import type { Ledger } from "../journal/ledger.ts";
+import type { SlotState } from "../relay/call-slots.ts";
 import type { RateLimitState } from "../relay/rate-limiter.ts";
+import { openFileCount, openFileLimit } from "../runtime/open-files.ts";
 import type { TargetStatus } from "../relay/target-status.ts";
 import type { ExportStats } from "../relay/span-exporter.ts";
 import type { CallMetrics } from "./call-metrics.ts";
@@ -18,6 +20,10 @@ export interface MetricsSources {
   readonly calls: CallMetrics;
   /** Calls forwarded and not yet ended. */
   readonly inFlight: () => number;
+  /** Calls holding a slot, waiting for one, and the limits (absent: none shown). */
+  readonly slots?: () => SlotState;
+  /** The most upstream requests the runtime's fetch keeps in flight (Bun's), when calls may go through it. */
+  readonly upstreamFetchLimit?: number;
   readonly ledger: Ledger;
   readonly budgets: readonly BudgetConfig[];
   /** The config's `budget.mode`, for budgets without their own. */
@@ -54,6 +60,13 @@ export async function metricsPage(sources: MetricsSources): Promise<string> {
 
   family(out, "renio_in_flight_calls", "gauge", "Calls forwarded upstream and not yet ended.");
   sample(out, "renio_in_flight_calls", "", sources.inFlight());
+  const slots = sources.slots?.();
+  if (slots) writeSlots(out, slots);
+  if (sources.upstreamFetchLimit !== undefined) {
+    family(out, "renio_upstream_requests_limit", "gauge", "The most upstream requests the runtime's fetch keeps in flight at once (Bun: BUN_CONFIG_MAX_HTTP_REQUESTS); more would wait inside it.");
+    sample(out, "renio_upstream_requests_limit", "", sources.upstreamFetchLimit);
+  }
+  writeOpenFiles(out);
 
   family(out, "renio_store_up", "gauge", "1 when the store takes writes (the relay admits calls), 0 when it does not.");
   sample(out, "renio_store_up", "", ready && !stats.failing ? 1 : 0);
@@ -75,6 +88,34 @@ export async function metricsPage(sources: MetricsSources): Promise<string> {
   const targets = sources.targets?.() ?? [];
   if (targets.length > 0) writeTargets(out, targets);
   return out.join("\n") + "\n";
+}
+
+/** Calls served and waiting, and their limits. */
+function writeSlots(out: string[], slots: SlotState): void {
+  const gauges = [
+    ["renio_concurrent_calls", "Calls being served (from arrival to end; a stream until its last byte).", slots.active],
+    ["renio_concurrent_calls_limit", "The most calls served at once (server.maxConcurrentCalls).", slots.limits.maxConcurrentCalls],
+    ["renio_queued_calls", "Calls waiting for a free slot.", slots.queued],
+    ["renio_queued_calls_limit", "The most calls that wait at once (server.maxQueuedCalls); more get 503 overloaded.", slots.limits.maxQueuedCalls],
+  ] as const;
+  for (const [name, help, value] of gauges) {
+    family(out, name, "gauge", help);
+    sample(out, name, "", value);
+  }
+}
+
+/** The process's open files (client and upstream connections included) and its limit (Linux). */
+function writeOpenFiles(out: string[]): void {
+  const open = openFileCount();
+  const limit = openFileLimit();
+  if (open !== undefined) {
+    family(out, "process_open_fds", "gauge", "Number of open file descriptors.");
+    sample(out, "process_open_fds", "", open);
+  }
+  if (limit !== undefined && Number.isFinite(limit.soft)) {
+    family(out, "process_max_fds", "gauge", "Maximum number of open file descriptors.");
+    sample(out, "process_max_fds", "", limit.soft);
+  }
 }
 
 /** Limit, spent, reserved and remaining of each configured budget in its current period. */

@@ -1,5 +1,6 @@
 import type { BudgetConfig, Config } from "../config/config-schema.ts";
 import type { Ledger } from "../journal/ledger.ts";
+import type { SlotState } from "../relay/call-slots.ts";
 import type { RateLimitState } from "../relay/rate-limiter.ts";
 import type { ExportStats } from "../relay/span-exporter.ts";
 import type { TargetStatus } from "../relay/target-status.ts";
@@ -17,6 +18,10 @@ export interface MetricsSources {
   readonly calls: CallMetrics;
   readonly ledger: Ledger;
   readonly inFlight: () => number;
+  /** Calls served and waiting, and their limits. */
+  readonly slots?: () => SlotState;
+  /** The runtime fetch's in-flight cap, when calls may go through it. */
+  readonly upstreamFetchLimit?: number;
   /** The admin tokens in force (any of them may scrape: every role can read). */
   readonly adminTokens: () => readonly AdminToken[];
   /** The budgets in force (config and store). */
@@ -55,6 +60,8 @@ export function metricsRoute(config: Config, sources: MetricsSources): MetricsRo
       metricsPage({
         calls: sources.calls,
         inFlight: sources.inFlight,
+        slots: sources.slots,
+        upstreamFetchLimit: sources.upstreamFetchLimit,
         ledger: sources.ledger,
         budgets: sources.budgets(),
         defaultMode: config.budget.mode,

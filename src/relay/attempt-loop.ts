@@ -17,6 +17,8 @@ export interface AttemptRoute {
   readonly bodyFor: (target: Target) => Uint8Array<ArrayBuffer> | undefined;
   /** performance.now() by which an answer must have started (the call's deadline). */
   readonly deadlineAt: number;
+  /** The longest silence of a streamed answer (routing.chunkTimeoutMs): its head to its first chunk included. */
+  readonly chunkTimeoutMs: number;
   /** Epoch ms (target health). */
   readonly clock: () => number;
   readonly random: () => number;
@@ -128,10 +130,14 @@ async function answered(answer: Answered, target: Target, route: AttemptRoute): 
   };
   if (isEventStream(response)) {
     const reader = response.body!.getReader();
+    // A reasoning model may send its head at once and its first chunk minutes later: that wait is a silence like any other.
+    const stalled = setTimeout(() => answer.stall(), route.chunkTimeoutMs);
     try {
       const read = await reader.read();
+      clearTimeout(stalled);
       return { delivered: { answered: answer, target, head: { reader, first: read.done ? null : read.value } } };
     } catch (error) {
+      clearTimeout(stalled);
       return lost(error);
     }
   }

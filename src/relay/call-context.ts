@@ -14,6 +14,8 @@ export interface CallInput {
   readonly startedAt: number;
   /** Epoch ms when the request arrived. */
   readonly receivedAt: number;
+  /** Takes the call's connection out of the server's idle timeout; the function returned puts it back (see ConnectionInfo.untimed). */
+  readonly untimed?: () => () => void;
 }
 
 /** A fresh journal entry for a call about which nothing is known yet. */

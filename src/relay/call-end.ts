@@ -26,12 +26,13 @@ interface Relayed {
  * settlement.
  * - completed: the provider's answer (any status) was relayed to its end;
  * - cut: the provider's stream broke off;
+ * - stalled: the stream went silent (or its client took nothing) for routing.chunkTimeoutMs, and Renio ended it;
  * - cancelled: the client went away while the stream was relayed;
  * - failed: no answer was relayed (timeout, unreachable, reset, the client gone before the
  *   provider answered, or Renio's own failure: outcome `relay_error`).
  */
 export type CallEnd =
-  | (Relayed & { readonly kind: "completed" | "cut" | "cancelled" })
+  | (Relayed & { readonly kind: "completed" | "cut" | "stalled" | "cancelled" })
   | {
       readonly kind: "failed";
       readonly outcome: Outcome;
@@ -50,6 +51,8 @@ export function outcomeOf(end: CallEnd): { outcome: Outcome; status: number; err
     }
     case "cut":
       return { outcome: "upstream_error", status: end.status, errorCode: "upstream_stream_cut" };
+    case "stalled":
+      return { outcome: "timeout", status: end.status, errorCode: "upstream_stream_stalled" };
     case "cancelled":
       return { outcome: "client_aborted", status: end.status, errorCode: "client_aborted" };
     case "failed":

@@ -12,6 +12,7 @@ import { readBody } from "./read-body.ts";
 import { outputLimitField } from "../providers/output-limit-field.ts";
 import { inspectRequestBody, NOT_JSON, rewriteRequestBody } from "./request-body.ts";
 import { createInFlightCalls } from "./in-flight-calls.ts";
+import { createCallSlots, type CallSlots, type SlotState } from "./call-slots.ts";
 import { createConnectCheck, type ConnectCheck } from "./upstream-connect.ts";
 import type { CallEnd } from "./call-end.ts";
 import { exchange, type Exchange } from "./upstream-exchange.ts";
@@ -42,6 +43,8 @@ export interface RelayDeps {
   readonly clock?: () => number;
   /** Draws in [0, 1) for weighted routing and backoff jitter (default Math.random). */
   readonly random?: () => number;
+  /** The bound on calls served at once (default: one sized by the config's `server` limits). */
+  readonly slots?: CallSlots;
 }
 
 /** The request path: authenticate, route, price, journal + reserve, forward, settle. */
@@ -54,6 +57,8 @@ export interface Relay {
   drained(graceMs: number): Promise<void>;
   /** Calls forwarded and not yet ended. */
   readonly inFlight: number;
+  /** Calls holding a slot, waiting for one, and the limits (server.maxConcurrentCalls …). */
+  slotState(): SlotState;
 }
 
 /** Creates the relay. */
@@ -64,6 +69,7 @@ export function createRelay(deps: RelayDeps): Relay {
   const tracer = deps.tracer ?? passThroughTracer;
   const clock = deps.clock ?? Date.now;
   const random = deps.random ?? Math.random;
+  const slots = deps.slots ?? createCallSlots(snapshot.current.config.server);
 
   const authenticate = (request: Request, keyring: Keyring = snapshot.current.keyring): CallerKey => {
     const secret = presentedSecret(request.headers);
@@ -73,8 +79,8 @@ export function createRelay(deps: RelayDeps): Relay {
     return key;
   };
 
-  /** Completes the entry and settles its charges; never throws, always ends the in-flight count and the rate-limit hold. */
-  const settle = ({ config, pricing }: RelaySnapshot, start: JournalStart, quotes: RouteQuote, attempts: CallAttempts, limits: RateTicket, input: CallInput, trace: CallTrace, end: CallEnd) => {
+  /** Completes the entry and settles its charges; never throws, always ends the in-flight count, the rate-limit hold and the call's slot. */
+  const settle = ({ config, pricing }: RelaySnapshot, start: JournalStart, quotes: RouteQuote, attempts: CallAttempts, limits: RateTicket, input: CallInput, trace: CallTrace, end: CallEnd, leave: () => void) => {
     let finalUsage: Usage | null = null;
     try {
       const settled = settleCall({ pricing, journal: config.journal, start, quotes, attempts, startedAt: input.startedAt }, end);
@@ -85,6 +91,7 @@ export function createRelay(deps: RelayDeps): Relay {
     } finally {
       limits.end(finalUsage, end.mayHaveBeenBilled);
       inFlight.end();
+      leave();
     }
   };
 
@@ -97,15 +104,16 @@ export function createRelay(deps: RelayDeps): Relay {
     admission: Extract<Admission, { admitted: true }>,
     limits: RateTicket,
     call: Pick<Exchange, "dropUsageChunk" | "trace">,
+    leave: () => void,
   ): Promise<Response> => {
     // Anthropic's API names its request id `request-id` (the Anthropic SDK's `_request_id`).
     const ids: Record<string, string> = input.route.wire === "anthropic" ? { "x-request-id": input.requestId, "request-id": input.requestId } : { "x-request-id": input.requestId };
     const headers = { ...ids, ...budgetHeaders(admission), ...limits.headers };
     const { quotes } = routed;
     const attempts = attemptsFor(quotes, clock, snap.config.routing.cooldown);
-    const route = { cursor: routed.cursor, attempts, bodyFor: routed.bodyFor, deadlineAt: routed.deadlineAt, clock, random, onAttempt: routed.onAttempt, streams: start.stream };
+    const route = { cursor: routed.cursor, attempts, bodyFor: routed.bodyFor, deadlineAt: routed.deadlineAt, chunkTimeoutMs: snap.config.routing.chunkTimeoutMs, clock, random, onAttempt: routed.onAttempt, streams: start.stream };
     inFlight.begin();
-    return exchange({ ...call, input, route, first: routed.first, headers, onEnd: (end) => settle(snap, start, quotes, attempts, limits, input, call.trace, end), connectCheck });
+    return exchange({ ...call, input, route, first: routed.first, headers, onEnd: (end) => settle(snap, start, quotes, attempts, limits, input, call.trace, end, leave), connectCheck });
   };
 
   return {
@@ -113,6 +121,7 @@ export function createRelay(deps: RelayDeps): Relay {
     get inFlight() {
       return inFlight.count;
     },
+    slotState: () => slots.state(),
     modelsFor(request, wire) {
       const { keyring, router } = snapshot.current;
       return router.modelsFor(authenticate(request, keyring), wire);
@@ -126,10 +135,21 @@ export function createRelay(deps: RelayDeps): Relay {
       const trace = tracer.begin(input);
       let recorded = false;
       let forwarded = false;
+      // The call is timed by its own settings, not the server's idle timeout; both are given back when it ends.
+      const timedByServer = input.untimed?.();
+      let slot = false;
+      const leave = () => {
+        if (slot) slots.leave();
+        timedByServer?.();
+      };
       try {
         const key = authenticate(request, snap.keyring);
         start.keyId = key.id;
         start.project = key.project;
+        // A slot before the body is read: a call waiting for one holds no body.
+        const waiting = slots.enter(config.server, request.signal);
+        if (waiting !== undefined) await waiting;
+        slot = true;
         const body = await readBody(request, { maxBytes: config.server.maxBodyBytes, timeoutMs: config.server.bodyReadTimeoutMs });
         start.requestBytes = body.byteLength;
         const inspected = inspectRequestBody(body);
@@ -203,8 +223,9 @@ export function createRelay(deps: RelayDeps): Relay {
         }
         forwarded = true;
         const onAttempt = (to: Target) => trace.routed({ provider: to.provider, providerName: config.providers.get(to.provider.id)?.type ?? to.provider.id, maxTokens: fields.maxOutputTokens, upstreamModel: to.upstreamModel });
-        return await forward(snap, start, { first: target, cursor, quotes, bodyFor, deadlineAt, onAttempt }, input, admission, limits, { dropUsageChunk, trace });
+        return await forward(snap, start, { first: target, cursor, quotes, bodyFor, deadlineAt, onAttempt }, input, admission, limits, { dropUsageChunk, trace }, leave);
       } catch (error) {
+        if (!forwarded) leave();
         if (!recorded && error instanceof RelayError && !(error instanceof StoreUnavailableError)) {
           // A client gone while sending its body was never admitted: journaled as client_aborted.
           ledger.refuse({ start, status: error.status, errorCode: error.code, ...(error.code === "client_aborted" ? { outcome: "client_aborted" } : {}) });

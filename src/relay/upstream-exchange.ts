@@ -106,7 +106,7 @@ function relayWhole(call: Exchange, answered: Answered, headers: Headers, bytes:
   return response;
 }
 
-/** A stream: relayed through the usage tap, ended when the tap ends. */
+/** A stream: relayed through the usage tap, ended when the tap ends (or stalls: routing.chunkTimeoutMs). */
 function relayStream(call: Exchange, answered: Answered, headers: Headers, head: StreamHead): Response {
   const upstream = answered.response;
   const status = upstream.status;
@@ -115,9 +115,9 @@ function relayStream(call: Exchange, answered: Answered, headers: Headers, head:
     answered.release();
     // Once the terminal event was handed on, the client has the whole answer: whichever
     // connection closes first afterwards (a client hanging up at `[DONE]`, a provider slow to
-    // end its body), the call completed. Before it, the client going away aborts the upstream
+    // end its body), the call completed. A stall (no read for the chunk timeout) ends it as such. Before it, the client going away aborts the upstream
     // read: that is a cancel, not a cut.
-    const kind = how === "completed" || tap.terminalSent() ? "completed" : how === "cancelled" || answered.cause() === "client" ? "cancelled" : "cut";
+    const kind = how === "completed" || tap.terminalSent() ? "completed" : how === "stalled" ? "stalled" : how === "cancelled" || answered.cause() === "client" ? "cancelled" : "cut";
     call.onEnd({
       kind,
       status,
@@ -131,7 +131,7 @@ function relayStream(call: Exchange, answered: Answered, headers: Headers, head:
     });
   };
   // The body goes to the HTTP server: a direct stream where the runtime has them.
-  const tap: UsageTap = createUsageTap(head, call.input.route.wire, { dropUsageChunk: call.dropUsageChunk, direct: true }, onTapEnd);
+  const tap: UsageTap = createUsageTap(head, call.input.route.wire, { dropUsageChunk: call.dropUsageChunk, direct: true, stallMs: call.route.chunkTimeoutMs }, onTapEnd);
   return new Response(tap.body, { status, headers });
 }
 

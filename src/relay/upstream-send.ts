@@ -15,6 +15,8 @@ export interface Answered {
   cause(): AbortCause | undefined;
   /** Stops the upstream call (Renio's own failure). */
   abort(): void;
+  /** Stops the upstream call because its answer went silent for too long (cause `timeout`). */
+  stall(): void;
   /** Stops watching the client; call once, when the call has ended. */
   release(): void;
 }
@@ -89,5 +91,5 @@ export async function sendUpstream(
   }
   clearTimeout(timer);
   connectCheck.answered(provider.id);
-  return { answered: { response, sentAt, cause: () => cause, abort: () => controller.abort(), release } };
+  return { answered: { response, sentAt, cause: () => cause, abort: () => controller.abort(), stall: () => abortFor("timeout"), release } };
 }

@@ -1,8 +1,12 @@
 /** Where a direct stream's source writes: the consumer's own buffer (on Bun, the HTTP response being sent). */
 export interface DirectSink {
-  /** Hands `chunk` on; the consumer copies it (the same object never reaches a reader). */
+  /**
+   * Hands `chunk` on; the consumer copies it (the same object never reaches a reader). Returns a
+   * promise while the connection cannot take more (backpressure: it resolves once it can), else
+   * the bytes written.
+   */
   write(chunk: Uint8Array): unknown;
-  /** Sends what was written; resolves once the consumer can take more (backpressure). */
+  /** Sends what was written (it does not wait for the client). */
   flush(): unknown;
   /** Ends the stream: cleanly, or with `error` (the consumer sees it fail). */
   close(error?: Error): void;

@@ -22,8 +22,14 @@ import { ownValue } from "../shared/own-keys.ts";
  * the journal and budget's CPU per non-streaming call at 16 in flight 193 / 217 → 77 / 117 µs,
  * Renio fsync's 453 / 483 → 320 / 363 µs; peak RSS 0-20 MB higher. `renio mock` and `renio
  * passthrough` run the same way, so the floor is measured with the same allocator.
+ *
+ * `BUN_CONFIG_MAX_HTTP_REQUESTS=65535`: Bun's fetch keeps at most 256 requests in flight by
+ * default and queues the rest inside its HTTP client, where nothing shows them: at 1,024 open
+ * streams the first token came three seconds late. Bun reads the variable once, when it starts,
+ * so it is set here, to Bun's maximum: Renio's own limit (`server.maxConcurrentCalls`, seen on
+ * /metrics) is then the one that binds.
  */
-const ENGINE_OPTIONS: Readonly<Record<string, string>> = { BUN_JSC_useFTLJIT: "0", MIMALLOC_PURGE_HOLES: "0" };
+const ENGINE_OPTIONS: Readonly<Record<string, string>> = { BUN_JSC_useFTLJIT: "0", MIMALLOC_PURGE_HOLES: "0", BUN_CONFIG_MAX_HTTP_REQUESTS: "65535" };
 
 /** The commands that serve for long (their CPU per call is what Renio publishes, or its floor). */
 const LONG_RUNNING = new Set(["serve", "mock", "passthrough"]);

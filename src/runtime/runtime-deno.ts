@@ -20,6 +20,7 @@ export const denoRuntime: Runtime = {
       resolve({ hostname: addr.hostname, port: addr.port, stop: () => server.shutdown() });
     }),
   upstreamFetch: (url, init) => fetch(url, init),
+  upstreamFetchLimit: undefined,
   cutSafeFetch: (url, init) => fetch(url, init),
   openSqlite: openDenoSqlite,
   storeWorker: () => new Worker(new URL("../store-worker-deno.ts", import.meta.url).href, { type: "module" }),

@@ -8,6 +8,12 @@
 export interface ConnectionInfo {
   /** Client IP address as seen by the socket. */
   readonly remoteAddress: string;
+  /**
+   * Takes the request's connection out of the server's idle timeout (a call timed by its own
+   * settings); the function returned puts it back, and must run before the response's last byte
+   * (later, the connection stays out of it). Absent where the server has no idle timeout.
+   */
+  readonly untimed?: () => () => void;
 }
 
 /** The core's request handler: Hono's `fetch` contract plus connection info. */
@@ -19,7 +25,7 @@ export interface ServeOptions {
   readonly hostname: string;
   /** 0 picks a free port. */
   readonly port: number;
-  /** Idle timeout for client connections in seconds (0 disables it). */
+  /** Idle timeout for client connections in seconds (0 disables it; default 120; Bun's server only). */
   readonly idleTimeoutSeconds?: number;
   /** The answer when `fetch` throws or rejects (default: the runtime's own error page). */
   readonly onError?: (error: unknown) => Response;
@@ -57,6 +63,11 @@ export interface Runtime {
   serve(options: ServeOptions): Promise<Server>;
   /** The `fetch` for upstream calls (`server.upstreamClient: "fetch"`, the default): the runtime's own. */
   readonly upstreamFetch: (url: string, init: RequestInit) => Promise<Response>;
+  /**
+   * The most requests {@link upstreamFetch} keeps in flight at once (more wait inside it, unseen);
+   * undefined when it has no such cap (Deno).
+   */
+  readonly upstreamFetchLimit: number | undefined;
   /**
    * A `fetch` that hands on every byte of a response body cut short before the body errors
    * (`server.upstreamClient: "node-http"`). Bun's own fetch does not (node-http-fetch.ts); Deno's does.

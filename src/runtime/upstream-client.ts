@@ -36,6 +36,11 @@ export function upstreamFetchOf(runtime: Runtime, client: UpstreamClient, inFlig
   return client === "node-http" ? runtime.cutSafeFetch : runtime.upstreamFetch;
 }
 
+/** Whether calls may go through the runtime's own fetch (`fetch`; `auto` on Bun above its line). */
+export function usesRuntimeFetch(runtime: Runtime, client: UpstreamClient): boolean {
+  return client === "fetch" || (client === "auto" && runtime.name === "bun");
+}
+
 /** `few` while at most `line` calls are in flight (`line.streams` for a call whose answer streams), `many` above. */
 export function byLoad(few: UpstreamFetch, many: UpstreamFetch, inFlight: () => number, line: LoadLine): UpstreamFetch {
   return (url, init) => (inFlight() <= (init.streams === true ? line.streams : line.calls) ? few(url, init) : many(url, init));

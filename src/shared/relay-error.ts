@@ -31,6 +31,7 @@ export type RelayErrorCode =
   | "request_timeout"
   | "store_unavailable"
   | "shutting_down"
+  | "overloaded"
   | "unauthorized"
   | "forbidden"
   | "reload_unavailable"

@@ -312,3 +312,49 @@ describe("createUsageTap, direct (the body goes to the HTTP server)", () => {
     assert.deepEqual(ends, ["cut"]);
   });
 });
+
+describe("createUsageTap with stallMs", () => {
+  test("a source silent for longer ends the stream as stalled: the chunks before reach the reader, then its read fails, and the source is cancelled", async () => {
+    let cancelled = false;
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    const source = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c), cancel: () => void (cancelled = true) });
+    controller.enqueue(enc.encode(chatChunk("Hel")));
+    const ends: TapEnd[] = [];
+    const tap = createUsageTap(source, "openai", { dropUsageChunk: false, stallMs: 50 }, (end) => void ends.push(end));
+    const reader = tap.body.getReader();
+    assert.equal(dec.decode((await reader.read()).value), chatChunk("Hel"));
+    await assert.rejects(reader.read(), /stalled/);
+    assert.deepEqual(ends, ["stalled"]);
+    assert.ok(cancelled, "the source was cancelled");
+  });
+
+  test("a consumer that takes nothing for longer stalls it too, though the source has more", async () => {
+    let cancelled = false;
+    const source = new ReadableStream<Uint8Array>({ pull: (c) => c.enqueue(enc.encode(chatChunk("x"))), cancel: () => void (cancelled = true) }, { highWaterMark: 0 });
+    const ends: TapEnd[] = [];
+    const tap = createUsageTap(source, "openai", { dropUsageChunk: false, stallMs: 50 }, (end) => void ends.push(end));
+    const reader = tap.body.getReader();
+    await reader.read();
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    assert.deepEqual(ends, ["stalled"]);
+    assert.ok(cancelled);
+    await assert.rejects(reader.read(), /stalled/);
+  });
+
+  test("chunks that keep coming within the setting never stall it, however long the stream", async () => {
+    // Chunks a few ms apart for three times the setting.
+    const started = performance.now();
+    let sent = 0;
+    const source = new ReadableStream<Uint8Array>({
+      pull: async (c) => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        if (performance.now() - started > 1200) c.close();
+        else (sent++, c.enqueue(enc.encode(chatChunk("x"))));
+      },
+    }, { highWaterMark: 0 });
+    const ends: TapEnd[] = [];
+    const tap = createUsageTap(source, "openai", { dropUsageChunk: false, stallMs: 400 }, (end) => void ends.push(end));
+    assert.equal((await readAll(tap.body)).length, sent);
+    assert.deepEqual(ends, ["completed"]);
+  });
+});

@@ -10,11 +10,13 @@ export type { UsageTapOptions } from "./usage-scanner.ts";
  *   held back were handed on and the stream closed;
  * - cut: the source failed before the terminal event; everything received had been handed on,
  *   then the stream errors;
+ * - stalled: no source read for `stallMs` (the source silent, or the consumer taking nothing);
+ *   the source is cancelled and the stream errors;
  * - cancelled: the consumer cancelled; so was the source;
  * - failed: scanning threw (a Renio bug; the error is passed along); the source is cancelled
  *   and the stream errors.
  */
-export type TapEnd = "completed" | "cut" | "cancelled" | "failed";
+export type TapEnd = "completed" | "cut" | "stalled" | "cancelled" | "failed";
 
 /** An SSE response passed through chunk by chunk, its usage recorded on the way. */
 export interface UsageTap {
@@ -31,6 +33,8 @@ export interface UsageTap {
    * given the whole answer, so a cancel or cut after it ends nothing the client was owed.
    */
   terminalSent(): boolean;
+  /** performance.now() of the last source read (the tap's start before the first): stale while the source is silent or the consumer takes nothing. */
+  lastReadAt(): number;
 }
 
 /** A stream whose first chunk was read already (to know it started before answering the client): the rest comes from `reader`. */
@@ -43,6 +47,7 @@ export interface StreamHead {
 /** What the consumer sees when the source is cut, or when scanning failed (plain strings: no stack in logs). */
 const CUT = "upstream stream cut";
 const FAILED = "relay error";
+const STALLED = "upstream stream stalled";
 
 /** The reasons a tapped stream ends its consumer with: the call's own log lines say why, so a server's error hook need not. */
 export const TAP_END_REASONS: ReadonlySet<unknown> = new Set([CUT, FAILED]);
@@ -77,7 +82,13 @@ const SOURCE_CUT = null;
  * where the runtime has direct streams (Bun), the body is one: each scanned chunk is written
  * into the response and flushed, and the server reads no JavaScript stream per chunk (the bytes
  * are copied into the response, so the chunk objects themselves do not reach a reader). The
- * source is still read one chunk at a time, and the next read waits for the flush (backpressure).
+ * source is still read one chunk at a time, and the next read waits while the client's connection
+ * cannot take more (the write's promise: backpressure), so a slow client makes Renio read slower,
+ * never hold more.
+ *
+ * With `stallMs`, a stream with no source read for that long (the source silent, or the consumer
+ * taking nothing) ends as `stalled`: the source is cancelled and the stream errors. The timer is
+ * armed once per silence, not per chunk.
  *
  * A cut is delivered after the bytes: when the source fails, every chunk received was already
  * handed on, but the consumer may still hold it unsent (Bun's server writes what it was handed at
@@ -88,7 +99,7 @@ const SOURCE_CUT = null;
 export function createUsageTap(
   source: ReadableStream<Uint8Array> | StreamHead,
   format: WireFormat,
-  options: UsageTapOptions & { readonly direct?: boolean },
+  options: UsageTapOptions & { readonly direct?: boolean; readonly stallMs?: number },
   onEnd: (end: TapEnd, error?: unknown) => void,
 ): UsageTap {
   const scanner = createUsageScanner(format, options);
@@ -97,12 +108,25 @@ export function createUsageTap(
   let head = "reader" in source ? source.first : null;
   let firstByteAt: number | null = null;
   let terminalSent = false;
+  let lastReadAt = performance.now();
   let ended = false;
+  let stalled = false;
+  let watchdog: ReturnType<typeof setTimeout> | undefined;
   const end = (how: TapEnd, error?: unknown) => {
     if (ended) return;
     ended = true;
+    clearTimeout(watchdog);
     onEnd(how, error);
   };
+  /** Armed once per silence, not per chunk: when it fires early (reads came meanwhile) it waits out the rest. */
+  const watch = (ms: number) => {
+    const idle = performance.now() - lastReadAt;
+    if (idle < ms - 1) return void (watchdog = setTimeout(watch, ms - idle, ms));
+    stalled = true;
+    end("stalled");
+    void reader.cancel().catch(() => {});
+  };
+  if (options.stallMs !== undefined) watchdog = setTimeout(watch, options.stallMs, options.stallMs);
   const scanned: Scanned = { out: new Uint8Array(0), done: false };
   /** Reads and scans the next source chunk (SOURCE_CUT when the read failed); a scan error is thrown. */
   const next = async (): Promise<Scanned | typeof SOURCE_CUT> => {
@@ -117,6 +141,7 @@ export function createUsageTap(
         return SOURCE_CUT;
       }
     }
+    lastReadAt = performance.now();
     scanned.out = read.done ? scanner.end() : scanner.push(read.value);
     scanned.done = read.done;
     if (scanned.out.byteLength > 0) firstByteAt ??= performance.now();
@@ -127,6 +152,7 @@ export function createUsageTap(
     try {
       for (;;) {
         const step = await next();
+        if (stalled) return out.error(STALLED);
         if (step === SOURCE_CUT) {
           // Cut after the terminal event: the client has every byte it was owed; end it cleanly.
           if (terminalSent) {
@@ -145,8 +171,9 @@ export function createUsageTap(
         if (handed) terminalSent ||= scanner.terminal();
         if (taken !== undefined) await taken;
         if (step.done) {
-          out.close();
+          // Ended first: what the end gives back (the connection's idle timeout) must be back before the last byte.
           end("completed");
+          out.close();
           return;
         }
         if (handed && !out.readsOn) return;
@@ -164,7 +191,18 @@ export function createUsageTap(
   };
   const direct = options.direct === true
     ? directStream({
-        pull: (sink) => pump({ hand: (bytes) => (sink.write(bytes), sink.flush()), readsOn: true, close: () => sink.close(), error: (message) => sink.close(new Error(message)) }),
+        // A write the client's connection cannot take yet returns a promise: waiting for it is the backpressure (flush never waits).
+        pull: (sink) =>
+          pump({
+            hand: (bytes) => {
+              const written = sink.write(bytes);
+              sink.flush();
+              return written instanceof Promise ? written : undefined;
+            },
+            readsOn: true,
+            close: () => sink.close(),
+            error: (message) => sink.close(new Error(message)),
+          }),
         cancel,
       })
     : undefined;
@@ -179,7 +217,7 @@ export function createUsageTap(
       },
       { highWaterMark: 0 },
     );
-  return { body, usage: scanner.usage, usageFinal: scanner.usageFinal, firstByteAt: () => firstByteAt, terminalSent: () => terminalSent };
+  return { body, usage: scanner.usage, usageFinal: scanner.usageFinal, firstByteAt: () => firstByteAt, terminalSent: () => terminalSent, lastReadAt: () => lastReadAt };
 }
 
 function nextMacrotask(): Promise<void> {

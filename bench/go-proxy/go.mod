@@ -1,0 +1,3 @@
+module renio.dev/bench/go-proxy
+
+go 1.19

@@ -203,6 +203,9 @@ for (const backend of backends) {
       await ledger.close();
       // As a store of the previous version left it: no rollup, schema 6.
       await target.exec("drop table usage_hour");
+      // And without what later migrations add (migration 8: the guardrails column and its index).
+      await target.exec("drop index journal_entry_guardrails_time");
+      await target.exec("alter table journal_entry drop column guardrails");
       await target.exec("update renio_meta set value = '6' where key = 'schema_version'");
       store = await target.open();
       await assertAggregatesMatchJournal(store, "after the upgrade");

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { anthropicFields } from "./anthropic-schema.ts";
 import { azureFields } from "./azure-schema.ts";
 import { bedrockFields, checkBedrockRegion } from "./bedrock-schema.ts";
+import { guardrailsSchema } from "./guardrails-schema.ts";
 import { loggingSchema } from "./logging-schema.ts";
 import { mockFields } from "./mock-schema.ts";
 import { openAiFields } from "./openai-schema.ts";
@@ -264,6 +265,8 @@ export const configSchema = z.strictObject({
     .prefault({}),
   prices: z.record(z.string().min(1), priceSchema).default({}),
   tracing: tracingSchema.prefault({}),
+  /** Policies that detect, redact, pseudonymise or block personal data and credentials in calls (docs/guardrails.md). */
+  guardrails: guardrailsSchema.prefault({}),
 });
 
 /** Validated configuration, defaults applied. */

@@ -1,4 +1,5 @@
 import type { BudgetConfig, Config } from "../config/config-schema.ts";
+import type { GuardrailCount } from "../guardrails/guardrail-metrics.ts";
 import type { Ledger } from "../journal/ledger.ts";
 import type { RateLimitState } from "../relay/rate-limiter.ts";
 import type { ExportStats } from "../relay/span-exporter.ts";
@@ -26,6 +27,8 @@ export interface MetricsSources {
   readonly traces?: () => ExportStats;
   /** Every target's circuit, as it stands. */
   readonly targets?: () => readonly TargetStatus[];
+  /** What guardrail policies found so far. */
+  readonly guardrails?: () => readonly GuardrailCount[];
 }
 
 const UNAUTHORIZED = "GET /metrics needs `Authorization: Bearer <metrics token or admin token>`";
@@ -46,7 +49,7 @@ export function metricsRoute(config: Config, sources: MetricsSources): MetricsRo
       if (byMetricsToken === undefined) throw new RelayError(401, "unauthorized", UNAUTHORIZED);
       byMetricsToken(headers);
     },
-    page: () => metricsPage({ calls: sources.calls, inFlight: sources.inFlight, ledger: sources.ledger, budgets: sources.budgets(), defaultMode: config.budget.mode, rateLimits: sources.rateLimits, traces: sources.traces, targets: sources.targets }),
+    page: () => metricsPage({ calls: sources.calls, inFlight: sources.inFlight, ledger: sources.ledger, budgets: sources.budgets(), defaultMode: config.budget.mode, rateLimits: sources.rateLimits, traces: sources.traces, targets: sources.targets, guardrails: sources.guardrails }),
     contentType: PROM_CONTENT_TYPE,
   };
 }

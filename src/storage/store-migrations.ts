@@ -182,6 +182,17 @@ export const migrations: Readonly<Record<number, Migration>> = {
     await (dialect.keyOrderedTable === null ? table : table.modifyEnd(sql.raw(dialect.keyOrderedTable))).execute();
     await rebuildRollup(db);
   },
+  // What guardrail policies found in a call (JSON: policy, detector, action, count, positions; never the text),
+  // and the entries where they fired, by time (partial: most entries have none).
+  8: async (db) => {
+    await db.schema.alterTable("journal_entry").addColumn("guardrails", "text").execute();
+    await db.schema
+      .createIndex("journal_entry_guardrails_time")
+      .on("journal_entry")
+      .column("received_at")
+      .where(sql.ref("guardrails"), "is not", null)
+      .execute();
+  },
 };
 
 /** The renio_meta key counting changes to budget definitions (every change adds one). */

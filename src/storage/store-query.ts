@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable } from "kysely";
 import type { BudgetUsage } from "../budget/budget-usage.ts";
 import type { JournalSpend } from "../budget/spend-report.ts";
-import type { JournalAttempt, JournalEntry } from "../shared/journal-records.ts";
+import type { JournalAttempt, JournalEntry, JournalGuardrail } from "../shared/journal-records.ts";
 import type { JournalPage, JournalQuery, SpendRange } from "./store.ts";
 import { budgetUsageOf } from "./store-admit.ts";
 import type { Database, JournalEntryTable } from "./store-schema.ts";
@@ -160,5 +160,6 @@ function toEntry(r: Selectable<JournalEntryTable>): JournalEntry {
     responseBody: r.response_body,
     reconcile: r.reconcile as JournalEntry["reconcile"],
     attempts: r.attempts === null ? null : (JSON.parse(r.attempts) as JournalAttempt[]),
+    guardrails: r.guardrails === null ? null : (JSON.parse(r.guardrails) as JournalGuardrail[]),
   };
 }

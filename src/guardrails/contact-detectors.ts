@@ -22,9 +22,6 @@ export const email: Detector = regexDetector({
   },
 });
 
-/** Dates written with the separators a phone number may use (`01.02.2024`). */
-const DATE_LIKE = /^\(?\d{1,2}\)?[ .\-/]\d{1,2}[ .\-/]\d{2,4}\b/;
-
 /**
  * Phone numbers. International: `+` or `00` (then with a separator somewhere), a country code
  * and in all 8–15 digits, grouped by spaces, `-`, `.`, `/` or parentheses, with an optional
@@ -40,7 +37,7 @@ export const phone: Detector = regexDetector({
   label: "PHONE",
   priority: 60,
   maxLength: 32,
-  pattern: /(?<![\w+@.\/\-])(?:(?:\+|00)[1-9]\d{0,2}(?:[ .\-\/]?(?:\(0\)|\(\d{1,4}\)|\d)){5,14}|\(?0[1-9]\d{0,4}\)?(?:[ .\-\/]?\d){4,10}|[2-9]\d{2} \d{3} \d{3,4}|[6-9]\d{2} \d{2} \d{2} \d{2})(?![\w@]|[.\-\/]?\d)/g,
+  pattern: /(?<![\w+@.\/\-])(?:(?:\+|00)[1-9]\d{0,2}(?:[ .\-\/]?(?:\(0\)|\(\d{1,4}\)|\d)){5,14}|(?:\(0[1-9]\d{0,4}\)|0[1-9]\d{0,4})(?:[ .\-\/]?\d){4,10}|[2-9]\d{2} \d{3} \d{3,4}|[6-9]\d{2} \d{2} \d{2} \d{2})(?![\w@]|[.\-\/]?\d)/g,
   chars: asciiClass(/[0-9 +().\-\/]/),
   accept(_text, start, candidate) {
     const end = start + candidate.length;
@@ -52,8 +49,9 @@ export const phone: Detector = regexDetector({
     }
     const digits = digitsOf(candidate).length;
     if (candidate[0] === "0" || candidate.startsWith("(0")) {
+      // One kind of separator: a date and a time (`01.02.2024 12:30`) mix them.
       const separators = new Set(candidate.replace(/[\d()]/g, ""));
-      if (digits < 9 || digits > 11 || separators.size > 1 || DATE_LIKE.test(candidate)) return -1;
+      if (digits < 9 || digits > 11 || separators.size > 1) return -1;
       return end;
     }
     return digits === 9 || digits === 10 ? end : -1;

@@ -105,7 +105,7 @@ export const jwt: Detector = regexDetector({
   label: "JWT",
   priority: 12,
   maxLength: 4096,
-  pattern: /(?<![A-Za-z0-9_\-.])eyJ[A-Za-z0-9_\-]{5,1000}\.[A-Za-z0-9_\-]{8,2500}\.[A-Za-z0-9_\-]{16,1000}(?![A-Za-z0-9_\-.])/g,
+  pattern: /(?<![A-Za-z0-9_\-.])eyJ[A-Za-z0-9_\-]{5,1000}\.[A-Za-z0-9_\-]{8,2500}\.[A-Za-z0-9_\-]{16,1000}(?![A-Za-z0-9_\-]|\.[A-Za-z0-9_\-])/g,
   chars: asciiClass(/[A-Za-z0-9_\-.]/),
   accept: (_text, start, candidate) => (jwtHeader(candidate.slice(0, candidate.indexOf("."))) ? start + candidate.length : -1),
 });

@@ -8,7 +8,7 @@ const oneSeparator = (candidate: string): boolean => new Set(candidate.replace(/
 /**
  * Dutch BSN (burgerservicenummer): nine digits passing the 11-proef, as one run or grouped
  * `123.456.782`, `1234.56.782` or with spaces. Not matched: eight-digit numbers written without
- * their leading zero, numbers inside longer runs. About one in eleven random nine-digit numbers
+ * their leading zero, numbers inside longer runs of letters or digits (hashes, ids). About one in eleven random nine-digit numbers
  * passes the 11-proef, so ordinary nine-digit numbers can match (see the false-positive table).
  */
 export const bsn: Detector = regexDetector({
@@ -16,7 +16,7 @@ export const bsn: Detector = regexDetector({
   label: "BSN",
   priority: 45,
   maxLength: 11,
-  pattern: /(?<![\d.,\-])(?:\d{9}|\d{3}[. ]\d{3}[. ]\d{3}|\d{4}[. ]\d{2}[. ]\d{3})(?![\d]|[.,\-]\d)/g,
+  pattern: /(?<![\w.,\-])(?:\d{9}|\d{3}[. ]\d{3}[. ]\d{3}|\d{4}[. ]\d{2}[. ]\d{3})(?![\w]|[.,\-]\d)/g,
   chars: DIGITS_AND_SEPARATORS,
   accept: (_text, start, candidate) => (oneSeparator(candidate) && bsnValid(digitsOf(candidate)) ? start + candidate.length : -1),
 });
@@ -79,7 +79,7 @@ export const steuerId: Detector = regexDetector({
   label: "STEUER_ID",
   priority: 46,
   maxLength: 14,
-  pattern: /(?<![\d.,\-])(?:[1-9]\d{10}|[1-9]\d [0-9]{3} [0-9]{3} [0-9]{3})(?![\d]|[.,\-]\d)/g,
+  pattern: /(?<![\w.,\-])(?:[1-9]\d{10}|[1-9]\d [0-9]{3} [0-9]{3} [0-9]{3})(?![\w]|[.,\-]\d)/g,
   chars: DIGITS_AND_SEPARATORS,
   accept: (_text, start, candidate) => (steuerIdValid(digitsOf(candidate)) ? start + candidate.length : -1),
 });
@@ -102,7 +102,7 @@ export const belgianNumber: Detector = regexDetector({
   label: "BE_NATIONAL_NUMBER",
   priority: 44,
   maxLength: 15,
-  pattern: /(?<![\d.,\-])(?:\d{11}|\d{2}\.\d{2}\.\d{2}-\d{3}\.\d{2}|\d{6}-\d{3}-\d{2})(?![\d]|[.,\-]\d)/g,
+  pattern: /(?<![\w.,\-])(?:\d{11}|\d{2}\.\d{2}\.\d{2}-\d{3}\.\d{2}|\d{6}-\d{3}-\d{2})(?![\w]|[.,\-]\d)/g,
   chars: DIGITS_AND_SEPARATORS,
   accept(_text, start, candidate) {
     const digits = digitsOf(candidate);
@@ -123,7 +123,7 @@ export const pesel: Detector = regexDetector({
   label: "PESEL",
   priority: 43,
   maxLength: 11,
-  pattern: /(?<![\d.,\-])\d{11}(?![\d]|[.,\-]\d)/g,
+  pattern: /(?<![\w.,\-])\d{11}(?![\w]|[.,\-]\d)/g,
   chars: asciiClass(/[0-9]/),
   accept(_text, start, candidate) {
     return peselDateOk(candidate) && peselValid(candidate) ? start + candidate.length : -1;

@@ -72,7 +72,7 @@ export const paymentCard: Detector = regexDetector({
   label: "CARD",
   priority: 25,
   maxLength: 23,
-  pattern: /(?<![\d.,\-])\d(?:[ \-]?\d){12,18}(?![\d]|[.,]\d)/g,
+  pattern: /(?<![\w.,\-])\d(?:[ \-]?\d){12,18}(?![\w]|[.,]\d)/g,
   chars: asciiClass(/[0-9 \-]/),
   accept(_text, start, candidate) {
     if (new Set(candidate.replace(/\d/g, "")).size > 1) return -1;

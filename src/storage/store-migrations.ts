@@ -189,7 +189,7 @@ export const migrations: Readonly<Record<number, Migration>> = {
     await db.schema
       .createIndex("journal_entry_guardrails_time")
       .on("journal_entry")
-      .column("received_at")
+      .columns(["received_at", "id"])
       .where(sql.ref("guardrails"), "is not", null)
       .execute();
   },

@@ -20,6 +20,7 @@ export async function listJournal(db: Kysely<Database>, query: JournalQuery): Pr
   if (query.requestId !== undefined) q = q.where("request_id", "=", query.requestId);
   if (query.id !== undefined) q = q.where("id", "=", query.id);
   if (query.outcome !== undefined) q = q.where("outcome", "=", query.outcome);
+  if (query.guardrails === true) q = q.where("guardrails", "is not", null);
   const cursor = query.cursor === undefined ? null : decodePageCursor(query.cursor);
   if (cursor) {
     q = q.where((eb) =>

@@ -14,6 +14,7 @@ export const email: Detector = regexDetector({
   label: "EMAIL",
   priority: 30,
   maxLength: 254,
+  hint: /@/,
   pattern: /(?<![A-Za-z0-9._%+\-@])[A-Za-z0-9][A-Za-z0-9._%+\-]{0,63}@(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.){1,8}[A-Za-z]{2,24}(?![A-Za-z0-9\-@])/g,
   chars: asciiClass(/[A-Za-z0-9._%+\-@]/),
   accept(_text, start, candidate) {
@@ -37,6 +38,7 @@ export const phone: Detector = regexDetector({
   label: "PHONE",
   priority: 60,
   maxLength: 32,
+  hint: /\d/,
   pattern: /(?<![\w+@.\/\-])(?:(?:\+|00)[1-9]\d{0,2}(?:[ .\-\/]?(?:\(0\)|\(\d{1,4}\)|\d)){5,14}|(?:\(0[1-9]\d{0,4}\)|0[1-9]\d{0,4})(?:[ .\-\/]?\d){4,10}|[2-9]\d{2} \d{3} \d{3,4}|[6-9]\d{2} \d{2} \d{2} \d{2})(?![\w@]|[.\-\/]?\d)/g,
   chars: asciiClass(/[0-9 +().\-\/]/),
   accept(_text, start, candidate) {
@@ -74,12 +76,13 @@ function ipv6Valid(text: string): boolean {
 }
 
 /** IPv4 and IPv6 addresses, found separately and reported as one detector. */
-const ipv4 = regexDetector({ id: "ip_address", label: "IP_ADDRESS", priority: 50, maxLength: 15, pattern: IPV4, chars: asciiClass(/[0-9.]/) });
+const ipv4 = regexDetector({ id: "ip_address", label: "IP_ADDRESS", priority: 50, maxLength: 15, hint: /\d\./, pattern: IPV4, chars: asciiClass(/[0-9.]/) });
 const ipv6 = regexDetector({
   id: "ip_address",
   label: "IP_ADDRESS",
   priority: 50,
   maxLength: 39,
+  hint: /:[0-9A-Fa-f]*:/,
   pattern: IPV6_CANDIDATE,
   chars: asciiClass(/[0-9A-Fa-f:]/),
   accept: (_text, start, candidate) => (ipv6Valid(candidate) ? start + candidate.length : -1),

@@ -15,6 +15,7 @@ export const openAiKey: Detector = regexDetector({
   label: "OPENAI_KEY",
   priority: 10,
   maxLength: 220,
+  hint: /sk-/,
   pattern: /(?<![A-Za-z0-9_\-])sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,200}(?![A-Za-z0-9_\-])/g,
   chars: TOKEN_CHARS,
   accept: mixedAfter(3),
@@ -26,6 +27,7 @@ export const anthropicKey: Detector = regexDetector({
   label: "ANTHROPIC_KEY",
   priority: 10,
   maxLength: 220,
+  hint: /sk-ant-/,
   pattern: /(?<![A-Za-z0-9_\-])sk-ant-[a-z]{2,8}\d{2}-[A-Za-z0-9_\-]{20,200}(?![A-Za-z0-9_\-])/g,
   chars: TOKEN_CHARS,
 });
@@ -40,6 +42,7 @@ export const awsAccessKey: Detector = regexDetector({
   label: "AWS_ACCESS_KEY",
   priority: 10,
   maxLength: 20,
+  hint: /A[SKBC][IC]A/,
   pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])/g,
   chars: asciiClass(/[A-Z0-9]/),
 });
@@ -50,6 +53,7 @@ export const githubToken: Detector = regexDetector({
   label: "GITHUB_TOKEN",
   priority: 10,
   maxLength: 255,
+  hint: /gh[pousr]_|github_pat_/,
   pattern: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{22,244})(?![A-Za-z0-9_])/g,
   chars: asciiClass(/[A-Za-z0-9_]/),
 });
@@ -60,6 +64,7 @@ export const googleApiKey: Detector = regexDetector({
   label: "GOOGLE_API_KEY",
   priority: 10,
   maxLength: 39,
+  hint: /AIza/,
   pattern: /(?<![A-Za-z0-9_\-])AIza[A-Za-z0-9_\-]{35}(?![A-Za-z0-9_\-])/g,
   chars: TOKEN_CHARS,
 });
@@ -70,6 +75,7 @@ export const stripeKey: Detector = regexDetector({
   label: "STRIPE_KEY",
   priority: 10,
   maxLength: 255,
+  hint: /k_(?:live|test)_/,
   pattern: /(?<![A-Za-z0-9_])[sr]k_(?:live|test)_[A-Za-z0-9]{24,247}(?![A-Za-z0-9_])/g,
   chars: asciiClass(/[A-Za-z0-9_]/),
 });
@@ -80,6 +86,7 @@ export const slackToken: Detector = regexDetector({
   label: "SLACK_TOKEN",
   priority: 10,
   maxLength: 255,
+  hint: /xox/,
   pattern: /(?<![A-Za-z0-9_\-])xox[abposr]-[A-Za-z0-9\-]{10,250}(?![A-Za-z0-9_\-])/g,
   chars: TOKEN_CHARS,
 });
@@ -105,6 +112,7 @@ export const jwt: Detector = regexDetector({
   label: "JWT",
   priority: 12,
   maxLength: 4096,
+  hint: /eyJ/,
   pattern: /(?<![A-Za-z0-9_\-.])eyJ[A-Za-z0-9_\-]{5,1000}\.[A-Za-z0-9_\-]{8,2500}\.[A-Za-z0-9_\-]{16,1000}(?![A-Za-z0-9_\-]|\.[A-Za-z0-9_\-])/g,
   chars: asciiClass(/[A-Za-z0-9_\-.]/),
   accept: (_text, start, candidate) => (jwtHeader(candidate.slice(0, candidate.indexOf("."))) ? start + candidate.length : -1),
@@ -129,6 +137,7 @@ export const privateKey: Detector = {
   priority: 5,
   maxLength: MAX_KEY,
   find(text, from, out) {
+    if (!text.includes("-----BEGIN ")) return;
     KEY_BEGIN.lastIndex = from;
     for (let m = KEY_BEGIN.exec(text); m !== null; m = KEY_BEGIN.exec(text)) {
       const end = keyEnd(text, m.index + m[0].length, m.index);

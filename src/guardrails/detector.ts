@@ -46,6 +46,13 @@ export function trailingRun(text: string, inside: CharTest, limit: number): numb
   return i;
 }
 
+/** Where a match may begin in the trailing run of `inside` characters: its start, after any spaces (no match begins with one). */
+export function pendingRun(text: string, inside: CharTest, limit: number): number {
+  let i = trailingRun(text, inside, limit);
+  while (i < text.length && text.charCodeAt(i) === 32) i++;
+  return i;
+}
+
 /** What a regular-expression detector is made of. */
 export interface RegexDetectorSpec {
   readonly id: string;
@@ -58,17 +65,20 @@ export interface RegexDetectorSpec {
   readonly chars: CharTest;
   /** Checks a candidate (checksum, structure): the end of the match (a candidate may be shortened), or -1 to reject it. */
   readonly accept?: (text: string, start: number, candidate: string) => number;
+  /** Something every text with a match contains (a digit, `@`, a prefix): a text without it is not searched. */
+  readonly hint?: RegExp;
 }
 
 /** A detector from a pattern, an optional check of each candidate and the characters its matches are made of. */
 export function regexDetector(spec: RegexDetectorSpec): Detector {
-  const { pattern, accept, chars, maxLength } = spec;
+  const { pattern, accept, chars, maxLength, hint } = spec;
   const detector: Detector = {
     id: spec.id,
     label: spec.label,
     priority: spec.priority,
     maxLength,
     find(text, from, out) {
+      if (hint !== undefined && !hint.test(text)) return;
       pattern.lastIndex = from;
       for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
         const candidate = m[0];
@@ -82,7 +92,7 @@ export function regexDetector(spec: RegexDetectorSpec): Detector {
         }
       }
     },
-    pending: (text) => trailingRun(text, chars, maxLength),
+    pending: (text) => pendingRun(text, chars, maxLength),
   };
   return detector;
 }

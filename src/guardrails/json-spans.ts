@@ -34,7 +34,9 @@ export class JsonSpanError extends Error {
   override name = "JsonSpanError";
 }
 
-const NUMBER_OR_WORD = /-?\d+(?:\.\d+)?(?:[eE][+\-]?\d+)?|true|false|null/y;
+const SCALAR = /^(?:-?\d+(?:\.\d+)?(?:[eE][+\-]?\d+)?|true|false|null)$/;
+/** What ends a number or literal: , } ] and white space. */
+const DELIMITER = new Set([44, 125, 93, 32, 10, 13, 9]);
 
 /** Reads `text` (a JSON document) into nodes; throws JsonSpanError when it is not JSON or too deep. */
 export function readJsonSpans(text: string): JsonNode {
@@ -48,66 +50,66 @@ export function readJsonSpans(text: string): JsonNode {
   };
   const string = (): JsonString => {
     const start = i;
-    let escaped = false;
-    for (i++; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (c === 34 /* " */) break;
-      if (c === 92 /* \ */) {
-        escaped = true;
-        i++;
-      } else if (c < 32) throw new JsonSpanError(`control character in a string at ${i}`);
+    // The closing quote: the next one not escaped (preceded by an even run of backslashes).
+    let close = text.indexOf('"', start + 1);
+    for (;;) {
+      if (close < 0) throw new JsonSpanError(`unterminated string at ${start}`);
+      let slashes = 0;
+      while (text.charCodeAt(close - 1 - slashes) === 92) slashes++;
+      if (slashes % 2 === 0) break;
+      close = text.indexOf('"', close + 1);
     }
-    if (i >= text.length) throw new JsonSpanError(`unterminated string at ${start}`);
-    i++;
-    const token = text.slice(start, i);
-    if (!escaped) return { kind: "string", value: token.slice(1, -1), start, end: i };
+    i = close + 1;
+    const backslash = text.indexOf("\\", start + 1);
+    if (backslash < 0 || backslash > close) return { kind: "string", value: text.slice(start + 1, close), start, end: i };
     try {
-      return { kind: "string", value: JSON.parse(token) as string, start, end: i };
+      return { kind: "string", value: JSON.parse(text.slice(start, i)) as string, start, end: i };
     } catch {
-      throw new JsonSpanError(`invalid escape in a string at ${start}`);
+      throw new JsonSpanError(`invalid string at ${start}`);
     }
   };
   const value = (depth: number): JsonNode => {
     if (depth > MAX_JSON_DEPTH) throw new JsonSpanError(`nested deeper than ${MAX_JSON_DEPTH} levels`);
     space();
-    const c = text[i];
-    if (c === '"') return string();
-    if (c === "{") {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) return string();
+    if (c === 123 /* { */) {
       i++;
       const entries: [string, JsonNode][] = [];
       space();
-      if (text[i] === "}") return i++, { kind: "object", entries };
+      if (text.charCodeAt(i) === 125) return i++, { kind: "object", entries };
       for (;;) {
         space();
-        if (text[i] !== '"') throw new JsonSpanError(`expected a key at ${i}`);
+        if (text.charCodeAt(i) !== 34) throw new JsonSpanError(`expected a key at ${i}`);
         const key = string().value;
         space();
-        if (text[i++] !== ":") throw new JsonSpanError(`expected ':' at ${i - 1}`);
+        if (text.charCodeAt(i++) !== 58 /* : */) throw new JsonSpanError(`expected ':' at ${i - 1}`);
         entries.push([key, value(depth + 1)]);
         space();
-        const next = text[i++];
-        if (next === "}") return { kind: "object", entries };
-        if (next !== ",") throw new JsonSpanError(`expected ',' or '}' at ${i - 1}`);
+        const next = text.charCodeAt(i++);
+        if (next === 125 /* } */) return { kind: "object", entries };
+        if (next !== 44 /* , */) throw new JsonSpanError(`expected ',' or '}' at ${i - 1}`);
       }
     }
-    if (c === "[") {
+    if (c === 91 /* [ */) {
       i++;
       const items: JsonNode[] = [];
       space();
-      if (text[i] === "]") return i++, { kind: "array", items };
+      if (text.charCodeAt(i) === 93) return i++, { kind: "array", items };
       for (;;) {
         items.push(value(depth + 1));
         space();
-        const next = text[i++];
-        if (next === "]") return { kind: "array", items };
-        if (next !== ",") throw new JsonSpanError(`expected ',' or ']' at ${i - 1}`);
+        const next = text.charCodeAt(i++);
+        if (next === 93 /* ] */) return { kind: "array", items };
+        if (next !== 44) throw new JsonSpanError(`expected ',' or ']' at ${i - 1}`);
       }
     }
-    NUMBER_OR_WORD.lastIndex = i;
-    const m = NUMBER_OR_WORD.exec(text);
-    if (m === null) throw new JsonSpanError(`unexpected character at ${i}`);
-    i += m[0].length;
-    return { kind: "scalar", raw: m[0] };
+    // A number, true, false or null: up to the next delimiter.
+    const from = i;
+    while (i < text.length && !DELIMITER.has(text.charCodeAt(i))) i++;
+    const raw = text.slice(from, i);
+    if (!SCALAR.test(raw)) throw new JsonSpanError(`unexpected value at ${from}`);
+    return { kind: "scalar", raw };
   };
   const root = value(0);
   space();

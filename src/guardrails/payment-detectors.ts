@@ -1,5 +1,5 @@
 import { ibanValid, luhnValid } from "./checksums.ts";
-import { asciiClass, digitsOf, regexDetector, type Detector } from "./detector.ts";
+import { asciiClass, digitsOf, pendingRun, regexDetector, type Detector } from "./detector.ts";
 
 /** IBAN length by country (the SWIFT IBAN registry; EU/EEA states and their neighbours, and the common others). */
 const IBAN_LENGTHS: Readonly<Record<string, number>> = {
@@ -26,6 +26,7 @@ export const iban: Detector = {
   priority: 20,
   maxLength: 42,
   find(text, from, out) {
+    if (!/\d/.test(text)) return;
     IBAN_START.lastIndex = from;
     for (let m = IBAN_START.exec(text); m !== null; m = IBAN_START.exec(text)) {
       const length = IBAN_LENGTHS[m[0].slice(0, 2)];
@@ -36,12 +37,7 @@ export const iban: Detector = {
       }
     }
   },
-  pending: (text) => {
-    let i = text.length;
-    const stop = Math.max(0, text.length - 42);
-    while (i > stop && (ALNUM(text.charCodeAt(i - 1)) || text.charCodeAt(i - 1) === 32)) i--;
-    return i;
-  },
+  pending: (text) => pendingRun(text, (code) => ALNUM(code) || code === 32, 42),
 };
 
 /** The end of a valid IBAN of `length` characters starting at `start` (single spaces between characters allowed), or -1. */
@@ -72,6 +68,7 @@ export const paymentCard: Detector = regexDetector({
   label: "CARD",
   priority: 25,
   maxLength: 23,
+  hint: /\d/,
   pattern: /(?<![\w.,\-])\d(?:[ \-]?\d){12,18}(?![\w]|[.,]\d)/g,
   chars: asciiClass(/[0-9 \-]/),
   accept(_text, start, candidate) {

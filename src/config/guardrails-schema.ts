@@ -35,13 +35,13 @@ export const ANSWER_ACTIONS = ["block", "redact", "log"] as const;
 /** Bounds of a custom pattern, so that no pattern can make a scan slow (see patternProblem). */
 export const PATTERN_LIMITS = { maxSource: 500, maxRepeat: 1000, maxPaths: 1024, maxLength: 1024 } as const;
 
-const ID = /^[a-z][a-z0-9_]*$/;
-const idSchema = z.string().regex(ID, "use lowercase letters, digits and _ (starting with a letter)");
+const detectorId = z.string().regex(/^[a-z][a-z0-9_-]*$/, "use lowercase letters, digits, _ and - (starting with a letter)");
+const policyId = z.string().regex(/^[A-Za-z0-9_.:-]+$/, "use letters, digits, _ . : -");
 
 /** A detector of the config's own: a bounded regular expression, or a list of words and phrases. */
 const customDetectorSchema = z
   .strictObject({
-    id: idSchema,
+    id: detectorId,
     /** A JavaScript regular expression (see patternProblem for what is refused). */
     pattern: z.string().min(1).optional(),
     ignoreCase: z.boolean().default(false),
@@ -49,7 +49,7 @@ const customDetectorSchema = z
     words: z.array(z.string().trim().min(1).max(100)).min(1).max(10_000).optional(),
     /** The longest match a pattern may have; longer ones are not matches (and a stream holds back this many characters). */
     maxLength: positiveInt.max(PATTERN_LIMITS.maxLength).default(64),
-    /** The placeholder's type, e.g. EMPLOYEE_ID for `[EMPLOYEE_ID_1]` (default: the id in capitals). */
+    /** The placeholder's type, e.g. EMPLOYEE_ID for `[EMPLOYEE_ID_1]` (default: the id in capitals, `-` as `_`). */
     placeholder: z.string().regex(/^[A-Z][A-Z0-9_]*$/, "use capitals, digits and _").optional(),
   })
   .superRefine((detector, ctx) => {
@@ -85,7 +85,7 @@ const policyMatchSchema = z.strictObject({
 
 const policySchema = z
   .strictObject({
-    id: idSchema,
+    id: policyId,
     match: policyMatchSchema.prefault({}),
     /** Built-in detector ids, group names (pii, contact, financial, national_ids, credentials) and custom detector ids. */
     detectors: z.array(z.string().min(1)).default([]),

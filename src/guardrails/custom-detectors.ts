@@ -12,7 +12,7 @@ const CUSTOM_PRIORITY = 70;
  * word (or phrase).
  */
 export function customDetector(config: CustomDetectorConfig): Detector {
-  const label = config.placeholder ?? config.id.toUpperCase();
+  const label = config.placeholder ?? config.id.toUpperCase().replaceAll("-", "_");
   if (config.pattern !== undefined) {
     const detector = regexDetector({
       id: config.id,

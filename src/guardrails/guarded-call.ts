@@ -6,6 +6,7 @@ import { guardStream, type GuardedStream } from "./answer-stream.ts";
 import { FindingLog, mergeFindings } from "./guardrail-findings.ts";
 import { maskedRequest, type Evaluation, type ScannedRequest } from "./request-guard.ts";
 import { StreamScanner } from "./stream-scanner.ts";
+import type { Detector } from "./detector.ts";
 
 /** What is done to one answer of a guarded call. */
 export interface AnswerGuard {
@@ -36,6 +37,8 @@ export class GuardedCall {
     private readonly request: ScannedRequest,
     private readonly byRegion: ReadonlyMap<string, Evaluation>,
     private readonly path: string,
+    /** Every detector of every policy that may apply to the caller: what the journal's copy of the request is masked with. */
+    private readonly journalDetectors: readonly Detector[],
   ) {
     this.largestBytes = Math.max(request.bytes.byteLength, ...[...byRegion.values()].map((e) => e.body.byteLength));
   }
@@ -64,9 +67,9 @@ export class GuardedCall {
     return this.answers.get(evaluation);
   }
 
-  /** The request as the journal keeps it (every match masked). */
+  /** The request as the journal keeps it (every match of any policy that may apply to the caller masked, whatever the policies did). */
   journalBody(): Uint8Array<ArrayBuffer> {
-    return maskedRequest(this.request, this.byRegion.values());
+    return maskedRequest(this.request, this.byRegion.values(), this.journalDetectors);
   }
 
   /** What fired so far (request, and answers), for the journal; undefined when nothing did. */

@@ -53,5 +53,6 @@ async function guardRequest(candidates: readonly Policy[], home: string | undefi
   }
   const verdicts = await askWebhooks([...new Set([...sets.values()].flat())], request, fetchImpl);
   const evaluations = new Map<string, Evaluation>([...sets].map(([id, applying]) => [id, evaluate(applying, request, verdicts)]));
-  return new GuardedCall(request, new Map([...setOf].map(([region, id]) => [region, evaluations.get(id)!])), path);
+  const journalDetectors = [...new Set(candidates.flatMap((policy) => policy.detectors))];
+  return new GuardedCall(request, new Map([...setOf].map(([region, id]) => [region, evaluations.get(id)!])), path, journalDetectors);
 }

@@ -142,12 +142,21 @@ function withoutOverlaps(matches: readonly Match[]): Match[] {
   return kept.sort((a, b) => a.start - b.start);
 }
 
-/** The request as the journal keeps it: every match any evaluation found replaced by its placeholder. */
-export function maskedRequest(request: ScannedRequest, evaluations: Iterable<Evaluation>): Uint8Array<ArrayBuffer> {
+/**
+ * The request as the journal keeps it: in every scanned part, every match of `detectors` (those of
+ * every policy that may apply to the caller, in any region) and every match an evaluation found
+ * (a webhook's spans too) replaced by a placeholder, whatever the policies did with it.
+ */
+export function maskedRequest(request: ScannedRequest, evaluations: Iterable<Evaluation>, detectors: readonly Detector[]): Uint8Array<ArrayBuffer> {
   const byString = new Map<number, Replacement[]>();
   for (const evaluation of evaluations) {
     for (const [index, masks] of evaluation.masks) byString.set(index, [...(byString.get(index) ?? []), ...masks]);
   }
+  const book = new PlaceholderBook();
+  request.strings.forEach(({ node }, index) => {
+    const masks = findMatches(node.value, detectors).map((m) => ({ start: m.start, end: m.end, text: book.placeholder(m.detector.label, node.value.slice(m.start, m.end), false) }));
+    if (masks.length > 0) byString.set(index, [...(byString.get(index) ?? []), ...masks]);
+  });
   if (byString.size === 0) return request.bytes;
   const splices: Replacement[] = [];
   for (const [index, masks] of byString) {

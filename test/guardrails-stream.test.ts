@@ -80,8 +80,14 @@ describe("stream guard: matches split across chunks, on each wire format", () =>
       const whole = scan(path, [bytes]);
       assert.equal(deltaText(path, whole.out), `Sure: write to ${CALLER_EMAIL} (not [EMAIL_2]), IBAN [IBAN_1]. Bye`);
       assert.ok(!whole.out.includes(SECRET_EMAIL) && !whole.out.includes(IBAN) && !whole.out.includes("[EMAIL_1]"));
-      // Every two-chunk cut (mid-event, mid-placeholder, mid-match), then one byte at a time.
-      for (let at = 1; at < bytes.length; at++) assert.equal(scan(path, splitAt(bytes, at)).out, whole.out, `cut at byte ${at}`);
+      // Two-chunk cuts at every byte around each delta's text (mid-string, mid-placeholder, mid-match, at the event's
+      // end), at every seventh elsewhere (mid-event), then one byte at a time.
+      const raw = new TextDecoder().decode(bytes);
+      const near = new Set<number>();
+      for (const m of raw.matchAll(/"(?:content|delta|text)":"/g)) for (let at = m.index - 4; at < m.index + 24; at++) near.add(at);
+      for (let at = 1; at < bytes.length; at++) {
+        if (near.has(at) || at % 7 === 0) assert.equal(scan(path, splitAt(bytes, at)).out, whole.out, `cut at byte ${at}`);
+      }
       assert.equal(scan(path, Array.from(bytes, (_, i) => bytes.subarray(i, i + 1))).out, whole.out);
       // Every event still parses, and the stream still ends as the format ends it.
       for (const raw of whole.out.split("\n\n").filter((e) => e.trim() !== "")) {

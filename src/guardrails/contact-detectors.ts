@@ -1,4 +1,10 @@
-import { asciiClass, digitsOf, regexDetector, type Detector } from "./detector.ts";
+import { asciiClass, digitsOf, pendingRun, regexDetector, type Detector } from "./detector.ts";
+
+const ALNUM = asciiClass(/[A-Za-z0-9]/);
+const LOCAL = asciiClass(/[A-Za-z0-9._%+\-]/);
+const ADDRESS = asciiClass(/[A-Za-z0-9._%+\-@]/);
+/** An address from its first character (sticky). */
+const ADDRESS_AT = /[A-Za-z0-9][A-Za-z0-9._%+\-]{0,63}@(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.){1,8}[A-Za-z]{2,24}(?![A-Za-z0-9\-@])/y;
 
 /** Image names such as `icon@2x.png` look like addresses: these endings are not top-level domains here. */
 const FILE_ENDINGS = new Set(["png", "jpg", "jpeg", "gif", "svg", "webp", "bmp", "ico", "avif"]);
@@ -9,19 +15,28 @@ const FILE_ENDINGS = new Set(["png", "jpg", "jpeg", "gif", "svg", "webp", "bmp",
  * Not matched: quoted local parts, IP-literal domains (`a@[10.0.0.1]`), domains without a dot
  * (`user@localhost`), internationalised (non-ASCII) addresses, and image names like `logo@2x.png`.
  */
-export const email: Detector = regexDetector({
+export const email: Detector = {
   id: "email",
   label: "EMAIL",
   priority: 30,
   maxLength: 254,
-  hint: /@/,
-  pattern: /(?<![A-Za-z0-9._%+\-@])[A-Za-z0-9][A-Za-z0-9._%+\-]{0,63}@(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.){1,8}[A-Za-z]{2,24}(?![A-Za-z0-9\-@])/g,
-  chars: asciiClass(/[A-Za-z0-9._%+\-@]/),
-  accept(_text, start, candidate) {
-    const tld = candidate.slice(candidate.lastIndexOf(".") + 1).toLowerCase();
-    return FILE_ENDINGS.has(tld) ? -1 : start + candidate.length;
+  // Found from each `@`: back over the local part, then the address read forward from its start.
+  find(text, from, out) {
+    for (let at = text.indexOf("@", from); at >= 0; at = text.indexOf("@", at + 1)) {
+      let start = at;
+      while (start > 0 && at - start < 64 && LOCAL(text.charCodeAt(start - 1))) start--;
+      // The local part begins with a letter or digit, after nothing an address can hold.
+      while (start < at && !ALNUM(text.charCodeAt(start))) start++;
+      if (start === at || start < from || (start > 0 && ADDRESS(text.charCodeAt(start - 1)))) continue;
+      ADDRESS_AT.lastIndex = start;
+      const m = ADDRESS_AT.exec(text);
+      if (m === null || m[0].length > 254 || FILE_ENDINGS.has(m[0].slice(m[0].lastIndexOf(".") + 1).toLowerCase())) continue;
+      out.push({ start, end: start + m[0].length, detector: email });
+      at = start + m[0].length - 1;
+    }
   },
-});
+  pending: (text) => pendingRun(text, ADDRESS, 254),
+};
 
 /**
  * Phone numbers. International: `+` or `00` (then with a separator somewhere), a country code
@@ -39,7 +54,8 @@ export const phone: Detector = regexDetector({
   priority: 60,
   maxLength: 32,
   hint: /\d/,
-  pattern: /(?<![\w+@.\/\-])(?:(?:\+|00)[1-9]\d{0,2}(?:[ .\-\/]?(?:\(0\)|\(\d{1,4}\)|\d)){5,14}|(?:\(0[1-9]\d{0,4}\)|0[1-9]\d{0,4})(?:[ .\-\/]?\d){4,10}|[2-9]\d{2} \d{3} \d{3,4}|[6-9]\d{2} \d{2} \d{2} \d{2})(?![\w@]|[.\-\/]?\d)/g,
+  notAfter: asciiClass(/[\w+@.\/\-]/),
+  pattern: /(?:(?:\+|00)[1-9]\d{0,2}(?:[ .\-\/]?(?:\(0\)|\(\d{1,4}\)|\d)){5,14}|(?:\(0[1-9]\d{0,4}\)|0[1-9]\d{0,4})(?:[ .\-\/]?\d){4,10}|[2-9]\d{2} \d{3} \d{3,4}|[6-9]\d{2} \d{2} \d{2} \d{2})(?![\w@]|[.\-\/]?\d)/g,
   chars: asciiClass(/[0-9 +().\-\/]/),
   accept(_text, start, candidate) {
     const end = start + candidate.length;
@@ -61,8 +77,8 @@ export const phone: Detector = regexDetector({
 });
 
 const OCTET = "(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
-const IPV4 = new RegExp(`(?<![\\w.])${OCTET}(?:\\.${OCTET}){3}(?![\\w]|\\.\\d)`, "g");
-const IPV6_CANDIDATE = /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:])/g;
+const IPV4 = new RegExp(`${OCTET}(?:\\.${OCTET}){3}(?![\\w]|\\.\\d)`, "g");
+const IPV6_CANDIDATE = /(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:])/g;
 const HEX_GROUP = /^[0-9A-Fa-f]{1,4}$/;
 
 /** Whether `text` is an IPv6 address with at least three groups written (so `a::b` and times like `12:30:45` are not). */
@@ -76,13 +92,14 @@ function ipv6Valid(text: string): boolean {
 }
 
 /** IPv4 and IPv6 addresses, found separately and reported as one detector. */
-const ipv4 = regexDetector({ id: "ip_address", label: "IP_ADDRESS", priority: 50, maxLength: 15, hint: /\d\./, pattern: IPV4, chars: asciiClass(/[0-9.]/) });
+const ipv4 = regexDetector({ id: "ip_address", label: "IP_ADDRESS", priority: 50, maxLength: 15, hint: /\d\./, notAfter: asciiClass(/[\w.]/), pattern: IPV4, chars: asciiClass(/[0-9.]/) });
 const ipv6 = regexDetector({
   id: "ip_address",
   label: "IP_ADDRESS",
   priority: 50,
   maxLength: 39,
   hint: /:[0-9A-Fa-f]*:/,
+  notAfter: asciiClass(/[\w:.]/),
   pattern: IPV6_CANDIDATE,
   chars: asciiClass(/[0-9A-Fa-f:]/),
   accept: (_text, start, candidate) => (ipv6Valid(candidate) ? start + candidate.length : -1),

@@ -16,7 +16,8 @@ export const openAiKey: Detector = regexDetector({
   priority: 10,
   maxLength: 220,
   hint: /sk-/,
-  pattern: /(?<![A-Za-z0-9_\-])sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,200}(?![A-Za-z0-9_\-])/g,
+  notAfter: asciiClass(/[A-Za-z0-9_\-]/),
+  pattern: /sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,200}(?![A-Za-z0-9_\-])/g,
   chars: TOKEN_CHARS,
   accept: mixedAfter(3),
 });
@@ -28,7 +29,8 @@ export const anthropicKey: Detector = regexDetector({
   priority: 10,
   maxLength: 220,
   hint: /sk-ant-/,
-  pattern: /(?<![A-Za-z0-9_\-])sk-ant-[a-z]{2,8}\d{2}-[A-Za-z0-9_\-]{20,200}(?![A-Za-z0-9_\-])/g,
+  notAfter: asciiClass(/[A-Za-z0-9_\-]/),
+  pattern: /sk-ant-[a-z]{2,8}\d{2}-[A-Za-z0-9_\-]{20,200}(?![A-Za-z0-9_\-])/g,
   chars: TOKEN_CHARS,
 });
 
@@ -43,7 +45,8 @@ export const awsAccessKey: Detector = regexDetector({
   priority: 10,
   maxLength: 20,
   hint: /A[SKBC][IC]A/,
-  pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])/g,
+  notAfter: asciiClass(/[A-Za-z0-9]/),
+  pattern: /(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])/g,
   chars: asciiClass(/[A-Z0-9]/),
 });
 
@@ -54,7 +57,8 @@ export const githubToken: Detector = regexDetector({
   priority: 10,
   maxLength: 255,
   hint: /gh[pousr]_|github_pat_/,
-  pattern: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{22,244})(?![A-Za-z0-9_])/g,
+  notAfter: asciiClass(/[A-Za-z0-9_]/),
+  pattern: /(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{22,244})(?![A-Za-z0-9_])/g,
   chars: asciiClass(/[A-Za-z0-9_]/),
 });
 
@@ -65,7 +69,8 @@ export const googleApiKey: Detector = regexDetector({
   priority: 10,
   maxLength: 39,
   hint: /AIza/,
-  pattern: /(?<![A-Za-z0-9_\-])AIza[A-Za-z0-9_\-]{35}(?![A-Za-z0-9_\-])/g,
+  notAfter: asciiClass(/[A-Za-z0-9_\-]/),
+  pattern: /AIza[A-Za-z0-9_\-]{35}(?![A-Za-z0-9_\-])/g,
   chars: TOKEN_CHARS,
 });
 
@@ -76,7 +81,8 @@ export const stripeKey: Detector = regexDetector({
   priority: 10,
   maxLength: 255,
   hint: /k_(?:live|test)_/,
-  pattern: /(?<![A-Za-z0-9_])[sr]k_(?:live|test)_[A-Za-z0-9]{24,247}(?![A-Za-z0-9_])/g,
+  notAfter: asciiClass(/[A-Za-z0-9_]/),
+  pattern: /[sr]k_(?:live|test)_[A-Za-z0-9]{24,247}(?![A-Za-z0-9_])/g,
   chars: asciiClass(/[A-Za-z0-9_]/),
 });
 
@@ -87,7 +93,8 @@ export const slackToken: Detector = regexDetector({
   priority: 10,
   maxLength: 255,
   hint: /xox/,
-  pattern: /(?<![A-Za-z0-9_\-])xox[abposr]-[A-Za-z0-9\-]{10,250}(?![A-Za-z0-9_\-])/g,
+  notAfter: asciiClass(/[A-Za-z0-9_\-]/),
+  pattern: /xox[abposr]-[A-Za-z0-9\-]{10,250}(?![A-Za-z0-9_\-])/g,
   chars: TOKEN_CHARS,
 });
 
@@ -113,7 +120,8 @@ export const jwt: Detector = regexDetector({
   priority: 12,
   maxLength: 4096,
   hint: /eyJ/,
-  pattern: /(?<![A-Za-z0-9_\-.])eyJ[A-Za-z0-9_\-]{5,1000}\.[A-Za-z0-9_\-]{8,2500}\.[A-Za-z0-9_\-]{16,1000}(?![A-Za-z0-9_\-]|\.[A-Za-z0-9_\-])/g,
+  notAfter: asciiClass(/[A-Za-z0-9_\-.]/),
+  pattern: /eyJ[A-Za-z0-9_\-]{5,1000}\.[A-Za-z0-9_\-]{8,2500}\.[A-Za-z0-9_\-]{16,1000}(?![A-Za-z0-9_\-]|\.[A-Za-z0-9_\-])/g,
   chars: asciiClass(/[A-Za-z0-9_\-.]/),
   accept: (_text, start, candidate) => (jwtHeader(candidate.slice(0, candidate.indexOf("."))) ? start + candidate.length : -1),
 });

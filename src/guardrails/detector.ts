@@ -67,11 +67,17 @@ export interface RegexDetectorSpec {
   readonly accept?: (text: string, start: number, candidate: string) => number;
   /** Something every text with a match contains (a digit, `@`, a prefix): a text without it is not searched. */
   readonly hint?: RegExp;
+  /**
+   * Characters a match may not follow (a word boundary of the detector's own). Checked here
+   * rather than as a look-behind at the start of `pattern`, which would keep the regular
+   * expression engine from skipping ahead to the pattern's first character.
+   */
+  readonly notAfter?: CharTest;
 }
 
 /** A detector from a pattern, an optional check of each candidate and the characters its matches are made of. */
 export function regexDetector(spec: RegexDetectorSpec): Detector {
-  const { pattern, accept, chars, maxLength, hint } = spec;
+  const { pattern, accept, chars, maxLength, hint, notAfter } = spec;
   const detector: Detector = {
     id: spec.id,
     label: spec.label,
@@ -82,7 +88,8 @@ export function regexDetector(spec: RegexDetectorSpec): Detector {
       pattern.lastIndex = from;
       for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
         const candidate = m[0];
-        const end = candidate.length === 0 ? -1 : accept === undefined ? m.index + candidate.length : accept(text, m.index, candidate);
+        const bounded = notAfter === undefined || m.index === 0 || !notAfter(text.charCodeAt(m.index - 1));
+        const end = candidate.length === 0 || !bounded ? -1 : accept === undefined ? m.index + candidate.length : accept(text, m.index, candidate);
         if (end > m.index && end - m.index <= maxLength) {
           out.push({ start: m.index, end, detector });
           pattern.lastIndex = end;

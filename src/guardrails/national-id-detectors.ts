@@ -17,7 +17,8 @@ export const bsn: Detector = regexDetector({
   priority: 45,
   maxLength: 11,
   hint: /\d/,
-  pattern: /(?<![\w.,\-])(?:\d{9}|\d{3}[. ]\d{3}[. ]\d{3}|\d{4}[. ]\d{2}[. ]\d{3})(?![\w]|[.,\-]\d)/g,
+  notAfter: asciiClass(/[\w.,\-]/),
+  pattern: /(?:\d{9}|\d{3}[. ]\d{3}[. ]\d{3}|\d{4}[. ]\d{2}[. ]\d{3})(?![\w]|[.,\-]\d)/g,
   chars: DIGITS_AND_SEPARATORS,
   accept: (_text, start, candidate) => (oneSeparator(candidate) && bsnValid(digitsOf(candidate)) ? start + candidate.length : -1),
 });
@@ -33,10 +34,14 @@ export const dni: Detector = regexDetector({
   priority: 40,
   maxLength: 12,
   hint: /\d/,
-  pattern: /(?<![A-Za-z0-9\-])(?:\d{8}|[XYZ]-?\d{7})-?[TRWAGMYFPDXBNJZSQVHLCKE](?![A-Za-z0-9])/g,
+  notAfter: asciiClass(/[A-Za-z0-9\-]/),
+  pattern: /(?:\d{8}|[XYZ]-?\d{7})-?[TRWAGMYFPDXBNJZSQVHLCKE](?![A-Za-z0-9])/g,
   chars: asciiClass(/[0-9A-Z\-]/),
   accept: (_text, start, candidate) => (dniValid(candidate.replaceAll("-", "")) ? start + candidate.length : -1),
 });
+
+const OMOCODIA = "[0-9LMNPQRSTUVlmnpqrstuv]";
+const CODICE_FISCALE = new RegExp(`^[A-Za-z]{6}${OMOCODIA}{2}[ABCDEHLMPRSTabcdehlmprst]${OMOCODIA}{2}[A-Za-z]${OMOCODIA}{3}[A-Za-z]$`);
 
 /**
  * Italian codice fiscale: sixteen characters (six letters, year, month letter, day, a letter
@@ -50,9 +55,11 @@ export const codiceFiscale: Detector = regexDetector({
   priority: 35,
   maxLength: 16,
   hint: /[0-9LMNPQRSTUVlmnpqrstuv]{2}/,
-  pattern: /(?<![A-Za-z0-9])[A-Za-z]{6}[0-9LMNPQRSTUVlmnpqrstuv]{2}[ABCDEHLMPRSTabcdehlmprst][0-9LMNPQRSTUVlmnpqrstuv]{2}[A-Za-z][0-9LMNPQRSTUVlmnpqrstuv]{3}[A-Za-z](?![A-Za-z0-9])/g,
+  notAfter: asciiClass(/[A-Za-z0-9]/),
+  // Any 16-letter-or-digit word, then its structure: a cheaper search than the structure at every letter.
+  pattern: /\b[A-Za-z0-9]{16}\b/g,
   chars: asciiClass(/[A-Za-z0-9]/),
-  accept: (_text, start, candidate) => (codiceFiscaleValid(candidate.toUpperCase()) ? start + candidate.length : -1),
+  accept: (_text, start, candidate) => (CODICE_FISCALE.test(candidate) && codiceFiscaleValid(candidate.toUpperCase()) ? start + candidate.length : -1),
 });
 
 /**
@@ -67,7 +74,8 @@ export const nir: Detector = regexDetector({
   priority: 40,
   maxLength: 21,
   hint: /\d/,
-  pattern: /(?<![\dA-Za-z])[1-478] ?\d{2} ?(?:0[1-9]|1[0-2]|[2-9]\d) ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}(?![\dA-Za-z])/g,
+  notAfter: asciiClass(/[\dA-Za-z]/),
+  pattern: /[1-478] ?\d{2} ?(?:0[1-9]|1[0-2]|[2-9]\d) ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}(?![\dA-Za-z])/g,
   chars: asciiClass(/[0-9AB ]/),
   accept: (_text, start, candidate) => (nirValid(candidate.replaceAll(" ", "")) ? start + candidate.length : -1),
 });
@@ -84,7 +92,8 @@ export const steuerId: Detector = regexDetector({
   priority: 46,
   maxLength: 14,
   hint: /\d/,
-  pattern: /(?<![\w.,\-])(?:[1-9]\d{10}|[1-9]\d [0-9]{3} [0-9]{3} [0-9]{3})(?![\w]|[.,\-]\d)/g,
+  notAfter: asciiClass(/[\w.,\-]/),
+  pattern: /(?:[1-9]\d{10}|[1-9]\d [0-9]{3} [0-9]{3} [0-9]{3})(?![\w]|[.,\-]\d)/g,
   chars: DIGITS_AND_SEPARATORS,
   accept: (_text, start, candidate) => (steuerIdValid(digitsOf(candidate)) ? start + candidate.length : -1),
 });
@@ -108,7 +117,8 @@ export const belgianNumber: Detector = regexDetector({
   priority: 44,
   maxLength: 15,
   hint: /\d/,
-  pattern: /(?<![\w.,\-])(?:\d{11}|\d{2}\.\d{2}\.\d{2}-\d{3}\.\d{2}|\d{6}-\d{3}-\d{2})(?![\w]|[.,\-]\d)/g,
+  notAfter: asciiClass(/[\w.,\-]/),
+  pattern: /(?:\d{11}|\d{2}\.\d{2}\.\d{2}-\d{3}\.\d{2}|\d{6}-\d{3}-\d{2})(?![\w]|[.,\-]\d)/g,
   chars: DIGITS_AND_SEPARATORS,
   accept(_text, start, candidate) {
     const digits = digitsOf(candidate);
@@ -130,7 +140,8 @@ export const pesel: Detector = regexDetector({
   priority: 43,
   maxLength: 11,
   hint: /\d/,
-  pattern: /(?<![\w.,\-])\d{11}(?![\w]|[.,\-]\d)/g,
+  notAfter: asciiClass(/[\w.,\-]/),
+  pattern: /\d{11}(?![\w]|[.,\-]\d)/g,
   chars: asciiClass(/[0-9]/),
   accept(_text, start, candidate) {
     return peselDateOk(candidate) && peselValid(candidate) ? start + candidate.length : -1;

@@ -2,17 +2,18 @@ import { ibanValid, luhnValid } from "./checksums.ts";
 import { asciiClass, digitsOf, pendingRun, regexDetector, type Detector } from "./detector.ts";
 
 /** IBAN length by country (the SWIFT IBAN registry; EU/EEA states and their neighbours, and the common others). */
-const IBAN_LENGTHS: Readonly<Record<string, number>> = {
+const IBAN_LENGTHS: ReadonlyMap<string, number> = new Map(Object.entries({
   AD: 24, AE: 23, AL: 28, AT: 20, AZ: 28, BA: 20, BE: 16, BG: 22, BH: 22, BR: 29, BY: 28, CH: 21, CR: 22, CY: 28, CZ: 24,
   DE: 22, DK: 18, DO: 28, EE: 20, EG: 29, ES: 24, FI: 18, FO: 18, FR: 27, GB: 22, GE: 22, GI: 23, GL: 18, GR: 27, GT: 28,
   HR: 21, HU: 28, IE: 22, IL: 23, IQ: 23, IS: 26, IT: 27, JO: 30, KW: 30, KZ: 20, LB: 28, LC: 32, LI: 21, LT: 20, LU: 20,
   LV: 21, MC: 27, MD: 24, ME: 22, MK: 19, MR: 27, MT: 31, MU: 30, NL: 18, NO: 15, PK: 24, PL: 28, PS: 29, PT: 25, QA: 29,
   RO: 24, RS: 22, SA: 24, SC: 31, SE: 24, SI: 19, SK: 24, SM: 27, ST: 25, SV: 28, TL: 23, TN: 24, TR: 26, UA: 29, VA: 22,
   VG: 24, XK: 20,
-};
+}));
 
-const IBAN_START = /(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?= ?[A-Z0-9])/g;
+const IBAN_START = /[A-Z]{2}\d{2}(?= ?[A-Z0-9])/g;
 const ALNUM = asciiClass(/[A-Z0-9]/);
+const ALNUM_ANY_CASE = asciiClass(/[A-Za-z0-9]/);
 
 /**
  * IBANs of the registry's countries with their exact length and valid check digits (ISO 13616,
@@ -29,7 +30,8 @@ export const iban: Detector = {
     if (!/\d/.test(text)) return;
     IBAN_START.lastIndex = from;
     for (let m = IBAN_START.exec(text); m !== null; m = IBAN_START.exec(text)) {
-      const length = IBAN_LENGTHS[m[0].slice(0, 2)];
+      if (m.index > 0 && ALNUM_ANY_CASE(text.charCodeAt(m.index - 1))) continue;
+      const length = IBAN_LENGTHS.get(m[0].slice(0, 2));
       const end = length === undefined ? -1 : ibanEnd(text, m.index, length);
       if (end > 0) {
         out.push({ start: m.index, end, detector: iban });
@@ -69,7 +71,8 @@ export const paymentCard: Detector = regexDetector({
   priority: 25,
   maxLength: 23,
   hint: /\d/,
-  pattern: /(?<![\w.,\-])\d(?:[ \-]?\d){12,18}(?![\w]|[.,]\d)/g,
+  notAfter: asciiClass(/[\w.,\-]/),
+  pattern: /\d(?:[ \-]?\d){12,18}(?![\w]|[.,]\d)/g,
   chars: asciiClass(/[0-9 \-]/),
   accept(_text, start, candidate) {
     if (new Set(candidate.replace(/\d/g, "")).size > 1) return -1;

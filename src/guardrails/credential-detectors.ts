@@ -1,4 +1,5 @@
 import { asciiClass, regexDetector, type Detector, type Match } from "./detector.ts";
+import { TEXT_SEPARATOR } from "./text-scan.ts";
 
 const TOKEN_CHARS = asciiClass(/[A-Za-z0-9_\-]/);
 /** At least one upper-case letter, one lower-case letter and one digit: generated keys have all three, words and slugs rarely. */
@@ -171,7 +172,9 @@ export const privateKey: Detector = {
 
 /** The end of a key block whose BEGIN line ends at `from`: after its END line, or (no END line within reach) after its base64. */
 function keyEnd(text: string, from: number, start: number): number {
-  const limit = Math.min(text.length, start + MAX_KEY);
+  // A block never reaches into the next of several texts scanned together.
+  const next = text.indexOf(TEXT_SEPARATOR, from);
+  const limit = Math.min(next < 0 ? text.length : next, start + MAX_KEY);
   const close = text.indexOf("-----END ", from);
   if (close >= 0 && close < limit) {
     KEY_END.lastIndex = close;

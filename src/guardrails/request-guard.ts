@@ -1,3 +1,4 @@
+import { REQUEST_PARTS } from "../config/guardrails-schema.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { Detector, Match } from "./detector.ts";
 import { FindingLog, strongest, type GuardAction } from "./guardrail-findings.ts";
@@ -6,7 +7,7 @@ import { askWebhook, type WebhookVerdict } from "./guardrail-webhook.ts";
 import { JsonSpanError, readJsonSpans } from "./json-spans.ts";
 import { PlaceholderBook } from "./placeholders.ts";
 import { requestStrings, type ScannedString } from "./request-parts.ts";
-import { applyReplacements, findMatches, type Replacement } from "./text-scan.ts";
+import { applyReplacements, findEach, type Replacement } from "./text-scan.ts";
 
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
@@ -94,13 +95,21 @@ export function evaluate(policies: readonly Policy[], request: ScannedRequest, v
       return [{ start: span.start, end: span.end, detector }];
     });
   };
+  // The policies and detectors of each part, and each part's strings scanned in one pass.
+  const relevantTo = new Map(REQUEST_PARTS.map((part) => [part, scanning.filter((policy) => policy.parts.has(part))]));
+  const found: Match[][] = request.strings.map(() => []);
+  for (const [part, relevant] of relevantTo) {
+    const indexes = request.strings.flatMap((s, i) => (s.part === part ? [i] : []));
+    if (relevant.length === 0 || indexes.length === 0) continue;
+    const each = findEach(indexes.map((i) => request.strings[i]!.node.value), [...new Set(relevant.flatMap((policy) => policy.detectors))]);
+    indexes.forEach((index, k) => (found[index] = each[k]!));
+  }
   request.strings.forEach((scanned, index) => {
-    const relevant = scanning.filter((policy) => policy.parts.has(scanned.part));
+    const relevant = relevantTo.get(scanned.part)!;
     if (relevant.length === 0) return;
     const value = scanned.node.value;
-    const found = findMatches(value, [...new Set(relevant.flatMap((policy) => policy.detectors))]);
     const extra = relevant.flatMap((policy) => spansOf(policy, index));
-    const matches = extra.length === 0 ? found : withoutOverlaps([...extra, ...found]);
+    const matches = extra.length === 0 ? found[index]! : withoutOverlaps([...extra, ...found[index]!]);
     const replacements: Replacement[] = [];
     const masked: Replacement[] = [];
     for (const match of matches) {
@@ -153,8 +162,9 @@ export function maskedRequest(request: ScannedRequest, evaluations: Iterable<Eva
     for (const [index, masks] of evaluation.masks) byString.set(index, [...(byString.get(index) ?? []), ...masks]);
   }
   const book = new PlaceholderBook();
-  request.strings.forEach(({ node }, index) => {
-    const masks = findMatches(node.value, detectors).map((m) => ({ start: m.start, end: m.end, text: book.placeholder(m.detector.label, node.value.slice(m.start, m.end), false) }));
+  findEach(request.strings.map((s) => s.node.value), detectors).forEach((found, index) => {
+    const value = request.strings[index]!.node.value;
+    const masks = found.map((m) => ({ start: m.start, end: m.end, text: book.placeholder(m.detector.label, value.slice(m.start, m.end), false) }));
     if (masks.length > 0) byString.set(index, [...(byString.get(index) ?? []), ...masks]);
   });
   if (byString.size === 0) return request.bytes;

@@ -150,12 +150,15 @@ export function createRelay(deps: RelayDeps): Relay {
         let guarded: GuardedCall | undefined;
         const guard = snap.guardrails?.forCall({ keyId: key.id, project: key.project, model: fields.model });
         if (guard !== undefined) {
+          // The journal keeps a copy of the request only once the guard has masked it.
+          const keepsBody = start.requestBody !== null;
+          start.requestBody = null;
           guarded = await guard.request(body, route.path, plan.targets.map((to) => to.provider.region));
           try {
             target = firstAllowed(guarded, target, () => cursor.next(clock()), (to) => cursor.exclude(to));
           } finally {
             start.guardrails = guarded.records();
-            if (start.requestBody !== null) start.requestBody = storedBody(config.journal, guarded.journalBody());
+            if (keepsBody) start.requestBody = storedBody(config.journal, guarded.journalBody());
           }
         }
         start.provider = target.provider.id;

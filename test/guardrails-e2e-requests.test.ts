@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import OpenAI from "openai";
 import { finishedEntries, post } from "./support/relay-calls.ts";
+import { runRenio, writeConfig } from "./support/relay-process.ts";
 import { ADMIN_TOKEN, startGuardrailRig, type GuardrailRig } from "./support/guardrail-relay.ts";
 
 /**
@@ -62,6 +63,12 @@ describe("guardrails on requests, end to end", () => {
     assert.equal(entry.errorCode, "guardrail_blocked");
     assert.deepEqual(entry.guardrails, [{ policy: "no-secrets", on: "request", detector: "openai_key", action: "block", count: 1, at: [{ part: "messages[0].content", start: 10, length: OPENAI_KEY.length }] }]);
     assert.ok(!JSON.stringify(entry).includes(OPENAI_KEY), "the journal keeps neither the key nor a body with it");
+
+    // `renio journal show` lists what fired, one line per policy and detector.
+    const show = await runRenio(["journal", "show", id, "--config", writeConfig(rig.relay.dir, rig.relay.config as unknown as Record<string, unknown>)]);
+    assert.equal(show.code, 0, show.stderr);
+    assert.match(show.stdout, /^outcome\s+refused 400 guardrail_blocked$/m);
+    assert.match(show.stdout, /^  1\. no-secrets request openai_key block x1  messages\[0\]\.content@10\+40$/m);
   });
 
   test("pseudonymise: placeholders leave, and the tool arguments and results of an Anthropic call too", async () => {

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Enforces the dependency rules of DESIGN.md: the folder order (no file imports a folder above
 # its own), runtime-specific APIs only in main-*.ts and src/runtime/, providers never import
-# Hono, http or relay, no `any`, and no plain object as a map keyed by outside input
-# (scripts/check-maps.ts, type-aware).
+# Hono, http or relay, guardrails never import Hono, http, relay, storage or journal, no `any`,
+# and no plain object as a map keyed by outside input (scripts/check-maps.ts, type-aware).
 #   bash scripts/check-deps.sh              check src/
 #   bash scripts/check-deps.sh --self-test  show the folder-order and plain-object map checks fail on planted violations
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Folder order, top to bottom: main (the entry points main-*.ts and store-worker-*.ts) → cli
-# (with bench) → http (with observe) → relay → providers / journal (with sse, alerts) → storage → budget → config /
-# runtime / shared. A file may import its own rank or any rank below it. Prints the rank of a
+# (with bench) → http (with observe) → relay → providers / journal (with sse, alerts, guardrails) → storage → budget →
+# config / runtime / shared. A file may import its own rank or any rank below it. Prints the rank of a
 # path under src/ (empty when the folder is not listed).
 rank_of() {
   case "$1" in
@@ -18,7 +18,7 @@ rank_of() {
     cli/* | bench/*) echo 1 ;;
     http/* | observe/*) echo 2 ;;
     relay/*) echo 3 ;;
-    providers/* | journal/* | sse/* | alerts/*) echo 4 ;;
+    providers/* | journal/* | sse/* | alerts/* | guardrails/*) echo 4 ;;
     storage/*) echo 5 ;;
     budget/*) echo 6 ;;
     config/* | runtime/* | shared/*) echo 7 ;;
@@ -93,6 +93,9 @@ runtime_leaks=$(grep -rlE "(\bBun\.|\bDeno\.|from \"bun:|from \"node:sqlite\")" 
 if [ -n "$runtime_leaks" ]; then echo "runtime APIs outside src/runtime and main-*.ts:"; echo "$runtime_leaks"; status=1; fi
 provider_leaks=$(grep -rlE "from \"(hono|(\.\./)+(http|relay)/)" src/providers --include='*.ts' || true)
 if [ -n "$provider_leaks" ]; then echo "providers importing hono/http/relay:"; echo "$provider_leaks"; status=1; fi
+# Guardrails are a concept the spine calls into: they know neither the spine nor the store.
+guardrail_leaks=$(grep -rlE "from \"(hono|(\.\./)+(http|relay|storage|journal)/)" src/guardrails --include='*.ts' || true)
+if [ -n "$guardrail_leaks" ]; then echo "guardrails importing hono/http/relay/storage/journal:"; echo "$guardrail_leaks"; status=1; fi
 any_uses=$(grep -rnE ":\s*any\s*[;,)=>|\]]|:\s*any$|\bas any\b|<any>" src --include='*.ts' || true)
 if [ -n "$any_uses" ]; then echo "uses of any:"; echo "$any_uses"; status=1; fi
 node_modules/.bin/bun scripts/check-maps.ts || status=1

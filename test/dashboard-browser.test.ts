@@ -25,7 +25,7 @@ const ADMIN_TOKEN = "dashboard-admin-token-0123456789";
 const INJECTED = `<img src=x onerror="window.__pwned=1">`;
 const EVIL_KEY = "sk-renio-evil-key-for-tests-0003";
 const TIGHT_KEY = "sk-renio-tight-key-for-tests-0004";
-const PAGES = ["overview", "budgets", "keys", "models", "journal", "live"] as const;
+const PAGES = ["overview", "budgets", "keys", "models", "journal", "guardrails", "live"] as const;
 const WIDTHS = [1280, 390] as const;
 /** Admin endpoints other branches add later: the dashboard shows them as not available (a 404 Chromium logs). */
 const NOT_YET = [/\/admin\/keys$/, /\/admin\/alerts$/];

@@ -127,7 +127,7 @@ function toQuery(values: { readonly [K in keyof typeof FILTERS]?: string }, now:
 const columns: readonly (keyof JournalEntry)[] = [
   "id", "receivedAt", "finishedAt", "requestId", "keyId", "project", "route", "model", "provider", "upstreamModel", "region", "stream",
   "requestBytes", "clientAddress", "outcome", "status", "ttfbMs", "totalMs", "upstreamMs", "inputTokens",
-  "cachedInputTokens", "outputTokens", "reservedCost", "cost", "costEstimated", "errorCode", "reconcile", "requestBody", "responseBody", "attempts",
+  "cachedInputTokens", "outputTokens", "reservedCost", "cost", "costEstimated", "errorCode", "reconcile", "requestBody", "responseBody", "attempts", "guardrails",
 ];
 
 /** The money columns of an export: written as exact decimals. */
@@ -167,7 +167,7 @@ function printQuarantine(records: readonly QuarantinedRecord[], out: (line: stri
   if (rows.length === 0) out("(no quarantined records)");
 }
 
-/** One entry, field by field, then its attempts one per line (`renio journal show`). */
+/** One entry, field by field, then its attempts and what guardrail policies found, one per line (`renio journal show`). */
 function printEntry(e: JournalEntry, out: (line: string) => void): void {
   const dash = (value: unknown) => (value === null || value === undefined ? "-" : String(value));
   const money = (value: number | null) => (value === null ? "-" : formatAmount(value));
@@ -188,5 +188,11 @@ function printEntry(e: JournalEntry, out: (line: string) => void): void {
   out(`attempts      ${attempts.length}`);
   attempts.forEach((a, i) => {
     out(`  ${i + 1}. ${a.provider} ${a.upstreamModel}${a.model === e.model ? "" : ` (fallback ${a.model})`}  status ${dash(a.status)}  ${a.errorCode ?? "served"}  ${a.ms.toFixed(1)} ms  cost ${money(a.cost)}`);
+  });
+  const findings = e.guardrails ?? [];
+  if (findings.length > 0) out(`guardrails    ${findings.length}`);
+  findings.forEach((f, i) => {
+    const at = f.at.map((p) => `${p.part}@${p.start}+${p.length}`).join(", ");
+    out(`  ${i + 1}. ${f.policy} ${f.on} ${f.detector} ${f.action} x${f.count}${at === "" ? "" : `  ${at}`}${f.error === undefined ? "" : `  check ${f.error}`}`);
   });
 }

@@ -29,6 +29,7 @@ import type { ExportStats } from "../relay/span-exporter.ts";
 import type { Runtime, Server } from "../runtime/runtime.ts";
 import { observers, type CallObserver } from "../relay/call-observer.ts";
 import { createCallMetrics } from "../observe/call-metrics.ts";
+import { GuardrailMetrics } from "../guardrails/guardrail-metrics.ts";
 import { createLogger, defaultLogOptions, type LogOptions } from "../observe/call-log.ts";
 import { createLineSink } from "../observe/line-sink.ts";
 import { metricsRoute } from "../observe/metrics-route.ts";
@@ -94,7 +95,8 @@ export async function startRelayService(config: Config, runtime: Runtime, option
   let adminTokens = adminTokensOf(config.server);
   // Every call's end feeds the metrics and the call log (one observer each).
   const calls = createCallMetrics({ perKeyLabels: config.metrics.perKeyLabels, currency: config.budget.currency });
-  const watchers: CallObserver[] = [calls];
+  const guardrailCounts = new GuardrailMetrics();
+  const watchers: CallObserver[] = [calls, guardrailCounts];
   const fallback = defaultLogOptions(process.stdout.isTTY === true);
   const log = options.log ?? { format: config.logging.format ?? fallback.format, level: config.logging.level };
   // Call lines of one event-loop turn go out in one write (line-sink.ts).
@@ -179,6 +181,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     targets: () => targetStatuses(snapshot.current.router.targets(), clock()),
     journalMaxLagMs,
     books: books && (() => books.last),
+    guardrails: () => guardrailCounts.counts(),
   });
   const dashboard = dashboardRoutes(() => adminTokens.length > 0);
   const apart = config.server.admin.port !== undefined;

@@ -3,6 +3,7 @@ import { nameMap } from "./schema-maps.ts";
 import { anthropicFields } from "./anthropic-schema.ts";
 import { azureFields } from "./azure-schema.ts";
 import { bedrockFields, checkBedrockRegion } from "./bedrock-schema.ts";
+import { guardrailsSchema } from "./guardrails-schema.ts";
 import { loggingSchema } from "./logging-schema.ts";
 import { mockFields } from "./mock-schema.ts";
 import { openAiFields } from "./openai-schema.ts";
@@ -295,6 +296,8 @@ export const configSchema = z.strictObject({
     .prefault({}),
   prices: nameMap(nameText(), priceSchema).default(() => new Map()),
   tracing: tracingSchema.prefault({}),
+  /** Policies that detect, redact, pseudonymise or block personal data and credentials in calls (docs/guardrails.md). */
+  guardrails: guardrailsSchema.prefault({}),
 });
 
 /** Validated configuration, defaults applied. */

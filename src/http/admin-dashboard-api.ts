@@ -1,4 +1,6 @@
 import { Hono } from "hono";
+import { summarizeGuardrails } from "../guardrails/guardrail-summary.ts";
+import type { JournalEntry } from "../shared/journal-records.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { JournalReader, UsageGroup, UsageGroupBy } from "../storage/store.ts";
 import type { HttpEnv } from "./app.ts";
@@ -15,7 +17,9 @@ const GROUP_BY: readonly UsageGroupBy[] = ["key", "project", "model", "provider"
  * `GET /admin/dashboard/overview` (totals today and this month, UTC, and a series of calls,
  * errors, cost and relay overhead p50/p95 per bucket; `since`, `until`, `bucket_ms`, default
  * the last 24 hours by hour) and `GET /admin/dashboard/usage?by=key|project|model|provider|route`
- * (totals per group, `since`/`until`, default the last 24 hours).
+ * (totals per group, `since`/`until`, default the last 24 hours), and `GET /admin/dashboard/guardrails`
+ * (what guardrail policies found, by policy, detector, action and direction, over the entries
+ * on which one fired; `since`/`until`, default the last 24 hours; at most GUARDRAIL_ENTRIES entries read).
  */
 export function dashboardApi(store: JournalReader, sync: (() => Promise<void>) | undefined): Hono<HttpEnv> {
   const api = new Hono<HttpEnv>();
@@ -57,8 +61,26 @@ export function dashboardApi(store: JournalReader, sync: (() => Promise<void>) |
     return c.json({ object: "list", by, since, until, data });
   });
 
+  api.get("/guardrails", async (c) => {
+    const until = timeParam(c.req.query("until"), "until") ?? Date.now() + 1;
+    const since = timeParam(c.req.query("since"), "since") ?? until - DAY;
+    if (since >= until) throw new RelayError(400, "invalid_request", "`since` must be before `until`");
+    await sync?.();
+    const entries: JournalEntry[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await store.listJournal({ since, until, guardrails: true, limit: 1000, ...(cursor === undefined ? {} : { cursor }) });
+      entries.push(...page.entries);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined && entries.length < GUARDRAIL_ENTRIES);
+    return c.json({ object: "dashboard.guardrails", since, until, entries: entries.length, truncated: cursor !== undefined, data: summarizeGuardrails(entries) });
+  });
+
   return api;
 }
+
+/** The most entries the guardrail summary reads (newest first); beyond, it says it was truncated. */
+const GUARDRAIL_ENTRIES = 20_000;
 
 /** The all-entries group, or zeros when the range holds no entry. */
 function totalOf(groups: readonly UsageGroup[]): Omit<UsageGroup, "group"> {

@@ -71,6 +71,7 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
       keyId: c.req.query("key"),
       requestId: c.req.query("request_id"),
       outcome: c.req.query("outcome"),
+      guardrails: flagParam(c.req.query("guardrails"), "guardrails"),
       cursor: c.req.query("cursor"),
       limit,
     });
@@ -113,6 +114,13 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
 function targetJson(target: TargetStatus): Record<string, unknown> {
   const iso = (at: number | null) => (at === null ? null : new Date(at).toISOString());
   return { ...target, cooldownUntil: iso(target.cooldownUntil), lastFailureAt: iso(target.lastFailureAt) };
+}
+
+/** A yes/no query value: `1` or `true` (absent, `0` or `false`: no). */
+function flagParam(value: string | undefined, name: string): boolean {
+  if (value === undefined || value === "0" || value === "false") return false;
+  if (value === "1" || value === "true") return true;
+  throw new RelayError(400, "invalid_request", `\`${name}\` must be 1, true, 0 or false`);
 }
 
 /** A query value from a fixed set (absent: `fallback`); anything else is a 400 naming the choices. */

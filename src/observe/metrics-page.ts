@@ -1,5 +1,6 @@
 import type { BudgetUsage } from "../budget/budget-usage.ts";
 import type { BudgetConfig } from "../config/config-schema.ts";
+import type { GuardrailCount } from "../guardrails/guardrail-metrics.ts";
 import type { Ledger } from "../journal/ledger.ts";
 import type { SlotState } from "../relay/call-slots.ts";
 import type { RateLimitState } from "../relay/rate-limiter.ts";
@@ -34,6 +35,8 @@ export interface MetricsSources {
   readonly rateLimits?: () => readonly RateLimitState[];
   /** Every target's circuit, as it stands (absent: none shown). */
   readonly targets?: () => readonly TargetStatus[];
+  /** What guardrail policies found so far (absent: none shown). */
+  readonly guardrails?: () => readonly GuardrailCount[];
   /** How long a scrape waits for the store (readiness, budget rows) before reporting it down (ms, default 1000). */
   readonly storeWaitMs?: number;
   /** `journal.maxLagMs`: the journal is behind beyond it. */
@@ -87,6 +90,8 @@ export async function metricsPage(sources: MetricsSources): Promise<string> {
   if (limits.length > 0) writeRateLimits(out, limits);
   const targets = sources.targets?.() ?? [];
   if (targets.length > 0) writeTargets(out, targets);
+  const guardrails = sources.guardrails?.() ?? [];
+  if (guardrails.length > 0) writeGuardrails(out, guardrails);
   return out.join("\n") + "\n";
 }
 
@@ -157,6 +162,18 @@ function writeTargets(out: string[], targets: readonly TargetStatus[]): void {
   targets.forEach((target, i) => sample(out, "renio_target_cooling_down", labels[i]!, target.state === "open" ? 1 : 0));
   family(out, "renio_target_in_flight", "gauge", "Upstream attempts in flight on the target.");
   targets.forEach((target, i) => sample(out, "renio_target_in_flight", labels[i]!, target.inFlight));
+}
+
+/** Guardrail findings by policy, detector, action and direction (never what was matched). */
+function writeGuardrails(out: string[], counts: readonly GuardrailCount[]): void {
+  const labels = counts.map((c) => labelText([["policy", c.policy], ["detector", c.detector], ["action", c.action], ["on", c.on]]));
+  family(out, "renio_guardrail_calls_total", "counter", "Calls on which a guardrail policy's detector fired, by policy, detector, action and request or answer.");
+  counts.forEach((c, i) => sample(out, "renio_guardrail_calls_total", labels[i]!, c.calls));
+  family(out, "renio_guardrail_matches_total", "counter", "Matches guardrail detectors found, by policy, detector, action and request or answer.");
+  counts.forEach((c, i) => sample(out, "renio_guardrail_matches_total", labels[i]!, c.matches));
+  const failed = counts.filter((c) => c.failures > 0);
+  family(out, "renio_guardrail_check_failures_total", "counter", "Calls whose guardrail webhook check failed or timed out, by policy and the action taken (block: refused, log: failed open).");
+  failed.forEach((c) => sample(out, "renio_guardrail_check_failures_total", labelText([["policy", c.policy], ["action", c.action]]), c.failures));
 }
 
 /** What the span exporter sent, dropped and holds. */

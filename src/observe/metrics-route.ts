@@ -1,4 +1,5 @@
 import type { BudgetConfig, Config } from "../config/config-schema.ts";
+import type { GuardrailCount } from "../guardrails/guardrail-metrics.ts";
 import type { Ledger } from "../journal/ledger.ts";
 import type { SlotState } from "../relay/call-slots.ts";
 import type { RateLimitState } from "../relay/rate-limiter.ts";
@@ -36,6 +37,8 @@ export interface MetricsSources {
   readonly journalMaxLagMs: () => number;
   /** The last check of the books (absent: checks off). */
   readonly books?: () => BooksCheck | undefined;
+  /** What guardrail policies found so far. */
+  readonly guardrails?: () => readonly GuardrailCount[];
 }
 
 const UNAUTHORIZED = "GET /metrics needs `Authorization: Bearer <metrics token or admin token>`";
@@ -70,6 +73,7 @@ export function metricsRoute(config: Config, sources: MetricsSources): MetricsRo
         targets: sources.targets,
         journalMaxLagMs: sources.journalMaxLagMs(),
         books: sources.books,
+        guardrails: sources.guardrails,
       }),
     contentType: PROM_CONTENT_TYPE,
   };

@@ -1,6 +1,7 @@
 import type { BudgetCatalog } from "../budget/budget-catalog.ts";
 import type { Config } from "../config/config-schema.ts";
 import { createProviders } from "../providers/provider-registry.ts";
+import { createGuardrails, type Guardrails } from "../guardrails/guardrails.ts";
 import type { Fetch } from "../providers/provider.ts";
 import { createCallPricing, type CallPricing } from "./call-pricing.ts";
 import { createKeyring, type Keyring } from "./keyring.ts";
@@ -22,6 +23,8 @@ export interface RelaySnapshot {
   readonly pricing: CallPricing;
   /** The config's rate limits (their state, per instance, is kept across reloads: rate-state.ts). */
   readonly rateLimiter: RateLimiter;
+  /** The guardrail policies; absent when the config has none (calls skip the step). */
+  readonly guardrails?: Guardrails;
 }
 
 /** Where the relay finds the current snapshot: one property, replaced (never mutated) on reload. */
@@ -51,5 +54,6 @@ export function createRelaySnapshot(config: Config, fetch: Fetch, shared: Snapsh
     router: createModelRouter(config, createProviders(config, fetch), shared.health),
     pricing: createCallPricing(config, shared.budgets),
     rateLimiter: createRateLimiter(config.rateLimits, shared.clock, shared.rateState),
+    guardrails: createGuardrails(config.guardrails),
   };
 }

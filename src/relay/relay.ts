@@ -3,6 +3,7 @@ import { periodEnd } from "../budget/budget-plan.ts";
 import type { JournalCompletion, JournalStart } from "../shared/journal-records.ts";
 import type { Usage, WireFormat } from "../shared/usage.ts";
 import type { Ledger } from "../journal/ledger.ts";
+import { firstAllowed, type GuardedCall } from "../guardrails/guarded-call.ts";
 import { RelayError, StoreUnavailableError } from "../shared/relay-error.ts";
 import type { CallQuote } from "./call-pricing.ts";
 import { blankStart, type CallInput } from "./call-context.ts";
@@ -80,11 +81,13 @@ export function createRelay(deps: RelayDeps): Relay {
   };
 
   /** Completes the entry and settles its charges; never throws, always ends the in-flight count, the rate-limit hold and the call's slot. */
-  const settle = ({ config, pricing }: RelaySnapshot, start: JournalStart, quotes: RouteQuote, attempts: CallAttempts, limits: RateTicket, input: CallInput, trace: CallTrace, end: CallEnd, leave: () => void) => {
+  const settle = ({ config, pricing }: RelaySnapshot, start: JournalStart, routed: RoutedCall, attempts: CallAttempts, limits: RateTicket, input: CallInput, trace: CallTrace, end: CallEnd, leave: () => void) => {
+    const { quotes } = routed;
     let finalUsage: Usage | null = null;
     try {
       const settled = settleCall({ pricing, journal: config.journal, start, quotes, attempts, startedAt: input.startedAt }, end);
       finalUsage = settled.finalUsage;
+      routed.guarded?.complete(settled.completion);
       ledger.complete(start.id, settled.completion, quotes.call.charges, settled.cost);
       observer?.ended(start, settled.completion, quotes.call.charges.length > 0 ? quotes.call.reserved : 0);
       trace.end({ start, ...settled.completion, currency: config.budget.currency });
@@ -113,7 +116,9 @@ export function createRelay(deps: RelayDeps): Relay {
     const attempts = attemptsFor(quotes, clock, snap.config.routing.cooldown);
     const route = { cursor: routed.cursor, attempts, bodyFor: routed.bodyFor, deadlineAt: routed.deadlineAt, chunkTimeoutMs: snap.config.routing.chunkTimeoutMs, clock, random, onAttempt: routed.onAttempt, streams: start.stream };
     inFlight.begin();
-    return exchange({ ...call, input, route, first: routed.first, headers, onEnd: (end) => settle(snap, start, quotes, attempts, limits, input, call.trace, end, leave), connectCheck });
+    const guarded = routed.guarded;
+    const guardAnswer = guarded && ((to: Target) => guarded.answerFor(to.provider.region));
+    return exchange({ ...call, input, route, first: routed.first, headers, guardAnswer, onEnd: (end) => settle(snap, start, routed, attempts, limits, input, call.trace, end, leave), connectCheck });
   };
 
   return {
@@ -168,14 +173,29 @@ export function createRelay(deps: RelayDeps): Relay {
         const plan = router.resolve(key, fields.model, route.wire);
         const deadlineAt = input.startedAt + callDeadlineMs(request.headers, plan.timeoutMs, config.routing.maxRequestTimeoutMs);
         const cursor = new RouteCursor(plan.stages, random, plan.targets.length > 1);
-        const target = cursor.next(clock()) ?? coolingDown(plan, clock());
+        let target = cursor.next(clock()) ?? coolingDown(plan, clock());
+        // Guardrails: a call no policy can apply to skips the step (one check); others are scanned per target region.
+        let guarded: GuardedCall | undefined;
+        const guard = snap.guardrails?.forCall({ keyId: key.id, project: key.project, model: fields.model });
+        if (guard !== undefined) {
+          // The journal keeps a copy of the request only once the guard has masked it.
+          const keepsBody = start.requestBody !== null;
+          start.requestBody = null;
+          guarded = await guard.request(body, route.path, plan.targets.map((to) => to.provider.region));
+          try {
+            target = firstAllowed(guarded, target, () => cursor.next(clock()), (to) => cursor.exclude(to));
+          } finally {
+            start.guardrails = guarded.records();
+            if (keepsBody) start.requestBody = storedBody(config.journal, guarded.journalBody());
+          }
+        }
         start.provider = target.provider.id;
         start.upstreamModel = target.upstreamModel;
         start.region = target.provider.region;
         const quotes = quoteRoute(pricing, plan, target, {
           key,
           route,
-          requestBytes: body.byteLength,
+          requestBytes: guarded?.largestBytes ?? body.byteLength,
           maxOutputTokens: fields.maxOutputTokens,
           choices: fields.choices,
           references: fields.references,
@@ -186,15 +206,17 @@ export function createRelay(deps: RelayDeps): Relay {
         const quote = quotes.call;
         const dropUsageChunk = start.stream && route.wire === "openai" && route.path !== "/v1/responses" && !fields.includeUsage;
         // rewriteRequestBody returns `body` itself or a fresh array, both ArrayBuffer-backed; each target gets its model and output limit.
-        const rewrite = (to: Target, toQuote: CallQuote) =>
-          rewriteRequestBody(body, {
+        const rewrite = (to: Target, toQuote: CallQuote) => {
+          const source = guarded === undefined ? body : guarded.bodyFor(to.provider.region);
+          return source && (rewriteRequestBody(source, {
             model: to.upstreamModel === fields.model ? undefined : to.upstreamModel,
             addIncludeUsage: dropUsageChunk,
             outputLimit: toQuote.enforceOutputLimit === undefined ? undefined : { field: outputLimitField(route.path, to.upstreamModel), tokens: toQuote.enforceOutputLimit },
             maxToolCalls: toQuote.enforceMaxToolCalls,
             toolMaxUses: toQuote.enforceToolMaxUses,
-          }) as Uint8Array<ArrayBuffer>;
-        const upstreamBody = rewrite(target, quotes.of(target)!);
+          }) as Uint8Array<ArrayBuffer>);
+        };
+        const upstreamBody = rewrite(target, quotes.of(target)!)!;
         // Other targets' bodies are written when a retry first needs them.
         let bodies: Map<Target, Uint8Array<ArrayBuffer> | undefined> | undefined;
         const bodyFor = (to: Target): Uint8Array<ArrayBuffer> | undefined => {
@@ -223,7 +245,7 @@ export function createRelay(deps: RelayDeps): Relay {
         }
         forwarded = true;
         const onAttempt = (to: Target) => trace.routed({ provider: to.provider, providerName: config.providers.get(to.provider.id)?.type ?? to.provider.id, maxTokens: fields.maxOutputTokens, upstreamModel: to.upstreamModel });
-        return await forward(snap, start, { first: target, cursor, quotes, bodyFor, deadlineAt, onAttempt }, input, admission, limits, { dropUsageChunk, trace }, leave);
+        return await forward(snap, start, { first: target, cursor, quotes, bodyFor, deadlineAt, onAttempt, guarded }, input, admission, limits, { dropUsageChunk, trace }, leave);
       } catch (error) {
         if (!forwarded) leave();
         if (!recorded && error instanceof RelayError && !(error instanceof StoreUnavailableError)) {
@@ -250,6 +272,8 @@ interface RoutedCall {
   readonly deadlineAt: number;
   /** Told where each attempt goes (the trace). */
   readonly onAttempt: (target: Target) => void;
+  /** The call as its guardrail policies send it, region by region (undefined: none applies). */
+  readonly guarded: GuardedCall | undefined;
 }
 
 /** The refusal when every target of the call's route is cooling down: nothing is sent. */

@@ -1,3 +1,4 @@
+import type { AnswerGuard } from "../guardrails/guarded-call.ts";
 import { clientResponseHeaders, headerPathOf } from "../providers/header-policy.ts";
 import { usageFromJson } from "../sse/usage-json.ts";
 import { createUsageTap, type StreamHead, type TapEnd, type UsageTap } from "../sse/usage-tap.ts";
@@ -32,6 +33,8 @@ export interface Exchange {
   readonly connectCheck: ConnectCheck;
   /** The call's trace: each upstream attempt carries its context. */
   readonly trace: CallTrace;
+  /** What the call's guardrail policies do to an answer from `target` (absent: no policy applies to the call). */
+  readonly guardAnswer?: (target: Target) => AnswerGuard | undefined;
 }
 
 /**
@@ -68,7 +71,9 @@ export async function exchange(call: Exchange): Promise<Response> {
     endInError(call, answered, error, null);
     throw error;
   }
-  return head !== undefined ? relayStream(call, answered, headers, head) : relayWhole(call, answered, headers, bytes!);
+  // Only a successful answer is guarded (an error carries no answer text).
+  const guard = call.guardAnswer !== undefined && answered.response.ok ? call.guardAnswer(target) : undefined;
+  return head !== undefined ? relayStream(call, answered, headers, head, guard) : relayWhole(call, answered, headers, bytes!, guard);
 }
 
 /** The last failure, its message saying how many attempts were made when there were several. */
@@ -80,13 +85,19 @@ function afterAttempts(failure: UpstreamFailure, attempts: CallAttempts): Upstre
 }
 
 /** A JSON (or any non-stream) answer, read whole by the attempt loop: relayed. */
-function relayWhole(call: Exchange, answered: Answered, headers: Headers, bytes: Uint8Array<ArrayBuffer>): Response {
+function relayWhole(call: Exchange, answered: Answered, headers: Headers, bytes: Uint8Array<ArrayBuffer>, guard: AnswerGuard | undefined): Response {
   const upstream = answered.response;
   let response: Response;
   let end: CallEnd;
+  let blocked: RelayError | undefined;
   try {
+    // Usage is read from the provider's bytes; the client gets (and the journal keeps) the guarded ones.
     const usage = upstream.ok ? usageFromJson(bytes, call.input.route.wire) : null;
-    response = new Response(bytes, { status: upstream.status, headers });
+    const guarded = guard?.json(bytes) ?? { client: bytes, journal: bytes };
+    if (guarded instanceof RelayError) blocked = guarded;
+    const answer = guarded instanceof RelayError ? undefined : guarded;
+    if (answer !== undefined && answer.client !== bytes) headers.delete("content-length");
+    response = new Response(answer?.client ?? null, { status: upstream.status, headers });
     end = {
       kind: "completed",
       status: upstream.status,
@@ -95,7 +106,7 @@ function relayWhole(call: Exchange, answered: Answered, headers: Headers, bytes:
       mayHaveBeenBilled: upstream.ok,
       firstByteAt: performance.now(),
       upstreamMs: performance.now() - answered.sentAt,
-      responseBody: bytes,
+      responseBody: answer?.journal ?? null,
     };
   } catch (error) {
     endInError(call, answered, error, null);
@@ -103,11 +114,13 @@ function relayWhole(call: Exchange, answered: Answered, headers: Headers, bytes:
   }
   answered.release();
   call.onEnd(end);
+  // A policy blocked the answer: settled as answered, refused to the client in its envelope.
+  if (blocked !== undefined) throw blocked;
   return response;
 }
 
 /** A stream: relayed through the usage tap, ended when the tap ends (or stalls: routing.chunkTimeoutMs). */
-function relayStream(call: Exchange, answered: Answered, headers: Headers, head: StreamHead): Response {
+function relayStream(call: Exchange, answered: Answered, headers: Headers, head: StreamHead, guard: AnswerGuard | undefined): Response {
   const upstream = answered.response;
   const status = upstream.status;
   const onTapEnd = (how: TapEnd, error?: unknown) => {
@@ -125,14 +138,17 @@ function relayStream(call: Exchange, answered: Answered, headers: Headers, head:
       // A clean end is not final usage: an Anthropic stream ending after message_start has only its placeholder.
       usageFinal: tap.usageFinal(),
       mayHaveBeenBilled: true,
-      firstByteAt: tap.firstByteAt(),
+      firstByteAt: (guarded ?? tap).firstByteAt(),
       upstreamMs: performance.now() - answered.sentAt,
       responseBody: null,
     });
   };
-  // The body goes to the HTTP server: a direct stream where the runtime has them.
-  const tap: UsageTap = createUsageTap(head, call.input.route.wire, { dropUsageChunk: call.dropUsageChunk, direct: true, stallMs: call.route.chunkTimeoutMs }, onTapEnd);
-  return new Response(tap.body, { status, headers });
+  // The body goes to the HTTP server: a direct stream where the runtime has them. A guarded
+  // stream reads the tap (usage is read from the provider's bytes) and the call ends once the guard is done too.
+  const tap: UsageTap = createUsageTap(head, call.input.route.wire, { dropUsageChunk: call.dropUsageChunk, direct: guard === undefined, stallMs: call.route.chunkTimeoutMs }, guard === undefined ? onTapEnd : (how, error) => void guarded!.done.then(() => onTapEnd(how, error)));
+  const guarded = guard?.stream(tap.body);
+  if (guarded !== undefined) headers.delete("content-length");
+  return new Response(guarded?.body ?? tap.body, { status, headers });
 }
 
 /** Renio's own failure after the provider answered: stop the upstream call, record `relay_error`. */

@@ -33,8 +33,37 @@ export interface JournalStart {
   stream: boolean;
   requestBytes: number;
   clientAddress: string;
-  /** Request body as stored under `journal.bodies` (already capped), or null. */
+  /** Request body as stored under `journal.bodies` (already capped; guardrail matches masked), or null. */
   requestBody: string | null;
+  /** What guardrail policies found in the request (absent or null when none fired; absent in older records). */
+  guardrails?: JournalGuardrail[] | null;
+}
+
+/** Where a guardrail match was: the part of the request or answer, and the match's character offset and length in it. */
+export interface GuardrailPosition {
+  /** e.g. `messages[2].content`, `choices[0].delta.content` (for a stream: the text of that choice). */
+  part: string;
+  start: number;
+  length: number;
+}
+
+/**
+ * One detector of one policy that fired on a call: how many matches, where (the first few),
+ * and what was done. Never the matched text.
+ */
+export interface JournalGuardrail {
+  policy: string;
+  /** What was scanned. */
+  on: "request" | "answer";
+  /** A built-in or custom detector id, or `webhook` (the policy's external check). */
+  detector: string;
+  /** What the policy does on a match. */
+  action: "block" | "redact" | "pseudonymise" | "log";
+  count: number;
+  /** The first matches' positions (at most 16). */
+  at: GuardrailPosition[];
+  /** The external check failed (`timeout`, `unavailable`, `invalid_verdict`); the call went on only when the policy fails open. */
+  error?: string;
 }
 
 /** One upstream attempt of a call (README "Routing": attempt records). */
@@ -79,6 +108,8 @@ export interface JournalCompletion {
   provider?: string;
   upstreamModel?: string;
   region?: string;
+  /** What guardrail policies found in the request and the answer (absent when none fired). */
+  guardrails?: JournalGuardrail[];
 }
 
 /** A refused call: recorded, never forwarded. */
@@ -112,4 +143,6 @@ export interface JournalEntry extends JournalStart {
   reconcile: "pending" | "settled" | null;
   /** The call's upstream attempts, in order; null for calls never sent and entries from before schema 6. */
   attempts: JournalAttempt[] | null;
+  /** What guardrail policies found (request, and the answer once finished); null when none fired. */
+  guardrails: JournalGuardrail[] | null;
 }

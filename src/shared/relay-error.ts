@@ -42,6 +42,8 @@ export type RelayErrorCode =
   | "key_exists"
   | "key_read_only"
   | "idempotency_key_reused"
+  | "guardrail_blocked"
+  | "guardrail_unavailable"
   | "internal_error";
 
 /**

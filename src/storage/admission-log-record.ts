@@ -56,6 +56,19 @@ const nullableString = z.string().nullable();
 const charges = z.array(
   z.object({ budgetId: z.string(), period: z.string(), limit: z.number(), mode: z.enum(["strict", "observe"]), amount: z.number(), stored: z.literal(true).optional() }),
 );
+// What guardrail policies found (absent in records written before the journal recorded them).
+const guardrails = z
+  .array(
+    z.object({
+      policy: z.string(),
+      on: z.enum(["request", "answer"]),
+      detector: z.string(),
+      action: z.enum(["block", "redact", "pseudonymise", "log"]),
+      count: z.number(),
+      at: z.array(z.object({ part: z.string(), start: z.number(), length: z.number() })),
+      error: z.string().optional(),
+    }),
+  );
 const start = z.object({
   id: z.string(),
   receivedAt: z.number(),
@@ -72,6 +85,7 @@ const start = z.object({
   requestBytes: z.number(),
   clientAddress: z.string(),
   requestBody: nullableString,
+  guardrails: guardrails.nullable().optional(),
 });
 const completion = z.object({
   outcome: z.enum(OUTCOMES),
@@ -92,6 +106,7 @@ const completion = z.object({
   provider: z.string().optional(),
   upstreamModel: z.string().optional(),
   region: z.string().optional(),
+  guardrails: guardrails.optional(),
 });
 const admitRecord: z.ZodType<{ admit: DecidedAdmission }> = z.object({
   admit: z.object({ start, charges, admitted: z.boolean(), decidedAt: z.number(), instanceId: nullableString, paused: z.literal(true).optional() }),

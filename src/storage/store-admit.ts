@@ -184,6 +184,7 @@ export function startValues(start: JournalStart): Insertable<JournalEntryTable> 
     request_bytes: start.requestBytes,
     client_address: start.clientAddress,
     request_body: start.requestBody,
+    guardrails: start.guardrails ? JSON.stringify(start.guardrails) : null,
     outcome: "started",
   };
 }
@@ -210,6 +211,7 @@ export function finishedValues(item: Extract<FinishItem, { kind: "complete" }>) 
     error_code: c.errorCode,
     response_body: c.responseBody,
     attempts: c.attempts === undefined ? null : JSON.stringify(c.attempts),
+    guardrails: c.guardrails ? JSON.stringify(c.guardrails) : null,
   };
 }
 

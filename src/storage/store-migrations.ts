@@ -198,6 +198,17 @@ export const migrations: Readonly<Record<number, Migration>> = {
     await db.schema.createIndex("journal_quarantine_time").on("journal_quarantine").columns(["at", "entry_id"]).execute();
     await db.schema.alterTable("budget_usage").addColumn("pruned_nanos", "bigint", (c) => c.notNull().defaultTo(0)).execute();
   },
+  // What guardrail policies found in a call (JSON: policy, detector, action, count, positions; never the text),
+  // and the entries where they fired, by time (partial: most entries have none).
+  9: async (db) => {
+    await db.schema.alterTable("journal_entry").addColumn("guardrails", "text").execute();
+    await db.schema
+      .createIndex("journal_entry_guardrails_time")
+      .on("journal_entry")
+      .columns(["received_at", "id"])
+      .where(sql.ref("guardrails"), "is not", null)
+      .execute();
+  },
 };
 
 /** The renio_meta key counting changes to budget definitions (every change adds one). */

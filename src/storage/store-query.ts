@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable } from "kysely";
 import type { BudgetUsage } from "../budget/budget-usage.ts";
 import type { JournalSpend } from "../budget/spend-report.ts";
-import type { JournalAttempt, JournalEntry } from "../shared/journal-records.ts";
+import type { JournalAttempt, JournalEntry, JournalGuardrail } from "../shared/journal-records.ts";
 import type { JournalPage, JournalQuery, SpendRange } from "./store.ts";
 import { budgetUsageOf } from "./store-admit.ts";
 import type { Database, JournalEntryTable } from "./store-schema.ts";
@@ -24,6 +24,7 @@ export async function listJournal(db: Kysely<Database>, query: JournalQuery): Pr
   if (query.requestId !== undefined) q = q.where("request_id", "=", query.requestId);
   if (query.id !== undefined) q = q.where("id", "=", query.id);
   if (query.outcome !== undefined) q = q.where("outcome", "=", query.outcome);
+  if (query.guardrails === true) q = q.where("guardrails", "is not", null);
   const cursor = query.cursor === undefined ? null : decodePageCursor(query.cursor);
   if (cursor) {
     q = q.where((eb) =>
@@ -196,5 +197,6 @@ function toEntry(r: Selectable<JournalEntryTable>): JournalEntry {
     responseBody: r.response_body,
     reconcile: r.reconcile as JournalEntry["reconcile"],
     attempts: r.attempts === null ? null : (JSON.parse(r.attempts) as JournalAttempt[]).map((attempt) => ({ ...attempt, cost: amount(attempt.cost) })),
+    guardrails: r.guardrails === null ? null : (JSON.parse(r.guardrails) as JournalGuardrail[]),
   };
 }

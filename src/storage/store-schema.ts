@@ -48,6 +48,8 @@ export interface JournalEntryTable {
   reconcile: string | null;
   /** JSON array of the call's upstream attempts (JournalAttempt), written with its completion (schema 6). */
   attempts: string | null;
+  /** JSON array of what guardrail policies found (JournalGuardrail), at admission and again with the completion (schema 9). */
+  guardrails: string | null;
 }
 
 /** Spend of one budget in one period. Amounts in nano-units of the currency (exact integers). */

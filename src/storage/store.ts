@@ -43,6 +43,8 @@ export interface JournalQuery {
   /** One entry by its id. */
   id?: string;
   outcome?: string;
+  /** Only entries on which a guardrail policy fired. */
+  guardrails?: boolean;
   limit: number;
   /** `nextCursor` of the previous page; anything else rejects with RelayError 400 `invalid_request`. */
   cursor?: string;

@@ -6,7 +6,7 @@
 
 const TOKEN_KEY = "renio.adminToken";
 // A Map: the page name comes from the address bar (`#constructor` is no page).
-const PAGES = new Map(Object.entries({ overview, budgets, keys, models, journal, live }));
+const PAGES = new Map(Object.entries({ overview, budgets, keys, models, journal, guardrails, live }));
 const OUTCOMES = ["ok", "upstream_error", "client_aborted", "timeout", "relay_error", "refused", "interrupted", "started"];
 const RANGES = { "24h": 86_400_000, "7d": 7 * 86_400_000, "30d": 30 * 86_400_000 };
 let stopPage = () => {};
@@ -301,14 +301,57 @@ const entryColumns = [
   ["Tokens in/out", (e) => (e.inputTokens === null && e.outputTokens === null ? null : `${e.inputTokens ?? 0} / ${e.outputTokens ?? 0}`), undefined, true],
   ["Cost", (e) => e.cost, money, true],
   ["Total", (e) => e.totalMs, ms, true],
+  ["Guardrails", (e) => (e.guardrails ? [...new Set(e.guardrails.map((f) => `${f.policy}: ${f.action}`))].join(", ") : null)],
 ];
 
 function entryDetail(entry) {
   const rows = Object.entries(entry).map(([name, value]) => [
     el("dt", { text: name }),
-    el("dd", {}, typeof value === "string" && value.length > 120 ? el("pre", { text: value }) : String(value ?? "—")),
+    el("dd", {}, name === "guardrails" && Array.isArray(value) ? findingsTable(value) : typeof value === "string" && value.length > 120 ? el("pre", { text: value }) : String(value ?? "—")),
   ]);
   return el("div", { class: "detail", "data-entry": entry.id }, el("h3", { text: `Entry ${entry.id}` }), el("dl", {}, rows.flat()));
+}
+
+/** What guardrail policies found on one entry: policy, detector, action, where (never the matched text: the journal has none). */
+function findingsTable(findings) {
+  const where = (f) => [...f.at.map((p) => `${p.part} @${p.start}+${p.length}`), f.count > f.at.length ? `… ${f.count - f.at.length} more` : null].filter(Boolean).join(", ");
+  return el("div", { "data-guardrails": "" }, table(
+    [["Policy", (f) => f.policy], ["On", (f) => f.on], ["Detector", (f) => f.detector], ["Action", (f) => f.action], ["Matches", (f) => f.count, number, true], ["Where", where], ["Check failed", (f) => f.error ?? null]],
+    findings, { sortable: false },
+  ));
+}
+
+const guardrailColumns = [
+  ["Policy", (r) => r.policy],
+  ["On", (r) => r.on],
+  ["Detector", (r) => r.detector],
+  ["Action", (r) => r.action],
+  ["Calls", (r) => r.calls, number, true],
+  ["Matches", (r) => r.matches, number, true],
+  ["Check failures", (r) => r.failures, number, true],
+  ["Last", (r) => r.lastAt, time],
+];
+
+function guardrails(page, range = "24h") {
+  const until = Date.now() + 1;
+  const since = until - RANGES[range];
+  const detail = el("div");
+  page.replaceChildren(
+    el("h1", { text: "Guardrails" }),
+    rangePicker(range, (next) => guardrails(page, next)),
+    section("What policies found, by policy and detector", async () => {
+      const body = await api(`/admin/dashboard/guardrails?since=${since}&until=${until}`);
+      return [
+        table(guardrailColumns, body.data, { sortBy: 4, empty: "No policy fired in this range." }),
+        body.truncated ? el("p", { class: "muted", text: `Summed over the newest ${number(body.entries)} entries of the range.` }) : null,
+      ];
+    }),
+    section("Calls on which a policy fired, newest first", async () => {
+      const { data } = await api(`/admin/journal?guardrails=1&limit=25&since=${since}&until=${until}`);
+      return table(entryColumns, data, { sortable: false, empty: "No policy fired in this range.", onRow: (e) => detail.replaceChildren(entryDetail(e)) });
+    }),
+    detail,
+  );
 }
 
 function journal(page) {

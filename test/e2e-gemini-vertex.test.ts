@@ -128,11 +128,11 @@ describe("Vertex config", () => {
   });
 });
 
-describe("README", () => {
+describe("docs/providers.md", () => {
   test("the Gemini config example is valid, and its Vertex provider is in region eu", async () => {
-    const readme = await readFile(new URL("../README.md", import.meta.url), "utf8");
-    const block = /<!-- gemini-config-example[^\n]*\n```json\n([\s\S]*?)```/.exec(readme);
-    assert.ok(block, "README has the Gemini config example");
+    const page = await readFile(new URL("../docs/providers.md", import.meta.url), "utf8");
+    const block = /<!-- gemini-config-example[^\n]*\n```json\n([\s\S]*?)```/.exec(page);
+    assert.ok(block, "docs/providers.md has the Gemini config example");
     const config = validateConfig(JSON.parse(block[1]!), { GEMINI_API_KEY: "AIza-example", VERTEX_SERVICE_ACCOUNT_JSON: serviceAccount });
     const vertex = config.providers.get("vertex-eu")!;
     assert.ok(vertex.type === "gemini" && vertex.vertex?.location === "europe-west4");

@@ -45,10 +45,10 @@ test("a region label contradicting the AWS region, a malformed AWS region and un
   assert.match(problems({ awsRegion: "eu-central-1", apiKey: "x" })[0]!, /apiKey/);
 });
 
-test("the README's Bedrock example is a valid config serving an EU region", () => {
-  const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
-  const block = /<!-- bedrock-example[^>]*-->\s*```json\n([\s\S]*?)```/.exec(readme);
-  assert.ok(block, "README has the bedrock example");
+test("the Bedrock example of docs/providers.md is a valid config serving an EU region", () => {
+  const page = readFileSync(new URL("../../docs/providers.md", import.meta.url), "utf8");
+  const block = /<!-- bedrock-example[^>]*-->\s*```json\n([\s\S]*?)```/.exec(page);
+  assert.ok(block, "docs/providers.md has the bedrock example");
   const example = JSON.parse(block[1]!) as Record<string, unknown>;
   const config = validateConfig({ ...example, keys: KEYS }, { AWS_ACCESS_KEY_ID: "AKIDEXAMPLE", AWS_SECRET_ACCESS_KEY: "s3cr3t", AWS_SESSION_TOKEN: "tok" });
   const provider = createProviders(config, fetch).get("bedrock-eu")!;

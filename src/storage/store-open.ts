@@ -44,6 +44,21 @@ interface Opened {
 const sqliteFiles = new Map<string, Promise<Opened>>();
 
 /**
+ * How long closing a PostgreSQL store waits for its pool to end. A query sent on a connection
+ * the server dropped without the client noticing (seen after an immediate server restart) never
+ * settles and holds its connection, so the pool's end would wait forever; the process must
+ * still exit. Records are written before this point (the ledger flushes first).
+ */
+const POOL_END_BOUND_MS = 5000;
+
+/** Resolves when `work` settles or after `ms`, whichever is first. */
+async function within(work: Promise<void>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
+/**
  * Opens the configured store and brings its schema up to date.
  * Every failure is a StoreOpenError whose message names the problem (print it, no stack).
  */
@@ -62,7 +77,7 @@ export async function createStore(storage: StorageConfig, options: CreateStoreOp
     }
     const release = async () => {
       await releaseLock();
-      await opened.db.destroy();
+      await within(opened.db.destroy(), POOL_END_BOUND_MS);
     };
     return createKyselyStore(opened.db, dialect, options.durability, release, options.instanceId ?? null, options.alerts);
   }

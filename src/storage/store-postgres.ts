@@ -162,7 +162,10 @@ export async function holdInstanceLock(url: string, instanceId: string, connectT
     const session = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs });
     session.on("error", () => undefined);
     session.on("end", () => {
-      if (!released && client === session) retry = setTimeout(relock, 1000);
+      if (client !== session) return;
+      // An ended client's end() never settles: forget it, so releasing does not wait on it.
+      client = undefined;
+      if (!released) retry = setTimeout(relock, 1000);
     });
     try {
       await session.connect();

@@ -35,6 +35,9 @@ describe("statusBytes", () => {
   });
 });
 
+/** User plus system time of a `process.cpuUsage()` difference, in microseconds. */
+const cpuMicros = (usage: NodeJS.CpuUsage): number => usage.user + usage.system;
+
 describe("createProcessProbe", { skip: !existsSync("/proc/self/stat") }, () => {
   it("reads this process's CPU time and memory", () => {
     assert.ok(clockTicksPerSecond() > 0);
@@ -46,8 +49,11 @@ describe("createProcessProbe", { skip: !existsSync("/proc/self/stat") }, () => {
     assert.ok(x > 0);
     assert.ok(probe.cpuSeconds()! >= before);
     const threadsBefore = probe.threadCpuSeconds()!;
-    const spin = Date.now() + 30;
-    while (Date.now() < spin) x += Math.sqrt(x + 1);
+    // Spin for 30 ms of this process's CPU, not of the wall clock: on a busy machine 30 ms of
+    // wall time may be far less time on a core (bounded at 5 s of wall time).
+    const spun = process.cpuUsage();
+    const giveUp = Date.now() + 5000;
+    while (cpuMicros(process.cpuUsage(spun)) < 30_000 && Date.now() < giveUp) x += Math.sqrt(x + 1);
     const threads = probe.threadCpuSeconds()!;
     assert.ok(threads.size >= 1);
     // The spinning thread's CPU grew by about the 30 ms it spun (the probe reads nanoseconds where it can, whole ticks otherwise).

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { Bench } from "tinybench";
 import type { StorageConfig } from "../src/config/config-schema.ts";
-import type { BudgetCharge } from "../src/budget/budget-charge.ts";
+import type { BudgetCharge } from "../src/budgets/budget-charge.ts";
 import { benchStart } from "./journal-fixtures.ts";
 import { createSqlLedger, type SqlLedger } from "../src/journal/sql-ledger.ts";
 import { currentRuntime } from "../src/runtime/current-runtime.ts";

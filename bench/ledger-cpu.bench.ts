@@ -11,10 +11,10 @@
 import { join } from "node:path";
 import process from "node:process";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { BudgetCharge } from "../src/budget/budget-charge.ts";
+import type { BudgetCharge } from "../src/budgets/budget-charge.ts";
 import { benchStart } from "./journal-fixtures.ts";
-import { openJournalLog } from "../src/journal/journal-log.ts";
-import { admissionLogDir } from "../src/journal/log-segments.ts";
+import { openJournalLog } from "../src/journal/admission-log/journal-log.ts";
+import { admissionLogDir } from "../src/journal/admission-log/log-segments.ts";
 import { createLogLedger } from "../src/journal/log-ledger.ts";
 import { createLedgerOff } from "../src/journal/ledger-off.ts";
 import type { Ledger } from "../src/journal/ledger.ts";

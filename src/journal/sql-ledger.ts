@@ -1,14 +1,14 @@
-import type { Admission, BudgetCharge } from "../budget/budget-charge.ts";
+import type { Admission, BudgetCharge } from "../budgets/budget-charge.ts";
 import type { JournalCompletion, JournalRefusal, JournalStart } from "../shared/journal-records.ts";
 import type { Ledger } from "./ledger.ts";
 import type { AdmitItem, BatchAdmissionStore, Durability, FinishItem, JournalReader, StoreLifecycle, StoreMaintenance } from "../storage/store.ts";
-import type { QuarantinedRecord, QuarantineStore } from "../storage/store-quarantine.ts";
+import type { QuarantinedRecord, QuarantineStore } from "../storage/queries/store-quarantine.ts";
 import { StoreUnavailableError } from "../shared/relay-error.ts";
 import { CommitUnknownError } from "../storage/store-errors.ts";
-import { encodeLogRecord } from "../storage/admission-log-record.ts";
+import { encodeLogRecord } from "./admission-log/admission-log-record.ts";
 import { createGroupCommit } from "./group-commit.ts";
 import { createLogApplier } from "./log-applier.ts";
-import { configuredUsage } from "../budget/budget-usage.ts";
+import { configuredUsage } from "../budgets/budget-usage.ts";
 import { ledgerStats } from "./ledger-stats.ts";
 import { createQuarantine, writeIsolating } from "./record-isolation.ts";
 import { safeFinish } from "./record-safe-form.ts";

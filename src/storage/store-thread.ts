@@ -1,4 +1,4 @@
-import type { AlertRules } from "../budget/alert-rules.ts";
+import type { AlertRules } from "../alerts/alert-rules.ts";
 import type { StorageConfig } from "../config/config-schema.ts";
 import type { SqliteDatabase } from "../runtime/runtime.ts";
 import { RelayError, StoreUnavailableError, type RelayErrorCode } from "../shared/relay-error.ts";

@@ -1,13 +1,13 @@
-import type { AlertRules } from "../budget/alert-rules.ts";
-import type { Admission, BudgetCharge } from "../budget/budget-charge.ts";
-import type { BudgetUsage } from "../budget/budget-usage.ts";
-import type { JournalSpend } from "../budget/spend-report.ts";
-import type { BudgetChange, NewBudget, StoredBudget } from "../budget/budget-definition.ts";
+import type { AlertRules } from "../alerts/alert-rules.ts";
+import type { Admission, BudgetCharge } from "../budgets/budget-charge.ts";
+import type { BudgetUsage } from "../budgets/budget-usage.ts";
+import type { JournalSpend } from "../budgets/spend-report.ts";
+import type { BudgetChange, NewBudget, StoredBudget } from "../budgets/budget-definition.ts";
 import type { JournalCompletion, JournalEntry, JournalRefusal, JournalStart } from "../shared/journal-records.ts";
-import type { AuditActor, AuditEvent, AuditInput, AuditPage, AuditQuery } from "./store-audit.ts";
-import type { IssueResult, KeyChange, KeyChanges, KeyRotation, KeyState, NewKey, StoredKey } from "./store-keys.ts";
-import type { QuarantineStore } from "./store-quarantine.ts";
-import type { BooksReader } from "./store-books.ts";
+import type { AuditActor, AuditEvent, AuditInput, AuditPage, AuditQuery } from "./queries/store-audit.ts";
+import type { IssueResult, KeyChange, KeyChanges, KeyRotation, KeyState, NewKey, StoredKey } from "./queries/store-keys.ts";
+import type { QuarantineStore } from "./queries/store-quarantine.ts";
+import type { BooksReader } from "./queries/store-books.ts";
 
 /** How durable a commit is: "fsync" survives power loss, "process" survives a killed process. */
 export type Durability = "fsync" | "process";

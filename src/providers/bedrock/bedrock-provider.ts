@@ -3,9 +3,9 @@ import type { ProviderConfig } from "../../config/config-schema.ts";
 import { endpointOf, joinUrl } from "../http-provider.ts";
 import type { Fetch, Provider, UpstreamCall } from "../provider.ts";
 import { bedrockErrorResponse, openAiError } from "./bedrock-errors.ts";
-import { toConverse, UntranslatableError } from "./converse-request.ts";
-import { toChatCompletion } from "./converse-response.ts";
-import { converseStreamToSse } from "./converse-stream.ts";
+import { toConverse, UntranslatableError } from "./openai-to-bedrock-request.ts";
+import { toChatCompletion } from "./openai-to-bedrock-response.ts";
+import { converseStreamToSse } from "./openai-to-bedrock-stream.ts";
 import { signV4, type AwsCredentials } from "./sigv4.ts";
 
 type BedrockConfig = Extract<ProviderConfig, { type: "bedrock" }>;

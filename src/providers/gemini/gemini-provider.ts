@@ -3,9 +3,9 @@ import { endpointOf } from "../http-provider.ts";
 import type { Fetch, Provider, UpstreamCall } from "../provider.ts";
 import { geminiEndpoint } from "./gemini-endpoint.ts";
 import { fromGeminiError, openAiError } from "./gemini-errors.ts";
-import { toGeminiRequest, UntranslatableError } from "./gemini-request.ts";
-import { toChatCompletion } from "./gemini-response.ts";
-import { toChatCompletionStream } from "./gemini-stream.ts";
+import { toGeminiRequest, UntranslatableError } from "./openai-to-gemini-request.ts";
+import { toChatCompletion } from "./openai-to-gemini-response.ts";
+import { toChatCompletionStream } from "./openai-to-gemini-stream.ts";
 import { TokenError } from "./vertex-token.ts";
 
 type GeminiConfig = Extract<ProviderConfig, { type: "gemini" }>;

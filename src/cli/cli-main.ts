@@ -1,6 +1,6 @@
 import { ConfigError, formatProblem } from "../config/config-error.ts";
 import type { Runtime } from "../runtime/runtime.ts";
-import { StoreOpenError } from "../storage/store-errors.ts";
+import { StoreOpenError } from "../shared/store-open-error.ts";
 import { runBenchCommand } from "../bench/bench-command.ts";
 import { runPassthroughCommand } from "../bench/passthrough.ts";
 import { parseOptions, usageLine, UsageError } from "../shared/cli-args.ts";

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, createSecretKey, randomBytes, type KeyObject } from "node:crypto";
-import { StoreOpenError } from "../storage/store-errors.ts";
+import { StoreOpenError } from "../shared/store-open-error.ts";
 import type { KeyStore } from "../storage/store.ts";
 
 /** Every secret of a stored key starts with this; config keys may be anything. */

@@ -1,11 +1,4 @@
-/** The store could not be opened; `message` is user-facing (no stack trace needed). */
-export class StoreOpenError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "StoreOpenError";
-  }
-}
-
+import { StoreOpenError } from "../shared/store-open-error.ts";
 /** The database was written by a newer Renio. */
 export class SchemaTooNewError extends StoreOpenError {
   constructor(

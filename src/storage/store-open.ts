@@ -10,7 +10,7 @@ import { migrate } from "./store-migrations.ts";
 import { createKyselyStore } from "./store-kysely.ts";
 import { createSqliteDialect } from "./dialects/store-sqlite.ts";
 import { createPostgresDialect, holdInstanceLock } from "./dialects/store-postgres.ts";
-import { StoreOpenError } from "./store-errors.ts";
+import { StoreOpenError } from "../shared/store-open-error.ts";
 
 /** Options of {@link createStore}. */
 export interface CreateStoreOptions {

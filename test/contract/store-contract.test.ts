@@ -5,11 +5,12 @@ import type { JournalStart } from "../../src/shared/journal-records.ts";
 import { createSqlLedger } from "../../src/journal/sql-ledger.ts";
 import type { LogRecord } from "../../src/journal/admission-log/admission-log-record.ts";
 import { pruneOlderThan } from "../../src/journal/journal-retention.ts";
-import { SchemaTooNewError, StoreOpenError } from "../../src/storage/store-errors.ts";
+import { SchemaTooNewError } from "../../src/storage/store-errors.ts";
 import { latestSchemaVersion } from "../../src/storage/store-migrations.ts";
 import { RelayError, StoreUnavailableError } from "../../src/shared/relay-error.ts";
 import { budgetCharge, journalStart, okCompletion } from "../support/journal-fixtures.ts";
 import { backends } from "../support/store-targets.ts";
+import { StoreOpenError } from "../../src/shared/store-open-error.ts";
 
 let seq = 0;
 /** Ids and arrival times in creation order (the listing test sorts by them). */

@@ -7,7 +7,7 @@ import process from "node:process";
 import pg from "pg";
 import { createSqlLedger } from "../../src/journal/sql-ledger.ts";
 import { StoreUnavailableError } from "../../src/shared/relay-error.ts";
-import { StoreOpenError } from "../../src/storage/store-errors.ts";
+import { StoreOpenError } from "../../src/shared/store-open-error.ts";
 import { createStore } from "../../src/storage/store-open.ts";
 import type { StorageConfig } from "../../src/config/config-schema.ts";
 import { currentRuntime } from "../../src/runtime/current-runtime.ts";

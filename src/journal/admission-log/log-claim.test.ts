@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { currentRuntime } from "../../runtime/current-runtime.ts";
-import { StoreOpenError } from "../../storage/store-errors.ts";
+import { StoreOpenError } from "../../shared/store-open-error.ts";
 import { claimAdmissionLog } from "./log-claim.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "renio-claim-"));

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { SqliteDatabase } from "../../runtime/runtime.ts";
-import { StoreOpenError } from "../../storage/store-errors.ts";
+import { StoreOpenError } from "../../shared/store-open-error.ts";
 import { admissionLogDir } from "./log-segments.ts";
 
 /** A relay's claim on an admission log directory (and so on its SQLite database). */

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { currentRuntime } from "../../runtime/current-runtime.ts";
 import { encodeLogRecord, type LogRecord } from "./admission-log-record.ts";
-import { StoreOpenError } from "../../storage/store-errors.ts";
+import { StoreOpenError } from "../../shared/store-open-error.ts";
 import { createStore } from "../../storage/store-open.ts";
 import type { Store } from "../../storage/store.ts";
 import { replayAdmissionLog } from "./log-replay.ts";

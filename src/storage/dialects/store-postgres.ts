@@ -2,7 +2,8 @@ import pg from "pg";
 import { CompiledQuery, PostgresDialect, sql } from "kysely";
 import type { Durability } from "../store.ts";
 import type { StoreDialect } from "./store-dialect.ts";
-import { CommitUnknownError, describeError, StoreOpenError } from "../store-errors.ts";
+import { CommitUnknownError, describeError } from "../store-errors.ts";
+import { StoreOpenError } from "../../shared/store-open-error.ts";
 
 /** Options of {@link createPostgresDialect}. */
 export interface PostgresStoreOptions {

@@ -4,7 +4,8 @@ import { CompiledQuery, SqliteDialect, type QueryResult } from "kysely";
 import type { SqliteDatabase } from "../../runtime/runtime.ts";
 import type { Durability } from "../store.ts";
 import type { StoreDialect } from "./store-dialect.ts";
-import { describeError, StoreOpenError } from "../store-errors.ts";
+import { describeError } from "../store-errors.ts";
+import { StoreOpenError } from "../../shared/store-open-error.ts";
 
 /** Options of {@link createSqliteDialect}. */
 export interface SqliteStoreOptions {

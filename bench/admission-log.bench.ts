@@ -16,7 +16,7 @@ import { openJournalLog } from "../src/journal/admission-log/journal-log.ts";
 import { admissionLogDir } from "../src/journal/admission-log/log-segments.ts";
 import { createLogLedger } from "../src/journal/log-ledger.ts";
 import { currentRuntime } from "../src/runtime/current-runtime.ts";
-import type { Durability } from "../src/storage/store.ts";
+import type { Durability } from "../src/journal/journal-store.ts";
 import { createThreadStore } from "../src/storage/store-thread.ts";
 import { tempDir } from "../test/support/store-targets.ts";
 

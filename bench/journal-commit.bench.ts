@@ -14,7 +14,7 @@ import type { BudgetCharge } from "../src/budgets/budget-charge.ts";
 import { benchStart } from "./journal-fixtures.ts";
 import { createSqlLedger, type SqlLedger } from "../src/journal/sql-ledger.ts";
 import { currentRuntime } from "../src/runtime/current-runtime.ts";
-import type { Durability } from "../src/storage/store.ts";
+import type { Durability } from "../src/journal/journal-store.ts";
 import { createStore } from "../src/storage/store-open.ts";
 import { pgExec, tempDir } from "../test/support/store-targets.ts";
 import { testPostgresUrl } from "../test/support/postgres.ts";

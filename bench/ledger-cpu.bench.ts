@@ -19,7 +19,7 @@ import { createLogLedger } from "../src/journal/log-ledger.ts";
 import { createLedgerOff } from "../src/journal/ledger-off.ts";
 import type { Ledger } from "../src/journal/ledger.ts";
 import { currentRuntime } from "../src/runtime/current-runtime.ts";
-import type { Durability } from "../src/storage/store.ts";
+import type { Durability } from "../src/journal/journal-store.ts";
 import { createThreadStore } from "../src/storage/store-thread.ts";
 import { createProcessProbe } from "../src/bench/process-usage.ts";
 import { tempDir } from "../test/support/store-targets.ts";

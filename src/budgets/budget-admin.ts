@@ -5,7 +5,8 @@ import { periodOf } from "./budget-plan.ts";
 import type { BudgetUsage } from "./budget-usage.ts";
 import type { BudgetConfig } from "../config/config-schema.ts";
 import { RelayError } from "../shared/relay-error.ts";
-import type { BudgetDefinitionStore, JournalReader } from "../storage/store.ts";
+import type { BudgetDefinitionStore } from "./budget-store.ts";
+import type { BudgetUsageReader } from "./budget-store.ts";
 
 /** Where a budget is defined: the config file (read-only here) or the store. */
 export type BudgetSource = "config" | "store";
@@ -32,7 +33,7 @@ export interface BudgetAdmin {
 
 /** What {@link createBudgetAdmin} works with. */
 export interface BudgetAdminDeps {
-  readonly store: BudgetDefinitionStore & Pick<JournalReader, "budgetUsage">;
+  readonly store: BudgetDefinitionStore & BudgetUsageReader;
   /** The config's budgets in force (a reload may change them). */
   readonly configBudgets: () => readonly BudgetConfig[];
   /** The config's `budget.mode`. */

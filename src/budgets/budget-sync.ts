@@ -1,5 +1,5 @@
 import type { BudgetCatalog } from "./budget-catalog.ts";
-import type { BudgetDefinitionStore } from "../storage/store.ts";
+import type { BudgetDefinitionStore } from "./budget-store.ts";
 
 /** Keeps a relay's catalog up to date with the budgets in the store. */
 export interface BudgetSync {

@@ -5,7 +5,7 @@ import { createBudgetBook } from "../budgets/budget-book.ts";
 import type { JournalLog } from "./admission-log/journal-log.ts";
 import type { BudgetUsage } from "../budgets/budget-usage.ts";
 import type { BudgetTerms } from "../budgets/budget-definition.ts";
-import type { LogApplyStore, StoreLifecycle } from "../storage/store.ts";
+import type { LogApplyStore, StoreLifecycle } from "./journal-store.ts";
 import type { QuarantinedRecord, QuarantineStore } from "../storage/queries/store-quarantine.ts";
 import { encodeLogRecord, type DecidedAdmission, type LogRecord } from "./admission-log/admission-log-record.ts";
 import { createGroupCommit } from "./group-commit.ts";

@@ -1,6 +1,6 @@
 import type { JournalCompletion, JournalStart } from "../shared/journal-records.ts";
 import type { DecidedAdmission, LogRecord } from "./admission-log/admission-log-record.ts";
-import type { FinishItem } from "../storage/store.ts";
+import type { FinishItem } from "./journal-store.ts";
 import type { QuarantineKind } from "../storage/queries/store-quarantine.ts";
 
 /**

@@ -1,7 +1,7 @@
 import type { Admission, BudgetCharge } from "../budgets/budget-charge.ts";
 import type { JournalCompletion, JournalRefusal, JournalStart } from "../shared/journal-records.ts";
 import type { Ledger } from "./ledger.ts";
-import type { AdmitItem, BatchAdmissionStore, Durability, FinishItem, JournalReader, StoreLifecycle, StoreMaintenance } from "../storage/store.ts";
+import type { AdmitItem, BatchAdmissionStore, Durability, FinishItem, JournalReader, StoreLifecycle, StoreMaintenance } from "./journal-store.ts";
 import type { QuarantinedRecord, QuarantineStore } from "../storage/queries/store-quarantine.ts";
 import { StoreUnavailableError } from "../shared/relay-error.ts";
 import { CommitUnknownError } from "../storage/store-errors.ts";

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { AdmitItem, Durability, FinishItem, Store, StoreStats } from "./store.ts";
+import type { Store, StoreStats } from "./store.ts";
 import type { Database } from "./store-schema.ts";
 import type { StoreDialect } from "./dialects/store-dialect.ts";
 import { admitInTransaction, budgetUsageOf, touchedRows, type BudgetRow } from "./statements/store-admit.ts";
@@ -19,6 +19,7 @@ import { insertQuarantined, listQuarantined } from "./queries/store-quarantine.t
 import { checkBooksIn } from "./queries/store-books.ts";
 import { describeError, RecordRejectedError } from "./store-errors.ts";
 import { LogRecordError } from "../journal/admission-log/admission-log-record.ts";
+import type { AdmitItem, Durability, FinishItem } from "../journal/journal-store.ts";
 
 /**
  * The one Store implementation: Kysely over the given dialect (migrations already applied).

@@ -3,7 +3,7 @@ import { Kysely } from "kysely";
 import type { AlertRules } from "../alerts/alert-rules.ts";
 import type { StorageConfig } from "../config/config-schema.ts";
 import type { SqliteDatabase } from "../runtime/runtime.ts";
-import type { Durability, Store } from "./store.ts";
+import type { Store } from "./store.ts";
 import type { Database } from "./store-schema.ts";
 import type { StoreDialect } from "./dialects/store-dialect.ts";
 import { migrate } from "./store-migrations.ts";
@@ -11,6 +11,7 @@ import { createKyselyStore } from "./store-kysely.ts";
 import { createSqliteDialect } from "./dialects/store-sqlite.ts";
 import { createPostgresDialect, holdInstanceLock } from "./dialects/store-postgres.ts";
 import { StoreOpenError } from "../shared/store-open-error.ts";
+import type { Durability } from "../journal/journal-store.ts";
 
 /** Options of {@link createStore}. */
 export interface CreateStoreOptions {

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Admission, BudgetCharge } from "../../src/budgets/budget-charge.ts";
-import type { AdmitItem, Store } from "../../src/storage/store.ts";
+import type { Store } from "../../src/storage/store.ts";
 import { budgetCharge, journalStart } from "../support/journal-fixtures.ts";
 import { backends } from "../support/store-targets.ts";
+import type { AdmitItem } from "../../src/journal/journal-store.ts";
 
 /**
  * PostgreSQL admits a batch whose every call fits in one statement (src/storage/statements/admit-statement.ts)

@@ -7,9 +7,10 @@ import { admissionLogDir, readJournalLog } from "../../src/journal/admission-log
 import { createLogLedger } from "../../src/journal/log-ledger.ts";
 import { replayAdmissionLog } from "../../src/journal/admission-log/log-replay.ts";
 import { createStore } from "../../src/storage/store-open.ts";
-import type { Durability, Store } from "../../src/storage/store.ts";
+import type { Store } from "../../src/storage/store.ts";
 import { budgetCharge, journalStart as start, okCompletion } from "../support/journal-fixtures.ts";
 import { openSqlite, tempDir } from "../support/store-targets.ts";
+import type { Durability } from "../../src/journal/journal-store.ts";
 
 const charge = (amount: number, limit = 1): BudgetCharge => budgetCharge(amount, { limit });
 const done = okCompletion({ cost: 0.1 });

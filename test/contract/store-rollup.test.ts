@@ -4,12 +4,13 @@ import type { BudgetCharge } from "../../src/budgets/budget-charge.ts";
 import { pruneOlderThan } from "../../src/journal/journal-retention.ts";
 import { createSqlLedger } from "../../src/journal/sql-ledger.ts";
 import type { JournalEntry } from "../../src/shared/journal-records.ts";
-import type { Store, UsageGroupBy, UsageRange } from "../../src/storage/store.ts";
+import type { Store } from "../../src/storage/store.ts";
 import { LATENCY_BINS, quantile } from "../../src/storage/queries/store-usage.ts";
 import { budgetCharge, journalStart, okCompletion } from "../support/journal-fixtures.ts";
 import { ledgerKinds, openTestLedger } from "../support/ledgers.ts";
 import { allEntries } from "../support/relay-calls.ts";
 import { backends, tempDir } from "../support/store-targets.ts";
+import type { UsageGroupBy, UsageRange } from "../../src/journal/journal-store.ts";
 
 /**
  * The hourly rollup behind the dashboard's aggregates (store-rollup.ts) against the journal

@@ -11,10 +11,11 @@ import type { Ledger } from "../../src/journal/ledger.ts";
 import { createSqlLedger } from "../../src/journal/sql-ledger.ts";
 import { currentRuntime } from "../../src/runtime/current-runtime.ts";
 import { newEntryId } from "../../src/shared/entry-id.ts";
-import type { Durability, Store } from "../../src/storage/store.ts";
+import type { Store } from "../../src/storage/store.ts";
 import { createStore } from "../../src/storage/store-open.ts";
 import { createThreadStore } from "../../src/storage/store-thread.ts";
 import { backends, pgExec } from "./store-targets.ts";
+import type { Durability } from "../../src/journal/journal-store.ts";
 
 /**
  * Every ledger a user can get, built the way `renio serve` builds it: the one place tests

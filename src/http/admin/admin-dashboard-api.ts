@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { summarizeGuardrails } from "../../guardrails/guardrail-summary.ts";
 import type { JournalEntry } from "../../shared/journal-records.ts";
 import { RelayError } from "../../shared/relay-error.ts";
-import type { JournalReader, UsageGroup, UsageGroupBy } from "../../storage/store.ts";
+import type { JournalReader, UsageGroup, UsageGroupBy } from "../../journal/journal-store.ts";
 import type { HttpEnv } from "../app.ts";
 import { requireRole } from "./admin-auth.ts";
 import { timeParam } from "./admin-query.ts";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { BudgetCharge } from "../../budgets/budget-charge.ts";
 import { OUTCOMES, type JournalStart } from "../../shared/journal-records.ts";
-import type { FinishItem } from "../../storage/store.ts";
+import type { FinishItem } from "../journal-store.ts";
 
 /**
  * The admission log's record, owned here: its type, `encodeLogRecord` (written by the log

@@ -1,6 +1,6 @@
 import { closeSync, constants, fsyncSync, mkdirSync, openSync, rmSync, unlinkSync, write, writeSync } from "node:fs";
 import { open } from "node:fs/promises";
-import type { Durability } from "../../storage/store.ts";
+import type { Durability } from "../journal-store.ts";
 import { DIRECT_BLOCK_BYTES, DirectStager } from "./direct-append.ts";
 import { segmentPath, segmentsIn, syncDirectory } from "./log-segments.ts";
 

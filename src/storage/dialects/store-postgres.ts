@@ -1,6 +1,6 @@
 import pg from "pg";
 import { CompiledQuery, PostgresDialect, sql } from "kysely";
-import type { Durability } from "../store.ts";
+import type { Durability } from "../../journal/journal-store.ts";
 import type { StoreDialect } from "./store-dialect.ts";
 import { CommitUnknownError, describeError } from "../store-errors.ts";
 import { StoreOpenError } from "../../shared/store-open-error.ts";

@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { CompiledQuery, SqliteDialect, type QueryResult } from "kysely";
 import type { SqliteDatabase } from "../../runtime/runtime.ts";
-import type { Durability } from "../store.ts";
+import type { Durability } from "../../journal/journal-store.ts";
 import type { StoreDialect } from "./store-dialect.ts";
 import { describeError } from "../store-errors.ts";
 import { StoreOpenError } from "../../shared/store-open-error.ts";

@@ -2,7 +2,7 @@ import { sql, type Kysely, type Selectable } from "kysely";
 import type { BudgetUsage } from "../../budgets/budget-usage.ts";
 import type { JournalSpend } from "../../budgets/spend-report.ts";
 import type { JournalAttempt, JournalEntry, JournalGuardrail } from "../../shared/journal-records.ts";
-import type { JournalPage, JournalQuery, SpendRange } from "../store.ts";
+import type { JournalPage, JournalQuery, SpendRange } from "../../journal/journal-store.ts";
 import { budgetUsageOf } from "../statements/store-admit.ts";
 import type { Database, JournalEntryTable } from "../store-schema.ts";
 import { decodePageCursor, encodePageCursor } from "./page-cursor.ts";

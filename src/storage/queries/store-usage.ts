@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import type { Database } from "../store-schema.ts";
 import { precompile, type Precompiled } from "../statements/precompiled-query.ts";
-import type { UsageBucket, UsageGroup, UsageGroupBy, UsageRange, UsageSeriesQuery } from "../store.ts";
+import type { UsageBucket, UsageGroup, UsageGroupBy, UsageRange, UsageSeriesQuery } from "../../journal/journal-store.ts";
 import { BIN_COUNT, binCounts, OVERHEAD_MS, quantile, TOTAL_MS } from "./latency-bins.ts";
 import { decodeDimension, encodedDimension, HOUR_MS, OVERHEAD_BIN_COLUMNS, ROLLUP_SUMS, TOTAL_BIN_COLUMNS } from "./store-rollup.ts";
 import { amountSum } from "../money-sql.ts";

@@ -4,7 +4,7 @@ import type { Admission } from "../../budgets/budget-charge.ts";
 import type { BudgetDeltas } from "../../budgets/budget-deltas.ts";
 import { budgetKey } from "../../budgets/budget-key.ts";
 import { ENTRY_COLUMNS, type EntryRow } from "./hot-statements.ts";
-import type { AdmitItem } from "../store.ts";
+import type { AdmitItem } from "../../journal/journal-store.ts";
 import type { Database } from "../store-schema.ts";
 import { decide, entryValues, type StoredRow } from "./store-admit.ts";
 import { precompile, type Precompiled } from "./precompiled-query.ts";

@@ -9,7 +9,7 @@ import { budgetKey } from "../../budgets/budget-key.ts";
 import type { BudgetUsage } from "../../budgets/budget-usage.ts";
 import type { JournalStart } from "../../shared/journal-records.ts";
 import type { HotStatements } from "./hot-statements.ts";
-import type { AdmitItem, FinishItem } from "../store.ts";
+import type { AdmitItem, FinishItem } from "../../journal/journal-store.ts";
 import { applyDeltas } from "./store-budget-rows.ts";
 import { termsOfRow, type BudgetTermsRow } from "../queries/store-budget-definitions.ts";
 import type { Database, JournalEntryTable } from "../store-schema.ts";

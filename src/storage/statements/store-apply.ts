@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import type { HotStatements } from "./hot-statements.ts";
-import type { FinishItem } from "../store.ts";
+import type { FinishItem } from "../../journal/journal-store.ts";
 import { decodeCheckedLogRecord, type DecidedAdmission } from "../../journal/admission-log/admission-log-record.ts";
 import { applyDeltas } from "./store-budget-rows.ts";
 import { reservationDeltas, settlementDeltas, type BudgetDeltas } from "../../budgets/budget-deltas.ts";

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from "kysely";
-import type { FinishItem, ReconcileResult } from "../store.ts";
+import type { FinishItem, ReconcileResult } from "../../journal/journal-store.ts";
 import { addDelta, settlementDeltas, type BudgetDeltas } from "../../budgets/budget-deltas.ts";
 import { applyDeltas } from "./store-budget-rows.ts";
 import { fromNanos } from "../../budgets/budget-amounts.ts";

@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { JournalEntry } from "../../../src/shared/journal-records.ts";
-import type { Store, UsageGroup } from "../../../src/storage/store.ts";
+import type { Store } from "../../../src/storage/store.ts";
 import { startRelay, TEST_KEY, type RelayUnderTest } from "../../support/relay-harness.ts";
 import { chatBody, errorOf, finishedEntries, post } from "../../support/relay-calls.ts";
 import { startMockRelay } from "../../support/with-relay.ts";
+import type { UsageGroup } from "../../../src/journal/journal-store.ts";
 
 const READ_TOKEN = "dashboard-read-token-0123456789ab";
 const OTHER_KEY = "sk-renio-other-key-for-tests-0002";

@@ -1,5 +1,5 @@
 import type { StoredBudget } from "./budget-definition.ts";
-import type { AuditStore } from "../storage/store.ts";
+import type { AuditStore } from "../shared/audit.ts";
 
 /** Records each budget change in the admin audit: `budget.create`, `budget.update` or `budget.delete`, before and after. */
 export function auditBudgetChange(store: Pick<AuditStore, "recordAudit">): (before: StoredBudget | null, after: StoredBudget | null, actor: string) => Promise<void> {

@@ -6,7 +6,7 @@ import { createKeyAdmin, type IssuedKey, type KeyView } from "../keys/key-admin.
 import { resolveKeySecret } from "../keys/key-secret.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { RelayError } from "../shared/relay-error.ts";
-import type { AuditPage, AuditQuery } from "../storage/queries/store-audit.ts";
+import type { AuditPage, AuditQuery } from "../shared/audit.ts";
 import { createStore } from "../storage/store-open.ts";
 import { UsageError } from "../shared/cli-args.ts";
 

@@ -1,10 +1,11 @@
 import type { AlertRules } from "../alerts/alert-rules.ts";
-import type { AuditActor, AuditEvent, AuditInput, AuditPage, AuditQuery } from "./queries/store-audit.ts";
+import type { AuditActor } from "../shared/audit.ts";
 import type { IssueResult, KeyChange, KeyChanges, KeyRotation, KeyState, NewKey, StoredKey } from "./queries/store-keys.ts";
 import type { QuarantineStore } from "./queries/store-quarantine.ts";
 import type { BooksReader } from "./queries/store-books.ts";
 import type { BatchAdmissionStore, Durability, JournalReader, LogApplyStore, StoreLifecycle, StoreMaintenance } from "../journal/journal-store.ts";
 import type { BudgetDefinitionStore } from "../budgets/budget-store.ts";
+import type { AuditStore } from "../shared/audit.ts";
 
 /** Counters for tests and benchmarks. */
 export interface StoreStats {
@@ -34,17 +35,6 @@ export interface KeyStore {
   keysChangedSince(version: number): Promise<KeyChanges>;
   /** The renio_meta value of `key`, written as `value` first when absent (e.g. the generated key secret). */
   ensureMeta(key: string, value: string): Promise<string>;
-}
-
-/** The admin audit: every admin action, who did it, before and after (never a secret). */
-export interface AuditStore {
-  /**
-   * Records one admin action in its own transaction (`at` defaults to now), e.g.
-   * `store.recordAudit({ actor, action: "config.reload", target: "config", before, after })`.
-   * Actions that write the store should record theirs in the same transaction, as the key writes do.
-   */
-  recordAudit(event: Omit<AuditInput, "at"> & { readonly at?: number }): Promise<AuditEvent>;
-  listAudit(query: AuditQuery): Promise<AuditPage>;
 }
 
 /** Where an alert event is in its delivery. */

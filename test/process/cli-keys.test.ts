@@ -6,7 +6,7 @@ import { startRelayService } from "../../src/app/relay-service.ts";
 import { validateConfig } from "../../src/config/config-load.ts";
 import type { IssuedKey, KeyView } from "../../src/keys/key-admin.ts";
 import { currentRuntime } from "../../src/runtime/current-runtime.ts";
-import type { AuditEvent } from "../../src/storage/queries/store-audit.ts";
+import type { AuditEvent } from "../../src/shared/audit.ts";
 import { runCommand, sourceCommand, type CliResult } from "../support/cli-process.ts";
 import { startMockServer, startRelay, type MockServer, type RelayUnderTest } from "../support/relay-harness.ts";
 import { relayConfig, scratchDir, writeConfig } from "../support/relay-process.ts";

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { AuditStore } from "../../storage/store.ts";
+import type { AuditStore } from "../../shared/audit.ts";
 import type { HttpEnv } from "../app.ts";
 import { limitParam, timeParam } from "./admin-query.ts";
 import { requireRole } from "./admin-auth.ts";

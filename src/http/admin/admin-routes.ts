@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { REPORT_BY, REPORT_PERIODS, spendReport, type ReportBy, type ReportPeriod } from "../../budgets/spend-report.ts";
 import type { Config } from "../../config/config-schema.ts";
 import { RelayError } from "../../shared/relay-error.ts";
-import type { AlertOutbox, AuditStore } from "../../storage/store.ts";
+import type { AlertOutbox } from "../../storage/store.ts";
 import type { BooksReader } from "../../storage/queries/store-books.ts";
 import type { QuarantineStore } from "../../storage/queries/store-quarantine.ts";
 import { alertRoutes } from "./admin-alerts.ts";
@@ -18,6 +18,7 @@ import { createAdminAuditRoutes } from "./admin-audit.ts";
 import { createAdminBooksRoutes } from "./admin-books.ts";
 import type { TargetStatus } from "../../routing/target-status.ts";
 import type { JournalReader } from "../../journal/journal-store.ts";
+import type { AuditStore } from "../../shared/audit.ts";
 
 /** What the admin API reads. */
 export interface AdminDeps {

@@ -2,51 +2,7 @@ import type { Kysely, Selectable } from "kysely";
 import { newEntryId } from "../../shared/entry-id.ts";
 import type { AuditEventTable, Database } from "../store-schema.ts";
 import { decodePageCursor, encodePageCursor } from "./page-cursor.ts";
-
-/** Who acts, and when (epoch ms). */
-export interface AuditActor {
-  /** The admin identity, e.g. the admin token's id (`admin`) or `local:<user>` for the CLI on the store. */
-  readonly actor: string;
-  readonly at: number;
-}
-
-/**
- * One admin action to record. `before` / `after` are the states of the target (null: none, as
- * before a create); they must hold no secret and no hash: what is passed is what is stored.
- */
-export interface AuditInput extends AuditActor {
-  /** `<noun>.<verb>`, e.g. `key.create`, `budget.update`, `config.reload`. */
-  readonly action: string;
-  /** `<kind>:<id>`, e.g. `key:ci-bot`. */
-  readonly target: string;
-  readonly before: unknown;
-  readonly after: unknown;
-}
-
-/** A recorded admin action. */
-export interface AuditEvent extends AuditInput {
-  readonly id: string;
-}
-
-/** Filters and page of the audit; newest first. */
-export interface AuditQuery {
-  /** Epoch ms, inclusive. */
-  since?: number;
-  /** Epoch ms, exclusive. */
-  until?: number;
-  actor?: string;
-  action?: string;
-  target?: string;
-  limit: number;
-  /** `nextCursor` of the previous page; anything else rejects with RelayError 400 `invalid_request`. */
-  cursor?: string;
-}
-
-/** One page of audit events. */
-export interface AuditPage {
-  events: AuditEvent[];
-  nextCursor: string | null;
-}
+import type { AuditEvent, AuditInput, AuditPage, AuditQuery } from "../../shared/audit.ts";
 
 /** Inserts one audit event inside the caller's transaction (the action and its record commit together). */
 export async function insertAudit(trx: Kysely<Database>, input: AuditInput): Promise<AuditEvent> {

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable } from "kysely";
 import { RelayError } from "../../shared/relay-error.ts";
-import type { AuditActor } from "./store-audit.ts";
+import type { AuditActor } from "../../shared/audit.ts";
 import { insertAudit } from "./store-audit.ts";
 import type { ApiKeyTable, Database } from "../store-schema.ts";
 

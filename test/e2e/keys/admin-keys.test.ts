@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import OpenAI from "openai";
 import type { KeyView } from "../../../src/keys/key-admin.ts";
-import type { AuditEvent } from "../../../src/storage/queries/store-audit.ts";
+import type { AuditEvent } from "../../../src/shared/audit.ts";
 import { startMockServer, startRelay, type MockServer, type RelayUnderTest } from "../../support/relay-harness.ts";
 import { errorOf } from "../../support/relay-calls.ts";
 

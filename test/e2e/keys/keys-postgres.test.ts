@@ -5,7 +5,7 @@ import { after, before, describe, test } from "node:test";
 import type { StorageConfig } from "../../../src/config/config-schema.ts";
 import type { KeyView } from "../../../src/keys/key-admin.ts";
 import { StoreOpenError } from "../../../src/shared/store-open-error.ts";
-import type { AuditEvent } from "../../../src/storage/queries/store-audit.ts";
+import type { AuditEvent } from "../../../src/shared/audit.ts";
 import { testPostgresUrl } from "../../support/postgres.ts";
 import { chatBody, post } from "../../support/relay-calls.ts";
 import { startMockServer, startRelay, type MockServer, type RelayUnderTest } from "../../support/relay-harness.ts";

@@ -51,7 +51,7 @@ export interface JournalQuery {
   cursor?: string;
 }
 
-/** Which entries {@link Store.journalSpend} sums: received in [since, until) (epoch ms; absent: unbounded). */
+/** Which entries {@link JournalReader.journalSpend} sums: received in [since, until) (epoch ms; absent: unbounded). */
 export interface SpendRange {
   since?: number;
   until?: number;

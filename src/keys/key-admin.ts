@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { KeyConfig } from "../config/config-schema.ts";
 import { RelayError } from "../shared/relay-error.ts";
-import type { Idempotency, IssueResult, KeyChange, KeyState } from "../storage/queries/store-keys.ts";
-import type { KeyStore } from "../storage/store.ts";
+import type { Idempotency, IssueResult, KeyChange, KeyState, KeyStore } from "./key-store.ts";
 import { displayPrefix, newKeySecret, type KeySecret } from "./key-secret.ts";
 
 /** A key as the admin API and `renio keys` show it (never a secret or a hash). */

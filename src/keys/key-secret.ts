@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, createSecretKey, randomBytes, type KeyObject } from "node:crypto";
 import { StoreOpenError } from "../shared/store-open-error.ts";
-import type { KeyStore } from "../storage/store.ts";
+import type { KeyStore } from "./key-store.ts";
 
 /** Every secret of a stored key starts with this; config keys may be anything. */
 export const STORE_KEY_PREFIX = "rn-";

@@ -1,4 +1,4 @@
-import type { KeyStore } from "../storage/store.ts";
+import type { KeyStore } from "./key-store.ts";
 import type { Keyring } from "./keyring.ts";
 
 /** Keeps a keyring's stored keys current: at once after this relay's own changes, by polling for others'. */

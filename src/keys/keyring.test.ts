@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { StoredKey } from "../storage/queries/store-keys.ts";
+import type { StoredKey } from "./key-store.ts";
 import { keySecretOf, newKeySecret } from "./key-secret.ts";
 import { createKeyring, hashSecret } from "./keyring.ts";
 

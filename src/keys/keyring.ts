@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { KeyConfig } from "../config/config-schema.ts";
-import type { StoredKey } from "../storage/queries/store-keys.ts";
+import type { StoredKey } from "./key-store.ts";
 import { STORE_KEY_PREFIX, type KeySecret } from "./key-secret.ts";
 
 /** A caller's Renio key, as the relay sees it after authentication. */

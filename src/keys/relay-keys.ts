@@ -1,9 +1,9 @@
 import type { Config } from "../config/config-schema.ts";
-import type { Store } from "../storage/store.ts";
 import { createKeyAdmin, type KeyAdmin } from "./key-admin.ts";
 import { resolveKeySecret } from "./key-secret.ts";
 import { startKeySync } from "./key-sync.ts";
 import { createKeyring, type Keyring } from "./keyring.ts";
+import type { KeyStore } from "./key-store.ts";
 
 /** A relay's keys: the keyring it authenticates with and, with a store, the key operations. */
 export interface RelayKeys {
@@ -21,7 +21,7 @@ export interface RelayKeys {
  */
 export async function openRelayKeys(
   config: Config,
-  store: Store | undefined,
+  store: KeyStore | undefined,
   options: { readonly clock?: () => number; readonly onError?: (error: unknown | null) => void } = {},
 ): Promise<RelayKeys> {
   const clock = options.clock ?? Date.now;

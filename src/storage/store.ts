@@ -1,11 +1,10 @@
 import type { AlertRules } from "../alerts/alert-rules.ts";
-import type { AuditActor } from "../shared/audit.ts";
-import type { IssueResult, KeyChange, KeyChanges, KeyRotation, KeyState, NewKey, StoredKey } from "./queries/store-keys.ts";
 import type { QuarantineStore } from "./queries/store-quarantine.ts";
 import type { BooksReader } from "./queries/store-books.ts";
 import type { BatchAdmissionStore, Durability, JournalReader, LogApplyStore, StoreLifecycle, StoreMaintenance } from "../journal/journal-store.ts";
 import type { BudgetDefinitionStore } from "../budgets/budget-store.ts";
 import type { AuditStore } from "../shared/audit.ts";
+import type { KeyStore } from "../keys/key-store.ts";
 
 /** Counters for tests and benchmarks. */
 export interface StoreStats {
@@ -15,26 +14,6 @@ export interface StoreStats {
   statementAdmissions: number;
   /** Finish (completion/refusal) transactions committed. */
   finishCommits: number;
-}
-
-/**
- * Keys managed at run time (admin API, `renio keys`). Every write is one transaction that also
- * records its audit event, and bumps the store's keys version (relays poll it).
- */
-export interface KeyStore {
-  /** 409 `key_exists` when the id is taken; 409 `idempotency_key_reused`; replays the first answer of an Idempotency-Key. */
-  createKey(key: NewKey, actor: AuditActor): Promise<IssueResult>;
-  /** 404 `key_not_found`; 409 `key_revoked`. */
-  updateKey(id: string, change: KeyChange, actor: AuditActor): Promise<KeyState>;
-  /** 404, 409 `key_revoked`, 409 `idempotency_key_reused`; replays the first answer of an Idempotency-Key. */
-  rotateKey(rotation: KeyRotation, actor: AuditActor): Promise<IssueResult>;
-  /** 404 `key_not_found`; revoking twice is a no-op. */
-  revokeKey(id: string, actor: AuditActor): Promise<KeyState>;
-  getKey(id: string): Promise<StoredKey | undefined>;
-  /** The keys version and every key written after `version` (0: all keys). One cheap query when nothing changed. */
-  keysChangedSince(version: number): Promise<KeyChanges>;
-  /** The renio_meta value of `key`, written as `value` first when absent (e.g. the generated key secret). */
-  ensureMeta(key: string, value: string): Promise<string>;
 }
 
 /** Where an alert event is in its delivery. */

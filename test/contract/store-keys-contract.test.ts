@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { RelayError } from "../../src/shared/relay-error.ts";
-import type { NewKey } from "../../src/storage/queries/store-keys.ts";
+import type { NewKey } from "../../src/keys/key-store.ts";
 import { backends } from "../support/store-targets.ts";
 
 const actor = (at: number) => ({ actor: "admin", at });

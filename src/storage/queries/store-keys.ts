@@ -3,89 +3,10 @@ import { RelayError } from "../../shared/relay-error.ts";
 import type { AuditActor } from "../../shared/audit.ts";
 import { insertAudit } from "./store-audit.ts";
 import type { ApiKeyTable, Database } from "../store-schema.ts";
-
-/** A stored key as the admin API and the audit show it: everything but its hashes. */
-export interface KeyState {
-  readonly id: string;
-  readonly project: string;
-  /** Public model names; `["*"]` for all. */
-  readonly models: readonly string[];
-  /** Regions, or null for all. */
-  readonly regions: readonly string[] | null;
-  readonly metadata: Readonly<Record<string, unknown>>;
-  /** The secret's first characters (not secret). */
-  readonly prefix: string;
-  /** Epoch ms; null: never expires. */
-  readonly expiresAt: number | null;
-  /** Epoch ms; null: not revoked. */
-  readonly revokedAt: number | null;
-  /** Epoch ms until which the secret replaced by the last rotation still works; null: none. */
-  readonly previousValidUntil: number | null;
-  readonly createdAt: number;
-  readonly updatedAt: number;
-}
-
-/** A stored key with its hashes (what relays load; never shown). */
-export interface StoredKey extends KeyState {
-  readonly secretHash: string;
-  readonly previousHash: string | null;
-}
-
-/** An Idempotency-Key of a request that issues a secret, with what it asked and the secret sealed for a replay. */
-export interface Idempotency {
-  readonly key: string;
-  /** What the request asked (action, target, parameters): the same key with another request is refused. */
-  readonly fingerprint: string;
-  readonly sealedSecret: string;
-}
-
-/** What {@link createKeyIn} writes. */
-export interface NewKey {
-  readonly id: string;
-  readonly project: string;
-  readonly models: readonly string[];
-  readonly regions: readonly string[] | null;
-  readonly metadata: Readonly<Record<string, unknown>>;
-  readonly expiresAt: number | null;
-  readonly secretHash: string;
-  readonly prefix: string;
-  readonly idempotency?: Idempotency;
-}
-
-/** Fields a PATCH changes (absent: unchanged; `expiresAt: null` clears the expiry). */
-export interface KeyChange {
-  readonly project?: string;
-  readonly models?: readonly string[];
-  readonly regions?: readonly string[] | null;
-  readonly metadata?: Readonly<Record<string, unknown>>;
-  readonly expiresAt?: number | null;
-}
-
-/** A rotation: the new secret's hash, until when the old one still works, and its idempotency record. */
-export interface KeyRotation {
-  readonly id: string;
-  readonly secretHash: string;
-  readonly prefix: string;
-  /** Epoch ms until which the old secret works (the rotation time itself: not at all). */
-  readonly previousValidUntil: number;
-  readonly idempotency?: Idempotency;
-}
-
-/** What a create or rotation returns: the key after it, and (replays) the sealed secret of the first answer. */
-export interface IssueResult {
-  readonly key: KeyState;
-  /** Set when the Idempotency-Key was seen before: this is the first answer's key and secret. */
-  readonly replayed: { readonly sealedSecret: string } | null;
-}
+import type { Idempotency, IssueResult, KeyChange, KeyChanges, KeyRotation, KeyState, NewKey, StoredKey } from "../../keys/key-store.ts";
 
 /** How long the answer of a create or rotation is replayed for its Idempotency-Key. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-
-/** Every stored key changed by a write after `version`, and the current version. */
-export interface KeyChanges {
-  readonly version: number;
-  readonly keys: readonly StoredKey[];
-}
 
 /** The `keys_version` of the store and the keys written after `since` (0: all), oldest change first. */
 export async function keysChangedSince(db: Kysely<Database>, since: number): Promise<KeyChanges> {

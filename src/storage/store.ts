@@ -1,10 +1,10 @@
-import type { AlertRules } from "../alerts/alert-rules.ts";
 import type { QuarantineStore } from "./queries/store-quarantine.ts";
 import type { BooksReader } from "./queries/store-books.ts";
 import type { BatchAdmissionStore, Durability, JournalReader, LogApplyStore, StoreLifecycle, StoreMaintenance } from "../journal/journal-store.ts";
 import type { BudgetDefinitionStore } from "../budgets/budget-store.ts";
 import type { AuditStore } from "../shared/audit.ts";
 import type { KeyStore } from "../keys/key-store.ts";
+import type { AlertOutbox } from "../alerts/alert-outbox.ts";
 
 /** Counters for tests and benchmarks. */
 export interface StoreStats {
@@ -16,60 +16,11 @@ export interface StoreStats {
   finishCommits: number;
 }
 
-/** Where an alert event is in its delivery. */
-export type AlertStatus = "pending" | "delivered" | "failed";
-
-/** One alert event as listed (`renio alerts list`, `GET /admin/alerts`). */
-export interface AlertEvent {
-  id: string;
-  type: string;
-  budgetId: string | null;
-  period: string | null;
-  threshold: number | null;
-  webhook: string;
-  status: AlertStatus;
-  attempts: number;
-  /** Epoch ms. */
-  createdAt: number;
-  nextAttemptAt: number;
-  deliveredAt: number | null;
-  lastError: string | null;
-  /** The body sent (as parsed JSON). */
-  payload: unknown;
-}
-
-/** An event claimed for one delivery attempt. */
-export interface ClaimedAlert {
-  id: string;
-  webhook: string;
-  /** The exact body to send. */
-  payload: string;
-  /** Attempts so far, this one included. */
-  attempts: number;
-}
-
-/** What one delivery attempt came to. */
-export type AlertAttempt = { delivered: true } | { delivered: false; error: string; /** null: no more attempts (failed). */ retryAt: number | null };
-
-/** The alert outbox: events are written by the budget and recovery transactions, delivered by the dispatcher. */
-export interface AlertOutbox {
-  /** The thresholds and webhooks in effect (config load and reload); events are written by them from now on. */
-  setAlertRules(rules: AlertRules): Promise<void>;
-  /**
-   * Claims up to `limit` pending events due at `now` that no other dispatcher holds: each is
-   * leased until now + leaseMs (PostgreSQL: `FOR UPDATE SKIP LOCKED`) and its attempt counted.
-   */
-  claimAlerts(now: number, limit: number, leaseMs: number): Promise<ClaimedAlert[]>;
-  /** Records an attempt: delivered, retried at `retryAt`, or failed for good. */
-  settleAlert(id: string, attempt: AlertAttempt, now: number): Promise<void>;
-  /** Events, newest first. */
-  listAlerts(query: { status?: AlertStatus; limit: number }): Promise<AlertEvent[]>;
-}
-
 /**
- * Renio's storage: one implementation over Kysely; backends differ only in their Dialect
- * and a few SQL fragments. Every write method is one transaction. Each consumer takes only
- * the role it uses; the composition roots (and the storage thread) hold the whole Store.
+ * Renio's storage: the union of the ports the concepts declare (journal, budgets, keys, audit,
+ * alerts), in one implementation over Kysely; backends differ only in their Dialect and a few
+ * SQL fragments. Every write method is one transaction. Each consumer takes only the port it
+ * uses; the composition root, the CLI (and the storage thread) hold the whole Store.
  */
 export interface Store
   extends BatchAdmissionStore, LogApplyStore, JournalReader, StoreMaintenance, BooksReader, BudgetDefinitionStore, KeyStore, AuditStore, AlertOutbox, QuarantineStore, StoreLifecycle {

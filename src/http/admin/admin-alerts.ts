@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { RelayError } from "../../shared/relay-error.ts";
-import type { AlertOutbox, AlertStatus } from "../../storage/store.ts";
+import type { AlertOutbox, AlertStatus } from "../../alerts/alert-outbox.ts";
 import { requireRole } from "./admin-auth.ts";
 import { limitParam } from "./admin-query.ts";
 import type { HttpEnv } from "../app.ts";

@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { REPORT_BY, REPORT_PERIODS, spendReport, type ReportBy, type ReportPeriod } from "../../budgets/spend-report.ts";
 import type { Config } from "../../config/config-schema.ts";
 import { RelayError } from "../../shared/relay-error.ts";
-import type { AlertOutbox } from "../../storage/store.ts";
+import type { AlertOutbox } from "../../alerts/alert-outbox.ts";
 import type { BooksReader } from "../../storage/queries/store-books.ts";
 import type { QuarantineStore } from "../../storage/queries/store-quarantine.ts";
 import { alertRoutes } from "./admin-alerts.ts";

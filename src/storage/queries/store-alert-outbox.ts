@@ -5,7 +5,7 @@ import type { BudgetDeltas } from "../../budgets/budget-deltas.ts";
 import { newEntryId } from "../../shared/entry-id.ts";
 import type { HotStatements } from "../statements/hot-statements.ts";
 import type { BudgetRow } from "../statements/store-admit.ts";
-import type { AlertAttempt, AlertEvent, AlertStatus, ClaimedAlert } from "../store.ts";
+import type { AlertAttempt, AlertEvent, AlertStatus, ClaimedAlert } from "../../alerts/alert-outbox.ts";
 import type { AlertEventTable, Database } from "../store-schema.ts";
 import type { RunQuery } from "../statements/store-transaction.ts";
 

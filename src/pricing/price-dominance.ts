@@ -1,4 +1,4 @@
-import { DEFAULT_OUTPUT_RESERVATION } from "./reservation.ts";
+import { DEFAULT_OUTPUT_RESERVATION } from "../shared/usage.ts";
 import type { Price, TokenRates } from "./prices-builtin.ts";
 
 /** No price: reserved at zero rates, with no output maximum or context window (call-pricing.ts). */

@@ -3,8 +3,9 @@ import { test } from "node:test";
 import { RelayError } from "../shared/relay-error.ts";
 import { costOf } from "./cost.ts";
 import { BUILTIN_PRICES } from "./prices-builtin.ts";
-import { DEFAULT_OUTPUT_RESERVATION, reservationFor } from "./reservation.ts";
+import { reservationFor } from "./reservation.ts";
 import { defaultOutputTokens } from "../budgets/default-output.ts";
+import { DEFAULT_OUTPUT_RESERVATION } from "../shared/usage.ts";
 
 const GPT_4O = { input: 2.5, cachedInput: 1.25, output: 10, maxOutputTokens: 16_384 };
 

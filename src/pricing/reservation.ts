@@ -1,10 +1,7 @@
 import { RelayError } from "../shared/relay-error.ts";
-import type { ServerToolKind } from "../shared/usage.ts";
+import { DEFAULT_OUTPUT_RESERVATION, type ServerToolKind } from "../shared/usage.ts";
 import { costOf, ratesFor } from "./cost.ts";
 import type { Price } from "./prices-builtin.ts";
-
-/** Output tokens reserved when neither the request nor the price sets a maximum. */
-export const DEFAULT_OUTPUT_RESERVATION = 4096;
 
 /** What reservationFor needs about a call. */
 export interface ReservationInput {

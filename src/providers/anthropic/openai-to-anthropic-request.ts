@@ -1,4 +1,4 @@
-import { DEFAULT_OUTPUT_RESERVATION } from "../../pricing/reservation.ts";
+import { DEFAULT_OUTPUT_RESERVATION } from "../../shared/usage.ts";
 
 /** A request that cannot be translated: the parameter and why. */
 export class UntranslatableError extends Error {

@@ -7,7 +7,7 @@ import { newEntryId } from "../shared/entry-id.ts";
 import { createStore } from "../storage/store-open.ts";
 import { createThreadStore } from "../storage/store-thread.ts";
 import type { Store } from "../storage/store.ts";
-import type { QuarantinedRecord } from "../storage/queries/store-quarantine.ts";
+import type { QuarantinedRecord } from "../journal/journal-store.ts";
 import { startRetention } from "../journal/journal-retention.ts";
 import { openJournalLog } from "../journal/admission-log/journal-log.ts";
 import type { Ledger } from "../journal/ledger.ts";

@@ -11,7 +11,7 @@ import { dashboardRoutes } from "../http/dashboard/dashboard-routes.ts";
 import { createHttpHandler, lastResortResponse } from "../http/app.ts";
 import { openLedger } from "./open-ledger.ts";
 import { watchBooks } from "../journal/books-watch.ts";
-import type { QuarantinedRecord } from "../storage/queries/store-quarantine.ts";
+import type { QuarantinedRecord } from "../journal/journal-store.ts";
 import { createBudgetAdmin } from "../budgets/budget-admin.ts";
 import { auditBudgetChange } from "../budgets/budget-audit.ts";
 import { startBudgetSync, type BudgetSync } from "../budgets/budget-sync.ts";

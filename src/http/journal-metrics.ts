@@ -1,7 +1,7 @@
 import { driftingRows, reservedDrift, spentDrift, type BooksCheck } from "../budgets/books-check.ts";
 import { fromNanos } from "../budgets/budget-amounts.ts";
 import type { LedgerStats } from "../journal/ledger.ts";
-import type { QuarantineKind } from "../storage/queries/store-quarantine.ts";
+import type { QuarantineKind } from "../journal/journal-store.ts";
 import { family, labelText, sample } from "../observe/prom-text.ts";
 
 /** Most drifting budget rows named on /metrics (their count is always there): bounded label sets. */

@@ -3,6 +3,7 @@ import type { BudgetUsageReader } from "../budgets/budget-store.ts";
 import type { BudgetUsage } from "../budgets/budget-usage.ts";
 import type { JournalSpend } from "../budgets/spend-report.ts";
 import type { JournalCompletion, JournalEntry, JournalRefusal, JournalStart } from "../shared/journal-records.ts";
+import type { BooksCheck } from "../budgets/books-check.ts";
 
 /**
  * The journal's store port: what the ledgers write (admissions decided by the database or
@@ -182,4 +183,44 @@ export interface StoreLifecycle {
   /** True when the store accepts a write right now. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/** What a quarantined record is: which journal record the store refused. */
+export type QuarantineKind = "admission" | "completion" | "refusal" | "unsent";
+
+/** A journal record the store refused, as kept in the quarantine (`journal_quarantine`). */
+export interface QuarantinedRecord {
+  /** The journal entry the record is about. */
+  entryId: string;
+  kind: QuarantineKind;
+  /** The record as Renio had it, as an admission-log line (JSON, its format version first; every character the store cannot hold escaped). */
+  record: string;
+  /** The store's code: an SQLSTATE, or SQLite's extended code (`SQLITE_CONSTRAINT_NOTNULL`). */
+  errorCode: string;
+  /** The store's message, control characters escaped, at most 500 characters. */
+  error: string;
+  /** Its safe form (texts escaped and bounded, bodies left out) was written to the journal instead. */
+  written: boolean;
+  /** Epoch ms. */
+  at: number;
+}
+
+/** One page of quarantined records, newest first. */
+export interface QuarantinePage {
+  records: QuarantinedRecord[];
+  nextCursor: string | null;
+}
+
+/** Records the store refused, kept for inspection instead of blocking the journal (journal/record-isolation.ts). */
+export interface QuarantineStore {
+  /** Keeps `records`, once each (a record quarantined again is left as it was). */
+  quarantine(records: readonly QuarantinedRecord[]): Promise<void>;
+  /** Newest first; `cursor` is the previous page's `nextCursor` (anything else: RelayError 400). */
+  listQuarantine(query: { limit: number; since?: number; cursor?: string }): Promise<QuarantinePage>;
+}
+
+/** The books' invariant, read while serving (`renio budget check`, /metrics; budgets/books-check.ts). */
+export interface BooksReader {
+  /** Every budget row against the journal, read in one consistent snapshot. */
+  checkBooks(): Promise<BooksCheck>;
 }

@@ -1,5 +1,5 @@
-import { RecordRejectedError } from "../storage/store-errors.ts";
-import type { QuarantineKind, QuarantinedRecord, QuarantineStore } from "../storage/queries/store-quarantine.ts";
+import { RecordRejectedError } from "../shared/store-write-errors.ts";
+import type { QuarantineKind, QuarantinedRecord, QuarantineStore } from "./journal-store.ts";
 import type { LogRecord } from "./admission-log/admission-log-record.ts";
 import { recordIdentity, storableText } from "./record-safe-form.ts";
 

@@ -1,10 +1,9 @@
 import type { Admission, BudgetCharge } from "../budgets/budget-charge.ts";
 import type { JournalCompletion, JournalRefusal, JournalStart } from "../shared/journal-records.ts";
 import type { Ledger } from "./ledger.ts";
-import type { AdmitItem, BatchAdmissionStore, Durability, FinishItem, JournalReader, StoreLifecycle, StoreMaintenance } from "./journal-store.ts";
-import type { QuarantinedRecord, QuarantineStore } from "../storage/queries/store-quarantine.ts";
+import type { AdmitItem, BatchAdmissionStore, Durability, FinishItem, JournalReader, StoreLifecycle, StoreMaintenance, QuarantinedRecord, QuarantineStore } from "./journal-store.ts";
 import { StoreUnavailableError } from "../shared/relay-error.ts";
-import { CommitUnknownError } from "../storage/store-errors.ts";
+import { CommitUnknownError } from "../shared/store-write-errors.ts";
 import { encodeLogRecord } from "./admission-log/admission-log-record.ts";
 import { createGroupCommit } from "./group-commit.ts";
 import { createLogApplier } from "./log-applier.ts";

@@ -17,9 +17,10 @@ import { NO_ALERTS, type AlertRules } from "../alerts/alert-rules.ts";
 import { claimInTransaction, listAlerts, settleAlert } from "./queries/store-alert-outbox.ts";
 import { insertQuarantined, listQuarantined } from "./queries/store-quarantine.ts";
 import { checkBooksIn } from "./queries/store-books.ts";
-import { describeError, RecordRejectedError } from "./store-errors.ts";
+import { describeError } from "./store-errors.ts";
 import { LogRecordError } from "../journal/admission-log/admission-log-record.ts";
 import type { AdmitItem, Durability, FinishItem } from "../journal/journal-store.ts";
+import { RecordRejectedError } from "../shared/store-write-errors.ts";
 
 /**
  * The one Store implementation: Kysely over the given dialect (migrations already applied).

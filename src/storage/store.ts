@@ -1,6 +1,4 @@
-import type { QuarantineStore } from "./queries/store-quarantine.ts";
-import type { BooksReader } from "./queries/store-books.ts";
-import type { BatchAdmissionStore, Durability, JournalReader, LogApplyStore, StoreLifecycle, StoreMaintenance } from "../journal/journal-store.ts";
+import type { BatchAdmissionStore, Durability, JournalReader, LogApplyStore, StoreLifecycle, StoreMaintenance, QuarantineStore, BooksReader } from "../journal/journal-store.ts";
 import type { BudgetDefinitionStore } from "../budgets/budget-store.ts";
 import type { AuditStore } from "../shared/audit.ts";
 import type { KeyStore } from "../keys/key-store.ts";

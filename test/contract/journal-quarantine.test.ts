@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { JournalEntry } from "../../src/shared/journal-records.ts";
-import type { QuarantinedRecord } from "../../src/storage/queries/store-quarantine.ts";
+import type { QuarantinedRecord } from "../../src/journal/journal-store.ts";
 import { StoreUnavailableError } from "../../src/shared/relay-error.ts";
 import { budgetCharge as charge, journalStart as start, okCompletion } from "../support/journal-fixtures.ts";
 import { ledgerKinds, openTestLedger, type TestLedger } from "../support/ledgers.ts";

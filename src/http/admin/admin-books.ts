@@ -1,7 +1,6 @@
 import { Hono } from "hono";
 import { booksReport } from "../../budgets/books-check.ts";
-import type { BooksReader } from "../../storage/queries/store-books.ts";
-import type { QuarantineStore } from "../../storage/queries/store-quarantine.ts";
+import type { QuarantineStore, BooksReader } from "../../journal/journal-store.ts";
 import type { HttpEnv } from "../app.ts";
 import { limitParam, timeParam } from "./admin-query.ts";
 import { requireRole } from "./admin-auth.ts";

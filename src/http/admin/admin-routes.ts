@@ -3,8 +3,6 @@ import { REPORT_BY, REPORT_PERIODS, spendReport, type ReportBy, type ReportPerio
 import type { Config } from "../../config/config-schema.ts";
 import { RelayError } from "../../shared/relay-error.ts";
 import type { AlertOutbox } from "../../alerts/alert-outbox.ts";
-import type { BooksReader } from "../../storage/queries/store-books.ts";
-import type { QuarantineStore } from "../../storage/queries/store-quarantine.ts";
 import { alertRoutes } from "./admin-alerts.ts";
 import { adminAuth, requireRole, type AdminToken } from "./admin-auth.ts";
 import { dashboardApi } from "./admin-dashboard-api.ts";
@@ -17,7 +15,7 @@ import { createAdminKeyRoutes, type AdminKeysDeps } from "./admin-keys.ts";
 import { createAdminAuditRoutes } from "./admin-audit.ts";
 import { createAdminBooksRoutes } from "./admin-books.ts";
 import type { TargetStatus } from "../../routing/target-status.ts";
-import type { JournalReader } from "../../journal/journal-store.ts";
+import type { JournalReader, QuarantineStore, BooksReader } from "../../journal/journal-store.ts";
 import type { AuditStore } from "../../shared/audit.ts";
 
 /** What the admin API reads. */

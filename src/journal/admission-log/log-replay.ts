@@ -1,8 +1,7 @@
 import { readJournalLog, removeSegments, segmentPath } from "./log-segments.ts";
 import { decodeLogRecord, LogRecordError, type LogRecord } from "./admission-log-record.ts";
 import { StoreOpenError } from "../../shared/store-open-error.ts";
-import type { LogApplyStore, StoreLifecycle } from "../journal-store.ts";
-import type { QuarantinedRecord, QuarantineStore } from "../../storage/queries/store-quarantine.ts";
+import type { LogApplyStore, StoreLifecycle, QuarantinedRecord, QuarantineStore } from "../journal-store.ts";
 import { applyIsolated } from "../log-apply-batch.ts";
 import { createQuarantine } from "../record-isolation.ts";
 

@@ -2,8 +2,9 @@ import pg from "pg";
 import { CompiledQuery, PostgresDialect, sql } from "kysely";
 import type { Durability } from "../../journal/journal-store.ts";
 import type { StoreDialect } from "./store-dialect.ts";
-import { CommitUnknownError, describeError } from "../store-errors.ts";
+import { describeError } from "../store-errors.ts";
 import { StoreOpenError } from "../../shared/store-open-error.ts";
+import { CommitUnknownError } from "../../shared/store-write-errors.ts";
 
 /** Options of {@link createPostgresDialect}. */
 export interface PostgresStoreOptions {

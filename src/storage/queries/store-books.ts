@@ -4,12 +4,6 @@ import type { Database } from "../store-schema.ts";
 import type { StoreDialect } from "../dialects/store-dialect.ts";
 import { inWriteTransaction } from "../statements/store-transaction.ts";
 
-/** The books' invariant, read while serving (`renio budget check`, /metrics; budget/books-check.ts). */
-export interface BooksReader {
-  /** Every budget row against the journal, read in one consistent snapshot. */
-  checkBooks(): Promise<BooksCheck>;
-}
-
 /** Finished entries read per page while summing their cost. */
 const PAGE = 5000;
 

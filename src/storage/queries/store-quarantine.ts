@@ -1,45 +1,12 @@
 import type { Kysely, Selectable } from "kysely";
 import type { Database, JournalQuarantineTable } from "../store-schema.ts";
 import { decodePageCursor, encodePageCursor } from "./page-cursor.ts";
+import type { QuarantineKind, QuarantinePage, QuarantinedRecord } from "../../journal/journal-store.ts";
 
 /**
  * The journal quarantine (schema 8): records the store refused, one row per entry and kind,
  * listed newest first. Writing one twice keeps the first (a replay or a retry quarantines again).
  */
-
-/** What a quarantined record is: which journal record the store refused. */
-export type QuarantineKind = "admission" | "completion" | "refusal" | "unsent";
-
-/** A journal record the store refused, as kept in the quarantine (`journal_quarantine`). */
-export interface QuarantinedRecord {
-  /** The journal entry the record is about. */
-  entryId: string;
-  kind: QuarantineKind;
-  /** The record as Renio had it, as an admission-log line (JSON, its format version first; every character the store cannot hold escaped). */
-  record: string;
-  /** The store's code: an SQLSTATE, or SQLite's extended code (`SQLITE_CONSTRAINT_NOTNULL`). */
-  errorCode: string;
-  /** The store's message, control characters escaped, at most 500 characters. */
-  error: string;
-  /** Its safe form (texts escaped and bounded, bodies left out) was written to the journal instead. */
-  written: boolean;
-  /** Epoch ms. */
-  at: number;
-}
-
-/** One page of quarantined records, newest first. */
-export interface QuarantinePage {
-  records: QuarantinedRecord[];
-  nextCursor: string | null;
-}
-
-/** Records the store refused, kept for inspection instead of blocking the journal (journal/record-isolation.ts). */
-export interface QuarantineStore {
-  /** Keeps `records`, once each (a record quarantined again is left as it was). */
-  quarantine(records: readonly QuarantinedRecord[]): Promise<void>;
-  /** Newest first; `cursor` is the previous page's `nextCursor` (anything else: RelayError 400). */
-  listQuarantine(query: { limit: number; since?: number; cursor?: string }): Promise<QuarantinePage>;
-}
 
 /** Inserts `records`, leaving those already there alone. */
 export async function insertQuarantined(db: Kysely<Database>, records: readonly QuarantinedRecord[]): Promise<void> {

@@ -1,7 +1,8 @@
 import { CompiledQuery, type Kysely, type QueryResult } from "kysely";
 import type { Database } from "../store-schema.ts";
 import type { StoreDialect } from "../dialects/store-dialect.ts";
-import { CommitUnknownError, describeError } from "../store-errors.ts";
+import { describeError } from "../store-errors.ts";
+import { CommitUnknownError } from "../../shared/store-write-errors.ts";
 
 const COMMIT = CompiledQuery.raw("commit");
 const ROLLBACK = CompiledQuery.raw("rollback");

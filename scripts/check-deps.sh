@@ -31,28 +31,11 @@ usage
 runtime
 upstream config shared'
 
-# Imports that break a rule and that a later commit of the concept-folder series removes, one
-# "importer -> target" a line (scripts/check-deps-pending.txt). Each must still be there; no
-# other import may join them.
-PENDING=""
-
 # Prints "importer target" for every relative import (static, side-effect, re-export or dynamic) of a
-# non-test .ts file under the root $1, both resolved and relative to it; pending ones left out.
+# non-test .ts file under the root $1, both resolved and relative to it.
 imports_of() {
-  all_imports_of "$1" | awk -v pending="$PENDING" 'BEGIN { n = split(pending, lines, "\n"); for (i = 1; i <= n; i++) skip[lines[i]] = 1 }
-    !(($1 " -> " $2) in skip)'
-}
-
-all_imports_of() {
   (cd "$1" && find . -name '*.ts' ! -name '*.test.ts' ! -name '*.d.ts' -print0 \
     | xargs -0 -r grep -oHE "(from|import) *\(? *\"\.{1,2}/[^\"]+\"" || true) | resolve_imports
-}
-
-# Prints each pending import that is no longer there.
-stale_pending() {
-  [ -n "$PENDING" ] || return 0
-  all_imports_of "$1" | awk -v pending="$PENDING" '{ seen[$1 " -> " $2] = 1 }
-    END { n = split(pending, lines, "\n"); for (i = 1; i <= n; i++) if (lines[i] != "" && !(lines[i] in seen)) print lines[i] }'
 }
 
 # Reads "file:…\"spec\"" lines and prints "file target", the import resolved against the
@@ -140,8 +123,6 @@ check_tree() {
   if [ -n "$found" ]; then echo "providers importing hono, or guardrails importing hono or journal/:"; echo "$found"; status=1; fi
   found=$(any_uses "$root")
   if [ -n "$found" ]; then echo "uses of any:"; echo "$found"; status=1; fi
-  found=$(stale_pending "$root")
-  if [ -n "$found" ]; then echo "pending imports no longer there (remove them from scripts/check-deps-pending.txt):"; echo "$found"; status=1; fi
   return $status
 }
 
@@ -251,5 +232,4 @@ if [ "${1:-}" = "--self-test" ]; then
   exit $?
 fi
 
-[ -f scripts/check-deps-pending.txt ] && PENDING=$(grep -vE '^(#|$)' scripts/check-deps-pending.txt || true)
-if check_tree src && node_modules/.bin/bun scripts/check-maps.ts; then echo "dependency rules: ok${PENDING:+ (with $(wc -l <<<"$PENDING") pending imports)}"; else exit 1; fi
+if check_tree src && node_modules/.bin/bun scripts/check-maps.ts; then echo "dependency rules: ok"; else exit 1; fi

@@ -1,19 +1,5 @@
 import { DEFAULT_OUTPUT_RESERVATION } from "../../shared/usage.ts";
-
-/** A request that cannot be translated: the parameter and why. */
-export class UntranslatableError extends Error {
-  constructor(readonly param: string, message: string) {
-    super(message);
-  }
-}
-
-/** How to translate one call. */
-export interface RequestTranslation {
-  /** Drop parameters with no Anthropic equivalent instead of refusing the call. */
-  readonly dropUnsupported: boolean;
-  /** max_tokens when the caller set none (the relay's reserved bound, else the model's maximum). */
-  readonly outputLimit: number | undefined;
-}
+import { UntranslatableError, type RequestTranslation } from "../translation/request-translation.ts";
 
 type Json = Record<string, unknown>;
 

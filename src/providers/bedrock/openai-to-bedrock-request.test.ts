@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { toConverse, UntranslatableError } from "./openai-to-bedrock-request.ts";
+import { UntranslatableError } from "../translation/request-translation.ts";
+import { toConverse } from "./openai-to-bedrock-request.ts";
 
 const user = { role: "user", content: "Hi" };
 

@@ -1,4 +1,5 @@
 import { field, isObject } from "../../usage/usage-fields.ts";
+import { UntranslatableError } from "../translation/request-translation.ts";
 
 /** An OpenAI chat/completions body translated to a Bedrock Converse request. */
 export interface ConverseCall {
@@ -7,13 +8,6 @@ export interface ConverseCall {
   /** The caller (or Renio) asked for a usage chunk at the end of the stream. */
   readonly includeUsage: boolean;
   readonly body: Record<string, unknown>;
-}
-
-/** A request that cannot be translated: the parameter at fault and why. */
-export class UntranslatableError extends Error {
-  constructor(readonly param: string, message: string) {
-    super(message);
-  }
 }
 
 /** Top-level OpenAI parameters read by this translation; any other is a 400 naming it. */

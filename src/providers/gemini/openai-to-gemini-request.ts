@@ -1,13 +1,8 @@
+import { UntranslatableError } from "../translation/request-translation.ts";
+
 /** OpenAI chat/completions request → Gemini `generateContent` request. */
 
 type Json = Record<string, unknown>;
-
-/** A request the Gemini API cannot express: answered 400 naming `param`. */
-export class UntranslatableError extends Error {
-  constructor(readonly param: string, message: string) {
-    super(message);
-  }
-}
 
 /** Parameters with a Gemini equivalent (or none needed: `model`, `stream`, `stream_options`). */
 const KNOWN = new Set([

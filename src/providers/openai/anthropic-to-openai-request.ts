@@ -1,5 +1,5 @@
 import { isReasoningModel, outputLimitField } from "../output-limit-field.ts";
-import { UntranslatableError, type RequestTranslation } from "../anthropic/openai-to-anthropic-request.ts";
+import { UntranslatableError, type RequestTranslation } from "../translation/request-translation.ts";
 
 type Json = Record<string, unknown>;
 

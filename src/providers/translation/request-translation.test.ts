@@ -3,7 +3,8 @@ import { describe, test } from "node:test";
 import { anthropicUsage, mergeAnthropicUsage, openAiUsage, type AnthropicCounters } from "../../usage/usage-fields.ts";
 import { anthropicToOpenAiRequest } from "../openai/anthropic-to-openai-request.ts";
 import { openAiUsageOf } from "../anthropic/openai-to-anthropic-response.ts";
-import { openAiToAnthropicRequest, UntranslatableError } from "../anthropic/openai-to-anthropic-request.ts";
+import { openAiToAnthropicRequest } from "../anthropic/openai-to-anthropic-request.ts";
+import { UntranslatableError } from "./request-translation.ts";
 import { anthropicUsageOf } from "../openai/anthropic-to-openai-response.ts";
 
 const strict = { dropUnsupported: false, outputLimit: undefined };

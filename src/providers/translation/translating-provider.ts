@@ -1,6 +1,6 @@
 import type { Provider, UpstreamCall } from "../provider.ts";
 import { ROUTES } from "../../shared/route-spec.ts";
-import { UntranslatableError, type RequestTranslation } from "../anthropic/openai-to-anthropic-request.ts";
+import { UntranslatableError, type RequestTranslation } from "./request-translation.ts";
 import type { WireTranslation } from "./wire-translations.ts";
 
 const encoder = new TextEncoder();

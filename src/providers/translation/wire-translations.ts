@@ -2,7 +2,8 @@ import type { WireFormat } from "../../shared/usage.ts";
 import { anthropicToOpenAiRequest } from "../openai/anthropic-to-openai-request.ts";
 import { anthropicToOpenAiError, anthropicToOpenAiResponse } from "../anthropic/openai-to-anthropic-response.ts";
 import { anthropicToOpenAiStream } from "../anthropic/openai-to-anthropic-stream.ts";
-import { openAiToAnthropicRequest, type RequestTranslation } from "../anthropic/openai-to-anthropic-request.ts";
+import { openAiToAnthropicRequest } from "../anthropic/openai-to-anthropic-request.ts";
+import type { RequestTranslation } from "./request-translation.ts";
 import { openAiToAnthropicError, openAiToAnthropicResponse } from "../openai/anthropic-to-openai-response.ts";
 import { openAiToAnthropicStream } from "../openai/anthropic-to-openai-stream.ts";
 

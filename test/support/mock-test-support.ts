@@ -1,3 +1,5 @@
+import { parseSseEvent } from "../../src/usage/sse-event-fields.ts";
+
 /** Helpers for the mock's own tests: build requests and read SSE bodies. */
 
 /** One parsed SSE event. */
@@ -16,18 +18,13 @@ export function postJson(path: string, body: unknown, headers: Record<string, st
   });
 }
 
-/** Splits an SSE body into events (`event:` and `data:` lines). */
+/** Splits an SSE body into events, each read by Renio's one SSE event parser. */
 export function parseSse(text: string): SseEvent[] {
   const events: SseEvent[] = [];
   for (const block of text.split("\n\n")) {
     if (block.trim() === "") continue;
-    let event: string | undefined;
-    const data: string[] = [];
-    for (const line of block.split("\n")) {
-      if (line.startsWith("event: ")) event = line.slice(7);
-      else if (line.startsWith("data: ")) data.push(line.slice(6));
-    }
-    events.push({ event, data: data.join("\n") });
+    const { event, data } = parseSseEvent(block);
+    events.push({ event: event === "" ? undefined : event, data });
   }
   return events;
 }

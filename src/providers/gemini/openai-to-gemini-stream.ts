@@ -1,5 +1,7 @@
-/** Gemini `streamGenerateContent?alt=sse` → OpenAI chat.completion.chunk SSE, with a final usage chunk. */
+import { sseTransform } from "../translation/sse-transform.ts";
 import { finishReasonOf, partsOf, usageOf } from "./openai-to-gemini-response.ts";
+
+/** Gemini `streamGenerateContent?alt=sse` → OpenAI chat.completion.chunk SSE, with a final usage chunk. */
 
 type Json = Record<string, unknown>;
 
@@ -12,8 +14,6 @@ const encoder = new TextEncoder();
  * the output, so the relay treats it as the cut it is.
  */
 export function toChatCompletionStream(upstream: ReadableStream<Uint8Array>, model: string, id: string, created: number): ReadableStream<Uint8Array> {
-  const decoder = new TextDecoder();
-  let buffer = "";
   let usage: Json | undefined;
   let modelName = model;
   const started = new Set<number>();
@@ -49,34 +49,14 @@ export function toChatCompletionStream(upstream: ReadableStream<Uint8Array>, mod
     });
   };
 
-  const drain = (out: TransformStreamDefaultController<Uint8Array>): void => {
-    for (;;) {
-      const match = /\r?\n\r?\n/.exec(buffer);
-      if (match === null) return;
-      const event = buffer.slice(0, match.index);
-      buffer = buffer.slice(match.index + match[0].length);
-      const data = event
-        .split(/\r?\n/)
-        .filter((line) => line.startsWith("data:"))
-        .map((line) => line.slice(5).replace(/^ /, ""))
-        .join("\n");
-      if (data !== "") translate(data, out);
-    }
-  };
-
   return upstream.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(bytes, out) {
-        buffer += decoder.decode(bytes, { stream: true });
-        drain(out);
-      },
-      flush(out) {
-        buffer += decoder.decode();
-        drain(out);
-        if (buffer.trim() !== "") throw new Error("the Gemini stream ended mid-event");
+    sseTransform({
+      event: translate,
+      end(out) {
         out.enqueue(chunk([], { usage: usageOf(usage) }));
         out.enqueue(encoder.encode("data: [DONE]\n\n"));
       },
+      unterminated: "cut",
     }),
   );
 }

@@ -8,6 +8,12 @@ export interface SseTranslator {
   event(data: string, out: TransformStreamDefaultController<Uint8Array>): void;
   /** The upstream ended (a trailing unterminated event has been handled): finish or error. */
   end(out: TransformStreamDefaultController<Uint8Array>): void;
+  /**
+   * What bytes after the last blank line are when the upstream ends: an event like any other
+   * (the default: a last event may lack its blank line), or a cut (`"cut"`: the output errors
+   * instead of ending, for streams whose end no event marks).
+   */
+  readonly unterminated?: "event" | "cut";
 }
 
 /**
@@ -32,7 +38,10 @@ export function sseTransform(translator: SseTranslator): TransformStream<Uint8Ar
     },
     flush(out) {
       pending += decoder.decode();
-      if (pending.trim() !== "") handle(pending, out);
+      if (pending.trim() !== "") {
+        if (translator.unterminated === "cut") throw new Error("the upstream stream ended inside an event");
+        handle(pending, out);
+      }
       translator.end(out);
     },
   });

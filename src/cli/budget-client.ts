@@ -16,7 +16,7 @@ export interface BudgetClient {
   /** Changes a budget from an admin API body. */
   update(id: string, body: Record<string, unknown>): Promise<StoredBudget>;
   remove(id: string): Promise<StoredBudget>;
-  /** The books' invariant, checked now (budget/books-check.ts). */
+  /** The books' invariant, checked now (budgets/books-check.ts). */
   checkBooks(): Promise<BooksReport>;
 }
 

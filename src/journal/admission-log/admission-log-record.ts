@@ -6,7 +6,7 @@ import type { FinishItem } from "../journal-store.ts";
 /**
  * The admission log's record, owned here: its type, `encodeLogRecord` (written by the log
  * ledger) and `decodeLogRecord` (checked when replaying) and `decodeCheckedLogRecord` (applying). One record is one JSON
- * line; segments and their framing are journal/log-segments.ts.
+ * line; segments and their framing are journal/admission-log/log-segments.ts.
  *
  * Format version: every record carries it as its first field, `{"v":1,…}` (6 bytes of a
  * record's few hundred), rather than a header line per segment: records travel without their

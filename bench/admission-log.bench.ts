@@ -9,14 +9,14 @@ import { constants, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { Bench } from "tinybench";
-import type { BudgetCharge } from "../src/budget/budget-charge.ts";
+import type { BudgetCharge } from "../src/budgets/budget-charge.ts";
 import type { Ledger } from "../src/journal/ledger.ts";
 import { benchStart } from "./journal-fixtures.ts";
-import { openJournalLog } from "../src/journal/journal-log.ts";
-import { admissionLogDir } from "../src/journal/log-segments.ts";
+import { openJournalLog } from "../src/journal/admission-log/journal-log.ts";
+import { admissionLogDir } from "../src/journal/admission-log/log-segments.ts";
 import { createLogLedger } from "../src/journal/log-ledger.ts";
 import { currentRuntime } from "../src/runtime/current-runtime.ts";
-import type { Durability } from "../src/storage/store.ts";
+import type { Durability } from "../src/journal/journal-store.ts";
 import { createThreadStore } from "../src/storage/store-thread.ts";
 import { tempDir } from "../test/support/store-targets.ts";
 

@@ -14,8 +14,8 @@ import type { Store } from "../src/storage/store.ts";
 import { createStore } from "../src/storage/store-open.ts";
 import { tempDir } from "../test/support/store-targets.ts";
 import { Kysely } from "kysely";
-import { rebuildRollup } from "../src/storage/store-rollup.ts";
-import { createSqliteDialect } from "../src/storage/store-sqlite.ts";
+import { rebuildRollup } from "../src/storage/queries/store-rollup.ts";
+import { createSqliteDialect } from "../src/storage/dialects/store-sqlite.ts";
 import type { Database } from "../src/storage/store-schema.ts";
 
 const ROWS = Number(process.env.RENIO_BENCH_ROWS ?? 1_000_000);

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { startRelayService, type RelayService } from "../src/cli/relay-service.ts";
+import { startRelayService, type RelayService } from "../src/app/relay-service.ts";
 import { validateConfig } from "../src/config/config-load.ts";
 import { mockServerFetch } from "../src/providers/mock/mock-serve.ts";
 import { createMock } from "../src/providers/mock/mock-server.ts";

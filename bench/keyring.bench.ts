@@ -1,9 +1,9 @@
 /** Micro-benchmark of key lookup with config keys and stored keys. `node_modules/.bin/bun bench/keyring.bench.ts` */
 import { Bench } from "tinybench";
 import { validateConfig } from "../src/config/config-load.ts";
-import { displayPrefix, keySecretOf, newKeySecret } from "../src/relay/key-secret.ts";
-import { createKeyring } from "../src/relay/keyring.ts";
-import type { StoredKey } from "../src/storage/store-keys.ts";
+import { displayPrefix, keySecretOf, newKeySecret } from "../src/keys/key-secret.ts";
+import { createKeyring } from "../src/keys/keyring.ts";
+import type { StoredKey } from "../src/keys/key-store.ts";
 
 /** 200 config keys and 10,000 stored keys (a platform team issuing a key per app and environment). */
 const config = validateConfig({

@@ -12,19 +12,19 @@
 import { join } from "node:path";
 import process from "node:process";
 import { Bench } from "tinybench";
-import type { BudgetCharge } from "../src/budget/budget-charge.ts";
+import type { BudgetCharge } from "../src/budgets/budget-charge.ts";
 import { currentRuntime } from "../src/runtime/current-runtime.ts";
-import { encodeLogRecord } from "../src/storage/admission-log-record.ts";
+import { encodeLogRecord } from "../src/journal/admission-log/admission-log-record.ts";
 import { createStore } from "../src/storage/store-open.ts";
 import { tempDir } from "../test/support/store-targets.ts";
 import { benchStart } from "./journal-fixtures.ts";
 import { Kysely } from "kysely";
-import { createHotStatements } from "../src/storage/hot-statements.ts";
-import { addToRollup, applyRollup, newRollupDeltas } from "../src/storage/store-rollup.ts";
+import { createHotStatements } from "../src/storage/statements/hot-statements.ts";
+import { addToRollup, applyRollup, newRollupDeltas } from "../src/storage/queries/store-rollup.ts";
 import { migrate } from "../src/storage/store-migrations.ts";
 import type { Database } from "../src/storage/store-schema.ts";
-import { createSqliteDialect } from "../src/storage/store-sqlite.ts";
-import { inWriteTransaction } from "../src/storage/store-transaction.ts";
+import { createSqliteDialect } from "../src/storage/dialects/store-sqlite.ts";
+import { inWriteTransaction } from "../src/storage/statements/store-transaction.ts";
 
 const BATCH = 256;
 const runtime = await currentRuntime();

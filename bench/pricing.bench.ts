@@ -1,12 +1,12 @@
 /** Micro-benchmark of pricing a call: price lookup, reservation, budget charges. `node_modules/.bin/bun bench/pricing.bench.ts` */
 import { Bench } from "tinybench";
-import { createBudgetPlan } from "../src/budget/budget-plan.ts";
-import { costOf } from "../src/budget/cost.ts";
-import { createPriceBook } from "../src/budget/price-book.ts";
-import { reservationFor } from "../src/budget/reservation.ts";
+import { createBudgetPlan } from "../src/budgets/budget-plan.ts";
+import { costOf } from "../src/pricing/cost.ts";
+import { createPriceBook } from "../src/pricing/price-book.ts";
+import { reservationFor } from "../src/pricing/reservation.ts";
 import { validateConfig } from "../src/config/config-load.ts";
-import { createCallPricing } from "../src/relay/call-pricing.ts";
-import { createKeyring } from "../src/relay/keyring.ts";
+import { createCallPricing } from "../src/pricing/call-pricing.ts";
+import { createKeyring } from "../src/keys/keyring.ts";
 import { ROUTES } from "../src/shared/route-spec.ts";
 
 /** The bench relay's setup plus a project and a key budget: three charges per call. */

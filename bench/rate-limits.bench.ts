@@ -1,6 +1,6 @@
 /** Micro-benchmark of the per-call rate-limit check (admit, then end). `node_modules/.bin/bun bench/rate-limits.bench.ts` */
 import { Bench } from "tinybench";
-import { createRateLimiter, type RateCall } from "../src/relay/rate-limiter.ts";
+import { createRateLimiter, type RateCall } from "../src/limits/rate-limiter.ts";
 
 const usage = { inputTokens: 52, cachedInputTokens: 0, outputTokens: 16 };
 const call: RateCall = { keyId: "app-1", project: "support", model: "gpt-4o", tokens: 300, wire: "openai" };

@@ -6,13 +6,13 @@
 import { Bench } from "tinybench";
 import { validateConfig } from "../src/config/config-load.ts";
 import { createProviders } from "../src/providers/provider-registry.ts";
-import { createKeyring, presentedSecret } from "../src/relay/keyring.ts";
-import { createModelRouter } from "../src/relay/model-router.ts";
-import { createCallPricing } from "../src/relay/call-pricing.ts";
-import { RouteCursor } from "../src/relay/route-plan.ts";
-import { quoteRoute } from "../src/relay/route-quote.ts";
-import { seededRandom } from "../src/relay/routing-test-support.ts";
-import { attemptEnded, attemptStarted } from "../src/relay/target-health.ts";
+import { createKeyring, presentedSecret } from "../src/keys/keyring.ts";
+import { createModelRouter } from "../src/routing/model-router.ts";
+import { createCallPricing } from "../src/pricing/call-pricing.ts";
+import { RouteCursor } from "../src/routing/route-plan.ts";
+import { quoteRoute } from "../src/pricing/route-quote.ts";
+import { seededRandom } from "../test/support/routing-test-support.ts";
+import { attemptEnded, attemptStarted } from "../src/routing/target-health.ts";
 import { ROUTES } from "../src/shared/route-spec.ts";
 
 /** A mid-sized deployment: 40 models over 3 providers, 200 keys (some restricted by model and region). */

@@ -6,10 +6,10 @@
  */
 import { Bench } from "tinybench";
 import type { Provider } from "../src/providers/provider.ts";
-import type { CallInput } from "../src/relay/call-context.ts";
-import { createTracer, passThroughTracer, type EndFacts, type Tracer } from "../src/relay/call-trace.ts";
-import { encodeTraces } from "../src/relay/otlp-json.ts";
-import type { TracedCall } from "../src/relay/trace-span.ts";
+import type { CallInput } from "../src/shared/call-context.ts";
+import { createTracer, passThroughTracer, type EndFacts, type Tracer } from "../src/observe/call-trace.ts";
+import { encodeTraces } from "../src/observe/otlp-json.ts";
+import type { TracedCall } from "../src/observe/trace-span.ts";
 import { ROUTES } from "../src/shared/route-spec.ts";
 
 const route = ROUTES.get("/v1/chat/completions")!;

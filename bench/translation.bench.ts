@@ -5,13 +5,13 @@
  * translator, with a pass-through TransformStream as the baseline; µs per chunk = mean / chunks.
  */
 import { Bench } from "tinybench";
-import { anthropicToOpenAiRequest } from "../src/providers/translate/anthropic-to-openai-request.ts";
-import { anthropicToOpenAiResponse } from "../src/providers/translate/anthropic-to-openai-response.ts";
-import { anthropicToOpenAiStream } from "../src/providers/translate/anthropic-to-openai-stream.ts";
-import { openAiToAnthropicRequest } from "../src/providers/translate/openai-to-anthropic-request.ts";
-import { openAiToAnthropicResponse } from "../src/providers/translate/openai-to-anthropic-response.ts";
-import { openAiToAnthropicStream } from "../src/providers/translate/openai-to-anthropic-stream.ts";
-import { anthropicEvents, openAiEvents } from "../src/sse/usage-sse-fixtures.ts";
+import { anthropicToOpenAiRequest } from "../src/providers/openai/anthropic-to-openai-request.ts";
+import { anthropicToOpenAiResponse } from "../src/providers/anthropic/openai-to-anthropic-response.ts";
+import { anthropicToOpenAiStream } from "../src/providers/anthropic/openai-to-anthropic-stream.ts";
+import { openAiToAnthropicRequest } from "../src/providers/anthropic/openai-to-anthropic-request.ts";
+import { openAiToAnthropicResponse } from "../src/providers/openai/anthropic-to-openai-response.ts";
+import { openAiToAnthropicStream } from "../src/providers/openai/anthropic-to-openai-stream.ts";
+import { anthropicEvents, openAiEvents } from "../test/support/usage-sse-fixtures.ts";
 
 const enc = new TextEncoder();
 const options = { dropUnsupported: false, outputLimit: undefined };

@@ -10,8 +10,8 @@
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import { fileURLToPath } from "node:url";
-import { createNodeHttpFetch, type UpstreamFetch } from "../src/runtime/node-http-fetch.ts";
-import { createSocketFetch } from "../src/runtime/socket-fetch.ts";
+import { createNodeHttpFetch, type UpstreamFetch } from "../src/upstream/node-http-fetch.ts";
+import { createSocketFetch } from "../src/upstream/socket-fetch.ts";
 
 const JSON_BODY = JSON.stringify({ id: "chatcmpl-1", object: "chat.completion", model: "gpt-4o", choices: [{ index: 0, message: { role: "assistant", content: "The quick brown fox jumps over the lazy dog." }, finish_reason: "stop" }], usage: { prompt_tokens: 19, completion_tokens: 10, total_tokens: 29 } });
 const SSE_EVENT = `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","model":"gpt-4o","choices":[{"index":0,"delta":{"content":"part"},"finish_reason":null}]}\n\n`;

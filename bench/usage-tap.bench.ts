@@ -4,8 +4,8 @@
  * the upstream in the same pull stream without scanning.
  */
 import { Bench } from "tinybench";
-import { createUsageScanner } from "../src/sse/usage-scanner.ts";
-import { createUsageTap } from "../src/sse/usage-tap.ts";
+import { createUsageScanner } from "../src/usage/usage-scanner.ts";
+import { createUsageTap } from "../src/usage/usage-tap.ts";
 
 const enc = new TextEncoder();
 

@@ -1,5 +1,5 @@
 import type { Config, WebhookConfig } from "../config/config-schema.ts";
-import type { AlertAttempt, AlertOutbox, ClaimedAlert } from "../storage/store.ts";
+import type { AlertAttempt, AlertOutbox, ClaimedAlert } from "./alert-outbox.ts";
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signWebhook } from "./webhook-signature.ts";
 
 /** Most events one dispatcher takes per claim. */

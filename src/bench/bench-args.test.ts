@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { UsageError } from "../cli/cli-args.ts";
+import { UsageError } from "../shared/cli-args.ts";
 import { parseBenchArgs, targetUrl } from "./bench-args.ts";
 import { relayVariants } from "./bench-relay-config.ts";
 

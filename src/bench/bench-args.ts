@@ -1,4 +1,4 @@
-import { parseInteger, parseOptions, UsageError } from "../cli/cli-args.ts";
+import { parseInteger, parseOptions, UsageError } from "../shared/cli-args.ts";
 import { lookupTable } from "../shared/own-keys.ts";
 
 /** Which request shapes to measure. */

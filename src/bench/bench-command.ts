@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Runtime } from "../runtime/runtime.ts";
-import { usageLine, UsageError } from "../cli/cli-args.ts";
+import { usageLine, UsageError } from "../shared/cli-args.ts";
 import { BENCH_HELP, parseBenchArgs, type BenchMode, type BenchOptions } from "./bench-args.ts";
 import { startChildServer, type ChildServer } from "./bench-child.ts";
 import { machineInfo } from "./bench-machine.ts";

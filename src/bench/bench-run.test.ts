@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createProgress } from "./bench-progress.ts";
 import { runMeasurements, share } from "./bench-run.ts";
-import { chatHandler, startTestServer, type TestServer } from "./bench-test-support.ts";
+import { chatHandler, startTestServer, type TestServer } from "../../test/support/bench-test-support.ts";
 import type { ProcessProbe } from "./process-usage.ts";
 
 describe("share", () => {

@@ -1,7 +1,7 @@
 import { closeSync, constants, fsyncSync, openSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { DirectStager } from "../journal/direct-append.ts";
+import { DirectStager } from "../journal/admission-log/direct-append.ts";
 import { summarize, type LatencySummary } from "./bench-stats.ts";
 
 /** The disk's own durable-write latency, measured the way the journal writes. */

@@ -1,4 +1,4 @@
-import { ADMISSION_GROUP_SIZE_METRIC } from "../observe/metrics-page.ts";
+import { ADMISSION_GROUP_SIZE_METRIC } from "../http/metrics-page.ts";
 
 /** The metric counting a relay's journal writes (its admission group commits: one durable write each with `fsync`). */
 const WRITES_METRIC = `${ADMISSION_GROUP_SIZE_METRIC}_count`;

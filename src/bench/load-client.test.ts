@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { chatHandler, startTestServer, type TestServer } from "./bench-test-support.ts";
+import { chatHandler, startTestServer, type TestServer } from "../../test/support/bench-test-support.ts";
 import { benchRequestBody, createDataScanner, createLoadTarget, runRound } from "./load-client.ts";
 
 describe("createDataScanner", () => {

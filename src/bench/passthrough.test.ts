@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { startTestServer, type TestServer } from "./bench-test-support.ts";
+import { startTestServer, type TestServer } from "../../test/support/bench-test-support.ts";
 import { passthroughFetch } from "./passthrough.ts";
 
 describe("passthroughFetch", () => {

@@ -1,4 +1,4 @@
-import { parseOptions, UsageError } from "../cli/cli-args.ts";
+import { parseOptions, UsageError } from "../shared/cli-args.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 
 /**

@@ -1,5 +1,5 @@
 import { connect, type Socket } from "node:net";
-import { Http1ResponseParser, type ResponseHead } from "../runtime/http1-response.ts";
+import { Http1ResponseParser, type ResponseHead } from "../upstream/http1-response.ts";
 import { createDataScanner } from "./load-client.ts";
 
 /**

@@ -1,14 +1,14 @@
 import { userInfo } from "node:os";
 import process from "node:process";
 import type { Config } from "../config/config-schema.ts";
-import { createKeyBody, keyChangeBody, keyListQuery, rotateKeyBody } from "../http/admin-keys.ts";
-import { createKeyAdmin, type IssuedKey, type KeyView } from "../relay/key-admin.ts";
-import { resolveKeySecret } from "../relay/key-secret.ts";
+import { createKeyBody, keyChangeBody, keyListQuery, rotateKeyBody } from "../http/admin/admin-keys.ts";
+import { createKeyAdmin, type IssuedKey, type KeyView } from "../keys/key-admin.ts";
+import { resolveKeySecret } from "../keys/key-secret.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { RelayError } from "../shared/relay-error.ts";
-import type { AuditPage, AuditQuery } from "../storage/store-audit.ts";
+import type { AuditPage, AuditQuery } from "../shared/audit.ts";
 import { createStore } from "../storage/store-open.ts";
-import { UsageError } from "./cli-args.ts";
+import { UsageError } from "../shared/cli-args.ts";
 
 /** What create and rotate answer (the admin API's body): the key and its secret. */
 export type Answer = Pick<IssuedKey, "key" | "secret">;

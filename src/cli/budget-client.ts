@@ -1,12 +1,12 @@
 import { userInfo } from "node:os";
-import { auditBudgetChange } from "../relay/budget-audit.ts";
-import type { StoredBudget } from "../budget/budget-definition.ts";
+import { auditBudgetChange } from "../budgets/budget-audit.ts";
+import type { StoredBudget } from "../budgets/budget-definition.ts";
 import type { BudgetConfig } from "../config/config-schema.ts";
-import { parseBudgetChange, parseNewBudget } from "../http/admin-budgets.ts";
-import { createBudgetAdmin, type BudgetListing } from "../relay/budget-admin.ts";
+import { parseBudgetChange, parseNewBudget } from "../http/admin/admin-budgets.ts";
+import { createBudgetAdmin, type BudgetListing } from "../budgets/budget-admin.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { Store } from "../storage/store.ts";
-import { booksReport, type BooksReport } from "../budget/books-check.ts";
+import { booksReport, type BooksReport } from "../budgets/books-check.ts";
 
 /** What `renio budgets` does to budgets, through a relay's admin API or on the store directly. */
 export interface BudgetClient {
@@ -16,7 +16,7 @@ export interface BudgetClient {
   /** Changes a budget from an admin API body. */
   update(id: string, body: Record<string, unknown>): Promise<StoredBudget>;
   remove(id: string): Promise<StoredBudget>;
-  /** The books' invariant, checked now (budget/books-check.ts). */
+  /** The books' invariant, checked now (budgets/books-check.ts). */
   checkBooks(): Promise<BooksReport>;
 }
 

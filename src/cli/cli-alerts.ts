@@ -1,5 +1,5 @@
-import type { AlertEvent, AlertOutbox, AlertStatus } from "../storage/store.ts";
-import { CONFIG_OPTION, parseSubcommand } from "./cli-args.ts";
+import type { AlertEvent, AlertOutbox, AlertStatus } from "../alerts/alert-outbox.ts";
+import { CONFIG_OPTION, parseSubcommand } from "../shared/cli-args.ts";
 
 /** A validated `renio alerts` command line. */
 export interface AlertsCommand {

@@ -1,9 +1,9 @@
-import type { BudgetMode } from "../budget/budget-definition.ts";
+import type { BudgetMode } from "../budgets/budget-definition.ts";
 import type { BudgetConfig } from "../config/config-schema.ts";
-import { configuredUsage, currentRows } from "../budget/budget-usage.ts";
-import { REPORT_BY, REPORT_PERIODS, spendReport, type ReportRequest, type SpendReport, type SpendTotals } from "../budget/spend-report.ts";
-import type { JournalReader, StoreMaintenance } from "../storage/store.ts";
-import { CONFIG_OPTION, parseSubcommand, usageLine, UsageError } from "./cli-args.ts";
+import { configuredUsage, currentRows } from "../budgets/budget-usage.ts";
+import { REPORT_BY, REPORT_PERIODS, spendReport, type ReportRequest, type SpendReport, type SpendTotals } from "../budgets/spend-report.ts";
+import type { JournalReader, StoreMaintenance } from "../journal/journal-store.ts";
+import { CONFIG_OPTION, parseSubcommand, usageLine, UsageError } from "../shared/cli-args.ts";
 import { scopeText } from "./cli-budgets.ts";
 import { BUDGET_USAGE, wantsHelp } from "./cli-help.ts";
 import { printTable } from "./cli-table.ts";

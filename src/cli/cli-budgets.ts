@@ -1,12 +1,12 @@
 import process from "node:process";
-import type { StoredBudget } from "../budget/budget-definition.ts";
+import type { StoredBudget } from "../budgets/budget-definition.ts";
 import type { BudgetConfig } from "../config/config-schema.ts";
-import type { BudgetListing } from "../relay/budget-admin.ts";
+import type { BudgetListing } from "../budgets/budget-admin.ts";
 import { BudgetRequestError, type BudgetClient } from "./budget-client.ts";
-import { CONFIG_OPTION, parseSubcommand, subcommandOf, UsageError } from "./cli-args.ts";
+import { CONFIG_OPTION, parseSubcommand, subcommandOf, UsageError } from "../shared/cli-args.ts";
 import { printTable } from "./cli-table.ts";
 import { formatAmount as round } from "../shared/money.ts";
-import type { BooksReport } from "../budget/books-check.ts";
+import type { BooksReport } from "../budgets/books-check.ts";
 
 /**
  * The `renio budget(s)` subcommands that work through a running relay or on the store (manage

@@ -4,7 +4,7 @@ import { ConfigError, formatProblem } from "../config/config-error.ts";
 import { CONFIG_ENV, envValue } from "../config/config-overrides.ts";
 import { resolveConfig } from "../config/config-resolve.ts";
 import { configSchema } from "../config/config-schema.ts";
-import { badSubcommand, parseOptions, UsageError } from "./cli-args.ts";
+import { badSubcommand, parseOptions, UsageError } from "../shared/cli-args.ts";
 import { CONFIG_USAGE, wantsHelp } from "./cli-help.ts";
 
 /** `renio config check [FILE]` (default `RENIO_CONFIG`; environment overrides applied, each setting's source shown) and `renio config schema` (`--help`: usage, exit 0); throws {@link UsageError} on a bad command line. */

@@ -1,7 +1,6 @@
 import type { JournalEntry } from "../shared/journal-records.ts";
-import type { JournalQuery, JournalReader } from "../storage/store.ts";
-import type { QuarantinedRecord, QuarantineStore } from "../storage/store-quarantine.ts";
-import { CONFIG_OPTION, durationMs, parseSubcommand, usageLine, UsageError } from "./cli-args.ts";
+import type { JournalQuery, JournalReader, QuarantinedRecord, QuarantineStore } from "../journal/journal-store.ts";
+import { CONFIG_OPTION, durationMs, parseSubcommand, usageLine, UsageError } from "../shared/cli-args.ts";
 import { JOURNAL_USAGE, wantsHelp } from "./cli-help.ts";
 import { formatAmount } from "../shared/money.ts";
 

@@ -1,10 +1,10 @@
 import { DEFAULT_CONFIG } from "../config/default-config.ts";
 import { loadConfigFile, validateConfig } from "../config/config-load.ts";
-import type { KeyView } from "../relay/key-admin.ts";
+import type { KeyView } from "../keys/key-admin.ts";
 import type { Runtime } from "../runtime/runtime.ts";
-import type { AuditEvent, AuditQuery } from "../storage/store-audit.ts";
+import type { AuditEvent, AuditQuery } from "../shared/audit.ts";
 import { httpAdminTarget, storeAdminTarget, type AdminTarget, type Answer } from "./admin-target.ts";
-import { CONFIG_OPTION, durationMs, parseSubcommand, usageLine, UsageError } from "./cli-args.ts";
+import { CONFIG_OPTION, durationMs, parseSubcommand, usageLine, UsageError } from "../shared/cli-args.ts";
 import { AUDIT_USAGE, KEYS_USAGE, wantsHelp } from "./cli-help.ts";
 import { parseTime } from "./cli-journal.ts";
 

@@ -1,9 +1,9 @@
 import { ConfigError, formatProblem } from "../config/config-error.ts";
 import type { Runtime } from "../runtime/runtime.ts";
-import { StoreOpenError } from "../storage/store-errors.ts";
+import { StoreOpenError } from "../shared/store-open-error.ts";
 import { runBenchCommand } from "../bench/bench-command.ts";
 import { runPassthroughCommand } from "../bench/passthrough.ts";
-import { parseOptions, usageLine, UsageError } from "./cli-args.ts";
+import { parseOptions, usageLine, UsageError } from "../shared/cli-args.ts";
 import { runConfigCommand } from "./cli-config.ts";
 import { runAdminCommand } from "./cli-keys.ts";
 import { HELP, PASSTHROUGH_USAGE, wantsHelp } from "./cli-help.ts";

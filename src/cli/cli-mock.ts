@@ -2,7 +2,7 @@ import { mockServerFetch } from "../providers/mock/mock-serve.ts";
 import { createMock, type MockFaults, type MockOptions, type MockScript } from "../providers/mock/mock-server.ts";
 import { mockScriptSchema } from "../config/mock-script-schema.ts";
 import type { Runtime } from "../runtime/runtime.ts";
-import { parseOptions, usageLine, UsageError } from "./cli-args.ts";
+import { parseOptions, usageLine, UsageError } from "../shared/cli-args.ts";
 import { MOCK_USAGE, wantsHelp } from "./cli-help.ts";
 
 const MS = { type: "integer", min: 0, max: 3_600_000 } as const;

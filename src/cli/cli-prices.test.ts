@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { BUILTIN_PRICES, PRICES_AS_OF } from "../budget/prices-builtin.ts";
+import { BUILTIN_PRICES, PRICES_AS_OF } from "../pricing/prices-builtin.ts";
 import { runPricesCommand } from "./cli-prices.ts";
 
 test("renio prices list prints the dated built-in table, one row per model", () => {

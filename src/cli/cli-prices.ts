@@ -1,5 +1,5 @@
-import { BUILTIN_PRICES, PRICES_AS_OF, type Price, type TokenRates } from "../budget/prices-builtin.ts";
-import { parseSubcommand, usageLine, UsageError } from "./cli-args.ts";
+import { BUILTIN_PRICES, PRICES_AS_OF, type Price, type TokenRates } from "../pricing/prices-builtin.ts";
+import { parseSubcommand, usageLine, UsageError } from "../shared/cli-args.ts";
 import { PRICES_USAGE, wantsHelp } from "./cli-help.ts";
 
 const COLUMNS = ["model", "input", "cachedInput", "output", "cacheWrite5m", "cacheWrite1h", "maxOutputTokens", "contextWindow", "other"] as const;

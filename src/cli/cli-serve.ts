@@ -6,9 +6,9 @@ import { isLoopbackHost } from "../config/config-semantics.ts";
 import type { Config } from "../config/config-schema.ts";
 import { LOG_FORMATS, LOG_LEVELS } from "../config/logging-schema.ts";
 import type { Runtime } from "../runtime/runtime.ts";
-import { CONFIG_OPTION, parseOptions, UsageError } from "./cli-args.ts";
+import { CONFIG_OPTION, parseOptions, UsageError } from "../shared/cli-args.ts";
 import { SERVE_USAGE, wantsHelp } from "./cli-help.ts";
-import { startRelayService, type RelayService } from "./relay-service.ts";
+import { startRelayService, type RelayService } from "../app/relay-service.ts";
 import { capacityNotes } from "./serve-capacity.ts";
 import { openFileLimit } from "../runtime/open-files.ts";
 

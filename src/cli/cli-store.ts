@@ -9,7 +9,7 @@ import { executeBudgetCommand, parseBudgetArgs, type BudgetCommand } from "./cli
 import { executeBudgetAdminCommand, parseBudgetAdminArgs, type BudgetAdminCommand } from "./cli-budgets.ts";
 import { ALERTS_USAGE, BUDGET_USAGE, JOURNAL_USAGE, wantsHelp } from "./cli-help.ts";
 import { executeAlertsCommand, parseAlertsArgs, type AlertsCommand } from "./cli-alerts.ts";
-import { usageLine, UsageError } from "./cli-args.ts";
+import { usageLine, UsageError } from "../shared/cli-args.ts";
 import { executeJournalCommand, parseJournalArgs, type JournalCommand } from "./cli-journal.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { parseSseEvent } from "../sse/sse-event-fields.ts";
+import { parseSseEvent } from "../usage/sse-event-fields.ts";
 import type { AnswerBlock, AnswerRules } from "./answer-rules.ts";
 import { readJsonSpans, type JsonNode, type JsonString } from "./json-spans.ts";
 import { eventParts } from "./stream-slots.ts";

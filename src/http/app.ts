@@ -6,12 +6,12 @@ import type { ConnectionInfo, FetchHandler } from "../runtime/runtime.ts";
 import { newEntryId } from "../shared/entry-id.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { WireFormat } from "../shared/usage.ts";
-import type { AdminActor } from "./admin-auth.ts";
+import type { AdminActor } from "./admin/admin-auth.ts";
 import { errorResponse, wireOf } from "./error-envelope.ts";
 import { modelList } from "./model-list.ts";
 import { requestIdFor } from "./request-id.ts";
 import { requestTargetRefusal, targetOf } from "./request-target.ts";
-import { TAP_END_REASONS } from "../sse/usage-tap.ts";
+import { TAP_END_REASONS } from "../usage/usage-tap.ts";
 
 /** What the HTTP layer serves. */
 export interface AppDeps {

@@ -1,5 +1,5 @@
-import type { BooksCheck } from "../budget/books-check.ts";
-import type { BooksReader } from "../storage/store-books.ts";
+import type { BooksCheck } from "../budgets/books-check.ts";
+import type { BooksReader } from "./journal-store.ts";
 
 /** The books' invariant, checked in the background while the relay serves (/metrics reads the last check). */
 export interface BooksWatch {

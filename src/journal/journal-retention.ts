@@ -1,4 +1,4 @@
-import type { StoreMaintenance } from "../storage/store.ts";
+import type { StoreMaintenance } from "./journal-store.ts";
 
 /** What retention needs of the store. */
 type PruningStore = Pick<StoreMaintenance, "pruneJournal">;

@@ -1,5 +1,5 @@
-import type { Admission, BudgetCharge } from "../budget/budget-charge.ts";
-import type { BudgetUsage } from "../budget/budget-usage.ts";
+import type { Admission, BudgetCharge } from "../budgets/budget-charge.ts";
+import type { BudgetUsage } from "../budgets/budget-usage.ts";
 import type { BudgetConfig } from "../config/config-schema.ts";
 import type { Histogram } from "../shared/histogram.ts";
 import type { JournalCompletion, JournalRefusal, JournalStart } from "../shared/journal-records.ts";

@@ -1,8 +1,8 @@
-import { reservationDeltas, settlementDeltas, type BudgetDeltas } from "../budget/budget-deltas.ts";
-import { budgetKey } from "../budget/budget-key.ts";
-import type { BudgetUsage } from "../budget/budget-usage.ts";
-import { encodeLogRecord, type LogRecord } from "../storage/admission-log-record.ts";
-import type { LogApplyStore, StoreLifecycle } from "../storage/store.ts";
+import { reservationDeltas, settlementDeltas, type BudgetDeltas } from "../budgets/budget-deltas.ts";
+import { budgetKey } from "../budgets/budget-key.ts";
+import type { BudgetUsage } from "../budgets/budget-usage.ts";
+import { encodeLogRecord, type LogRecord } from "./admission-log/admission-log-record.ts";
+import type { LogApplyStore, StoreLifecycle } from "./journal-store.ts";
 import type { Quarantine } from "./record-isolation.ts";
 import { writeIsolating } from "./record-isolation.ts";
 import { safeLogRecord } from "./record-safe-form.ts";

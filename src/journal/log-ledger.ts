@@ -1,22 +1,21 @@
-import type { Admission, BudgetCharge } from "../budget/budget-charge.ts";
+import type { Admission, BudgetCharge } from "../budgets/budget-charge.ts";
 import type { JournalCompletion, JournalRefusal, JournalStart } from "../shared/journal-records.ts";
 import type { Ledger } from "./ledger.ts";
-import { createBudgetBook } from "../budget/budget-book.ts";
-import type { JournalLog } from "./journal-log.ts";
-import type { BudgetUsage } from "../budget/budget-usage.ts";
-import type { BudgetTerms } from "../budget/budget-definition.ts";
-import type { LogApplyStore, StoreLifecycle } from "../storage/store.ts";
-import type { QuarantinedRecord, QuarantineStore } from "../storage/store-quarantine.ts";
-import { encodeLogRecord, type DecidedAdmission, type LogRecord } from "../storage/admission-log-record.ts";
+import { createBudgetBook } from "../budgets/budget-book.ts";
+import type { JournalLog } from "./admission-log/journal-log.ts";
+import type { BudgetUsage } from "../budgets/budget-usage.ts";
+import type { BudgetTerms } from "../budgets/budget-definition.ts";
+import type { LogApplyStore, StoreLifecycle, QuarantinedRecord, QuarantineStore } from "./journal-store.ts";
+import { encodeLogRecord, type DecidedAdmission, type LogRecord } from "./admission-log/admission-log-record.ts";
 import { createGroupCommit } from "./group-commit.ts";
 import { createLogApplier } from "./log-applier.ts";
 import { admissionsAwaitingCompletion, applyIsolated, type ToApply } from "./log-apply-batch.ts";
 import { createQuarantine } from "./record-isolation.ts";
-import { reusedBufferEncoder } from "./reused-encoder.ts";
+import { reusedBufferEncoder } from "./admission-log/reused-encoder.ts";
 import { StoreUnavailableError } from "../shared/relay-error.ts";
 import { observe } from "../shared/histogram.ts";
 import { ledgerStats } from "./ledger-stats.ts";
-import { createSyncWriteGate } from "./sync-write-gate.ts";
+import { createSyncWriteGate } from "./admission-log/sync-write-gate.ts";
 import { createRiders, type RiderTimers } from "./log-riders.ts";
 
 /** Options of {@link createLogLedger}. */

@@ -1,6 +1,6 @@
-import { RecordRejectedError } from "../storage/store-errors.ts";
-import type { QuarantineKind, QuarantinedRecord, QuarantineStore } from "../storage/store-quarantine.ts";
-import type { LogRecord } from "../storage/admission-log-record.ts";
+import { RecordRejectedError } from "../shared/store-write-errors.ts";
+import type { QuarantineKind, QuarantinedRecord, QuarantineStore } from "./journal-store.ts";
+import type { LogRecord } from "./admission-log/admission-log-record.ts";
 import { recordIdentity, storableText } from "./record-safe-form.ts";
 
 /** What {@link writeIsolating} does with a batch and with a record the store refuses. */

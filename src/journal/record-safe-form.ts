@@ -1,7 +1,6 @@
 import type { JournalCompletion, JournalStart } from "../shared/journal-records.ts";
-import type { DecidedAdmission, LogRecord } from "../storage/admission-log-record.ts";
-import type { FinishItem } from "../storage/store.ts";
-import type { QuarantineKind } from "../storage/store-quarantine.ts";
+import type { DecidedAdmission, LogRecord } from "./admission-log/admission-log-record.ts";
+import type { FinishItem, QuarantineKind } from "./journal-store.ts";
 
 /**
  * The safe form of a journal record the store refused: the same entry, the same money (ids,

@@ -1,4 +1,4 @@
-import type { CallObserver } from "../relay/call-observer.ts";
+import type { CallObserver } from "./call-observer.ts";
 import type { JournalAttempt, JournalCompletion, JournalStart } from "../shared/journal-records.ts";
 import { formatAmount } from "../shared/money.ts";
 

@@ -1,4 +1,4 @@
-import type { CallObserver } from "../relay/call-observer.ts";
+import type { CallObserver } from "./call-observer.ts";
 import { createHistogram, observe, SECONDS_BUCKETS, type Histogram } from "../shared/histogram.ts";
 import { OUTCOMES, type JournalCompletion, type JournalStart, type Outcome } from "../shared/journal-records.ts";
 import { family, histogramSamples, labelText, moneySample, sample } from "./prom-text.ts";

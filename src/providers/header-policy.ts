@@ -4,7 +4,7 @@ import type { WireFormat } from "../shared/usage.ts";
  * Which request headers and query parameters go to a provider, and which response headers come
  * back to the client, on each path: a call passed through to a provider of the caller's wire
  * (`openai`, `anthropic`) or translated to the other wire (`translated`). The rows below are the
- * policy; docs/headers.md renders them as its table (test/header-policy-docs.test.ts keeps the
+ * policy; docs/headers.md renders them as its table (test/e2e/providers/header-policy-docs.test.ts keeps the
  * two equal). Names are matched case-insensitively, an exact name before a `prefix-*` one,
  * prefixes in row order; `*` is every name no other row names.
  */

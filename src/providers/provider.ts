@@ -1,6 +1,6 @@
 import type { RouteSpec } from "../shared/route-spec.ts";
 import type { WireFormat } from "../shared/usage.ts";
-import type { UpstreamFetch } from "../runtime/node-http-fetch.ts";
+import type { UpstreamFetch } from "../upstream/node-http-fetch.ts";
 
 /** The upstream `fetch` (the global one's shape, with the streamed-answer hint); injected so tests and the in-process mock need no network. */
 export type Fetch = UpstreamFetch;

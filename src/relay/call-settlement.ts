@@ -1,13 +1,13 @@
 import type { Config } from "../config/config-schema.ts";
 import type { JournalCompletion, JournalStart } from "../shared/journal-records.ts";
 import type { Usage } from "../shared/usage.ts";
-import { CallAttempts } from "./call-attempts.ts";
-import { outcomeOf, type CallEnd } from "./call-end.ts";
-import type { CallPricing } from "./call-pricing.ts";
-import type { Target } from "./route-plan.ts";
-import type { RouteQuote } from "./route-quote.ts";
-import { storedBody } from "./stored-body.ts";
-import type { CooldownSettings } from "./target-health.ts";
+import { CallAttempts } from "../routing/call-attempts.ts";
+import { outcomeOf, type CallEnd } from "../routing/call-end.ts";
+import type { CallPricing } from "../pricing/call-pricing.ts";
+import type { Target } from "../routing/route-plan.ts";
+import type { RouteQuote } from "../pricing/route-quote.ts";
+import { storedBody } from "../journal/stored-body.ts";
+import type { CooldownSettings } from "../routing/target-health.ts";
 import { sumAmounts } from "../shared/money.ts";
 
 /** The attempts of a call priced by `quotes`: each target charged up to its reservation, all of them under a strict budget up to the call's. */

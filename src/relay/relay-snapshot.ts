@@ -1,14 +1,14 @@
-import type { BudgetCatalog } from "../budget/budget-catalog.ts";
+import type { BudgetCatalog } from "../budgets/budget-catalog.ts";
 import type { Config } from "../config/config-schema.ts";
 import { createProviders } from "../providers/provider-registry.ts";
 import { createGuardrails, type Guardrails } from "../guardrails/guardrails.ts";
 import type { Fetch } from "../providers/provider.ts";
-import { createCallPricing, type CallPricing } from "./call-pricing.ts";
-import { createKeyring, type Keyring } from "./keyring.ts";
-import { createModelRouter, type ModelRouter } from "./model-router.ts";
-import { createRateLimiter, type RateClock, type RateLimiter } from "./rate-limiter.ts";
-import type { RateStateBook } from "./rate-state.ts";
-import type { TargetHealthBook } from "./target-health.ts";
+import { createCallPricing, type CallPricing } from "../pricing/call-pricing.ts";
+import { createKeyring, type Keyring } from "../keys/keyring.ts";
+import { createModelRouter, type ModelRouter } from "../routing/model-router.ts";
+import { createRateLimiter, type RateClock, type RateLimiter } from "../limits/rate-limiter.ts";
+import type { RateStateBook } from "../limits/rate-state.ts";
+import type { TargetHealthBook } from "../routing/target-health.ts";
 
 /**
  * Everything a call reads from the config, built together and never changed: a reload builds a

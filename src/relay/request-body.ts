@@ -1,5 +1,5 @@
 import { OUTPUT_LIMIT_FIELDS, type OutputLimitField } from "../providers/output-limit-field.ts";
-import { requestReferences, serverToolKind, takesMaxUses, type RequestReferences } from "./request-references.ts";
+import { requestReferences, serverToolKind, takesMaxUses, type RequestReferences } from "../pricing/request-references.ts";
 import { scanTopLevel, type TopLevelMember } from "./json-top-level.ts";
 
 /** The request fields the relay needs, read once from the body. */

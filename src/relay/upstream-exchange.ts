@@ -1,17 +1,17 @@
 import type { AnswerGuard } from "../guardrails/guarded-call.ts";
 import { clientResponseHeaders, headerPathOf } from "../providers/header-policy.ts";
-import { usageFromJson } from "../sse/usage-json.ts";
-import { createUsageTap, type StreamHead, type TapEnd, type UsageTap } from "../sse/usage-tap.ts";
+import { usageFromJson } from "../usage/usage-json.ts";
+import { createUsageTap, type StreamHead, type TapEnd, type UsageTap } from "../usage/usage-tap.ts";
 import { RelayError } from "../shared/relay-error.ts";
-import type { CallInput } from "./call-context.ts";
-import type { CallEnd } from "./call-end.ts";
-import type { CallTrace } from "./call-trace.ts";
-import type { ConnectCheck } from "./upstream-connect.ts";
-import { FailureAfterAnswer, sendRouted, type AttemptRoute, type Delivered } from "./attempt-loop.ts";
-import type { CallAttempts } from "./call-attempts.ts";
-import type { Target } from "./route-plan.ts";
-import type { UpstreamFailure } from "./upstream-failure.ts";
-import type { Answered } from "./upstream-send.ts";
+import type { CallInput } from "../shared/call-context.ts";
+import type { CallEnd } from "../routing/call-end.ts";
+import type { CallTrace } from "../observe/call-trace.ts";
+import type { ConnectCheck } from "../routing/upstream-connect.ts";
+import { FailureAfterAnswer, sendRouted, type AttemptRoute, type Delivered } from "../routing/attempt-loop.ts";
+import type { CallAttempts } from "../routing/call-attempts.ts";
+import type { Target } from "../routing/route-plan.ts";
+import type { UpstreamFailure } from "../routing/upstream-failure.ts";
+import type { Answered } from "../routing/upstream-send.ts";
 
 /** What an unexpected failure inside the exchange is recorded as. */
 const INTERNAL_ERROR = new RelayError(500, "internal_error", "Renio hit an internal error");

@@ -1,6 +1,6 @@
 import { dirname } from "node:path";
 import type { Runtime, Server, ServeOptions } from "./runtime.ts";
-import { createNodeHttpFetch } from "./node-http-fetch.ts";
+import { createNodeHttpFetch } from "../upstream/node-http-fetch.ts";
 import { openBunSqlite } from "./sqlite-bun.ts";
 
 /** Bun's default cap on fetch requests in flight; the rest wait inside its HTTP client. */

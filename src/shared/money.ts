@@ -1,6 +1,6 @@
 /**
  * Money on its way out. Amounts are kept as integer nano-units (billionths of the currency unit):
- * budget rows hold them, costs are rounded up to them (budget/cost.ts), and sums are made of
+ * budget rows hold them, costs are rounded up to them (pricing/cost.ts), and sums are made of
  * them, never of binary fractions. Everything Renio prints (JSON, tables, headers, messages,
  * metrics, logs) is made from them here: text is the exact decimal; a JSON number is
  * `fromNanos(nanos)`, whose shortest form is that decimal for amounts up to 2^23 (8,388,608)

@@ -30,5 +30,12 @@ export interface Usage {
   toolUses?: Partial<Record<ServerToolKind, number>>;
 }
 
+/**
+ * Output tokens reserved when neither the request nor the price sets a maximum; a translated
+ * request that needs a maximum (Anthropic's `max_tokens`) and has no reserved bound asks for
+ * this one, so what is sent never exceeds what pricing reserves.
+ */
+export const DEFAULT_OUTPUT_RESERVATION = 4096;
+
 /** The wire format a route and a provider speak. */
 export type WireFormat = "openai" | "anthropic";

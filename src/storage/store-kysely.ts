@@ -1,24 +1,26 @@
 import type { Kysely } from "kysely";
-import type { AdmitItem, Durability, FinishItem, Store, StoreStats } from "./store.ts";
+import type { Store, StoreStats } from "./store.ts";
 import type { Database } from "./store-schema.ts";
-import type { StoreDialect } from "./store-dialect.ts";
-import { admitInTransaction, budgetUsageOf, touchedRows, type BudgetRow } from "./store-admit.ts";
-import { admitInOneStatement, compileAdmitStatement, oneStatementRows } from "./admit-statement.ts";
-import { applyLogInTransaction } from "./store-apply.ts";
-import { createHotStatements } from "./hot-statements.ts";
-import { finishInTransaction, reconcileInTransaction, recoverInTransaction } from "./store-finish.ts";
-import { budgetUsage, journalSpend, listJournal, pruneJournal } from "./store-query.ts";
-import { budgetDefinitionsVersion, createBudgetDefinition, deleteBudgetDefinition, listBudgetDefinitions, updateBudgetDefinition } from "./store-budget-definitions.ts";
-import { usageByGroup, usageSeries } from "./store-usage.ts";
-import { inWriteTransaction, type RunQuery } from "./store-transaction.ts";
-import { insertAudit, listAudit } from "./store-audit.ts";
-import { createKeyIn, ensureMetaIn, getKey, keysChangedSince, revokeKeyIn, rotateKeyIn, updateKeyIn } from "./store-keys.ts";
-import { NO_ALERTS, type AlertRules } from "../budget/alert-rules.ts";
-import { claimInTransaction, listAlerts, settleAlert } from "./store-alert-outbox.ts";
-import { insertQuarantined, listQuarantined } from "./store-quarantine.ts";
-import { checkBooksIn } from "./store-books.ts";
-import { describeError, RecordRejectedError } from "./store-errors.ts";
-import { LogRecordError } from "./admission-log-record.ts";
+import type { StoreDialect } from "./dialects/store-dialect.ts";
+import { admitInTransaction, budgetUsageOf, touchedRows, type BudgetRow } from "./statements/store-admit.ts";
+import { admitInOneStatement, compileAdmitStatement, oneStatementRows } from "./statements/admit-statement.ts";
+import { applyLogInTransaction } from "./statements/store-apply.ts";
+import { createHotStatements } from "./statements/hot-statements.ts";
+import { finishInTransaction, reconcileInTransaction, recoverInTransaction } from "./statements/store-finish.ts";
+import { budgetUsage, journalSpend, listJournal, pruneJournal } from "./queries/store-query.ts";
+import { budgetDefinitionsVersion, createBudgetDefinition, deleteBudgetDefinition, listBudgetDefinitions, updateBudgetDefinition } from "./queries/store-budget-definitions.ts";
+import { usageByGroup, usageSeries } from "./queries/store-usage.ts";
+import { inWriteTransaction, type RunQuery } from "./statements/store-transaction.ts";
+import { insertAudit, listAudit } from "./queries/store-audit.ts";
+import { createKeyIn, ensureMetaIn, getKey, keysChangedSince, revokeKeyIn, rotateKeyIn, updateKeyIn } from "./queries/store-keys.ts";
+import { NO_ALERTS, type AlertRules } from "../alerts/alert-rules.ts";
+import { claimInTransaction, listAlerts, settleAlert } from "./queries/store-alert-outbox.ts";
+import { insertQuarantined, listQuarantined } from "./queries/store-quarantine.ts";
+import { checkBooksIn } from "./queries/store-books.ts";
+import { describeError } from "./store-errors.ts";
+import { LogRecordError } from "../journal/admission-log/admission-log-record.ts";
+import type { AdmitItem, Durability, FinishItem } from "../journal/journal-store.ts";
+import { RecordRejectedError } from "../shared/store-write-errors.ts";
 
 /**
  * The one Store implementation: Kysely over the given dialect (migrations already applied).

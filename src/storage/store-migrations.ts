@@ -1,9 +1,9 @@
 import { sql, type Kysely } from "kysely";
 import type { Database } from "./store-schema.ts";
-import type { StoreDialect } from "./store-dialect.ts";
+import type { StoreDialect } from "./dialects/store-dialect.ts";
 import { SchemaTooNewError } from "./store-errors.ts";
-import { inWriteTransaction } from "./store-transaction.ts";
-import { OVERHEAD_BIN_COLUMNS, rebuildRollup, ROLLUP_SUMS, TOTAL_BIN_COLUMNS } from "./store-rollup.ts";
+import { inWriteTransaction } from "./statements/store-transaction.ts";
+import { OVERHEAD_BIN_COLUMNS, rebuildRollup, ROLLUP_SUMS, TOTAL_BIN_COLUMNS } from "./queries/store-rollup.ts";
 
 /** One schema step; the dialect for steps that differ by backend. */
 type Migration = (db: Kysely<Database>, dialect: StoreDialect) => Promise<void>;

@@ -1,16 +1,17 @@
 import { resolve } from "node:path";
 import { Kysely } from "kysely";
-import type { AlertRules } from "../budget/alert-rules.ts";
+import type { AlertRules } from "../alerts/alert-rules.ts";
 import type { StorageConfig } from "../config/config-schema.ts";
 import type { SqliteDatabase } from "../runtime/runtime.ts";
-import type { Durability, Store } from "./store.ts";
+import type { Store } from "./store.ts";
 import type { Database } from "./store-schema.ts";
-import type { StoreDialect } from "./store-dialect.ts";
+import type { StoreDialect } from "./dialects/store-dialect.ts";
 import { migrate } from "./store-migrations.ts";
 import { createKyselyStore } from "./store-kysely.ts";
-import { createSqliteDialect } from "./store-sqlite.ts";
-import { createPostgresDialect, holdInstanceLock } from "./store-postgres.ts";
-import { StoreOpenError } from "./store-errors.ts";
+import { createSqliteDialect } from "./dialects/store-sqlite.ts";
+import { createPostgresDialect, holdInstanceLock } from "./dialects/store-postgres.ts";
+import { StoreOpenError } from "../shared/store-open-error.ts";
+import type { Durability } from "../journal/journal-store.ts";
 
 /** Options of {@link createStore}. */
 export interface CreateStoreOptions {

@@ -5,9 +5,10 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { currentRuntime } from "../runtime/current-runtime.ts";
 import { RelayError, StoreUnavailableError } from "../shared/relay-error.ts";
-import { SchemaTooNewError, StoreOpenError } from "./store-errors.ts";
+import { SchemaTooNewError } from "./store-errors.ts";
 import { latestSchemaVersion } from "./store-migrations.ts";
 import { createThreadStore, flattenError, reviveError } from "./store-thread.ts";
+import { StoreOpenError } from "../shared/store-open-error.ts";
 
 const runtime = await currentRuntime();
 const dir = mkdtempSync(join(tmpdir(), "renio-thread-"));

@@ -1,10 +1,12 @@
-import type { AlertRules } from "../budget/alert-rules.ts";
+import type { AlertRules } from "../alerts/alert-rules.ts";
 import type { StorageConfig } from "../config/config-schema.ts";
 import type { SqliteDatabase } from "../runtime/runtime.ts";
 import { RelayError, StoreUnavailableError, type RelayErrorCode } from "../shared/relay-error.ts";
 import type { Store, StoreStats } from "./store.ts";
-import { RecordRejectedError, SchemaTooNewError, StoreOpenError } from "./store-errors.ts";
+import { SchemaTooNewError } from "./store-errors.ts";
 import { createStore } from "./store-open.ts";
+import { StoreOpenError } from "../shared/store-open-error.ts";
+import { RecordRejectedError } from "../shared/store-write-errors.ts";
 
 /**
  * An SQLite store on its own thread. SQLite drivers are synchronous, so an fsync'd commit

@@ -1,4 +1,4 @@
-import type { BudgetCharge } from "../../src/budget/budget-charge.ts";
+import type { BudgetCharge } from "../../src/budgets/budget-charge.ts";
 import type { JournalCompletion, JournalStart } from "../../src/shared/journal-records.ts";
 import { newEntryId } from "../../src/shared/entry-id.ts";
 

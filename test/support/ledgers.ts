@@ -2,19 +2,20 @@ import { join } from "node:path";
 import process from "node:process";
 import pg from "pg";
 import type { StorageConfig } from "../../src/config/config-schema.ts";
-import { openJournalLog, type JournalLog } from "../../src/journal/journal-log.ts";
-import { claimAdmissionLog, type LogClaim } from "../../src/journal/log-claim.ts";
+import { openJournalLog, type JournalLog } from "../../src/journal/admission-log/journal-log.ts";
+import { claimAdmissionLog, type LogClaim } from "../../src/journal/admission-log/log-claim.ts";
 import { createLogLedger } from "../../src/journal/log-ledger.ts";
-import { admissionLogDir } from "../../src/journal/log-segments.ts";
-import { replayAdmissionLog } from "../../src/journal/log-replay.ts";
+import { admissionLogDir } from "../../src/journal/admission-log/log-segments.ts";
+import { replayAdmissionLog } from "../../src/journal/admission-log/log-replay.ts";
 import type { Ledger } from "../../src/journal/ledger.ts";
 import { createSqlLedger } from "../../src/journal/sql-ledger.ts";
 import { currentRuntime } from "../../src/runtime/current-runtime.ts";
 import { newEntryId } from "../../src/shared/entry-id.ts";
-import type { Durability, Store } from "../../src/storage/store.ts";
+import type { Store } from "../../src/storage/store.ts";
 import { createStore } from "../../src/storage/store-open.ts";
 import { createThreadStore } from "../../src/storage/store-thread.ts";
 import { backends, pgExec } from "./store-targets.ts";
+import type { Durability } from "../../src/journal/journal-store.ts";
 
 /**
  * Every ledger a user can get, built the way `renio serve` builds it: the one place tests

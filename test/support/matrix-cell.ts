@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { costOf } from "../../src/budget/cost.ts";
+import { costOf } from "../../src/pricing/cost.ts";
 import type { Store } from "../../src/storage/store.ts";
 import type { Caller, CuttingCaller } from "./matrix-callers.ts";
 import { TOOL, TOOL_TURN, type Content, type Mode, type ProviderFamily } from "./matrix-providers.ts";

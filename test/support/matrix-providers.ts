@@ -1,4 +1,4 @@
-import { createPriceBook, type Price } from "../../src/budget/price-book.ts";
+import { createPriceBook, type Price } from "../../src/pricing/price-book.ts";
 import type { Usage } from "../../src/shared/usage.ts";
 import { ANTHROPIC_TEXT, ANTHROPIC_TOOL_ARGS, ANTHROPIC_USAGE, anthropicAnswer } from "./anthropic-upstream.ts";
 import { BEDROCK_USAGE, startBedrockUpstream } from "./bedrock-upstream.ts";
@@ -8,7 +8,7 @@ import { PNG_BASE64, PNG_DATA_URL } from "./png-fixture.ts";
 import { startAnsweringUpstream, type ScriptedUpstream } from "./scripted-upstream.ts";
 
 /**
- * The provider families of the translation matrix (test/translation-matrix.test.ts), each a
+ * The provider families of the translation matrix (test/e2e/providers/translation-matrix.test.ts), each a
  * scripted upstream in its real wire format plus what a call through it must show: the text
  * and tool call it answers, the usage its own fields price to, and where the caller's image
  * lands in its request.

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { validateConfig } from "../../src/config/config-load.ts";
 import type { Config } from "../../src/config/config-schema.ts";
-import { startRelayService, type RelayService, type RelayServiceOptions } from "../../src/cli/relay-service.ts";
+import { startRelayService, type RelayService, type RelayServiceOptions } from "../../src/app/relay-service.ts";
 import { mockServerFetch } from "../../src/providers/mock/mock-serve.ts";
 import { createMock, type Mock, type MockOptions } from "../../src/providers/mock/mock-server.ts";
 import { currentRuntime } from "../../src/runtime/current-runtime.ts";
@@ -53,7 +53,7 @@ export async function startRelay(mockUrl: string, overrides: Record<string, unkn
     ...overrides,
   };
   const config = validateConfig(raw, {});
-  // No call log on the test runner's stdout (test/call-log.test.ts reads a child's).
+  // No call log on the test runner's stdout (test/process/call-log.test.ts reads a child's).
   const { runtime = await currentRuntime(), ...serviceOptions } = options;
   const service = await startRelayService(config, runtime, { log: false, ...serviceOptions });
   return {

@@ -6,10 +6,11 @@ import pg from "pg";
 import type { StorageConfig } from "../../src/config/config-schema.ts";
 import { currentRuntime } from "../../src/runtime/current-runtime.ts";
 import type { SqliteDatabase } from "../../src/runtime/runtime.ts";
-import type { Durability, Store } from "../../src/storage/store.ts";
+import type { Store } from "../../src/storage/store.ts";
 import { createStore } from "../../src/storage/store-open.ts";
 import { createThreadStore } from "../../src/storage/store-thread.ts";
 import { testPostgresUrl } from "./postgres.ts";
+import type { Durability } from "../../src/journal/journal-store.ts";
 
 /** A fresh, empty database of one backend. */
 export interface StoreTarget {

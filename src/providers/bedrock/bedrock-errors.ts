@@ -1,12 +1,6 @@
-/** Bedrock error answers (`{message}` + `x-amzn-errortype`) in the OpenAI error envelope. */
+import { openAiError } from "../translation/openai-error.ts";
 
-const TYPES: Readonly<Record<number, string>> = {
-  400: "invalid_request_error",
-  401: "authentication_error",
-  403: "permission_error",
-  404: "not_found_error",
-  429: "rate_limit_error",
-};
+/** Bedrock error answers (`{message}` + `x-amzn-errortype`) in the OpenAI error envelope. */
 
 /** Error types whose message may quote the canonical request (and so the session token). */
 const CREDENTIAL_ERRORS = new Set([
@@ -19,12 +13,6 @@ function errorType(header: string | null, body: Record<string, unknown>): string
   const raw = header ?? (typeof body["__type"] === "string" ? body["__type"] : "");
   const name = raw.split(":")[0]!;
   return name.slice(name.lastIndexOf("#") + 1) || "UnknownError";
-}
-
-/** An OpenAI-format error Response. */
-export function openAiError(status: number, message: string, param: string | null = null, code: string | null = null): Response {
-  const type = TYPES[status] ?? (status >= 500 ? "server_error" : "invalid_request_error");
-  return Response.json({ error: { message, type, param, code } }, { status });
 }
 
 /** Bedrock's exception name and message, with credential-related messages replaced by a fixed text. */
@@ -43,5 +31,5 @@ export async function bedrockErrorResponse(response: Response): Promise<Response
     // A non-JSON error body: its type header and status still say what happened.
   }
   const type = errorType(response.headers.get("x-amzn-errortype"), body);
-  return openAiError(response.status, describeBedrockError(type, body["message"] ?? body["Message"]), null, type);
+  return openAiError(response.status, describeBedrockError(type, body["message"] ?? body["Message"]), { code: type });
 }

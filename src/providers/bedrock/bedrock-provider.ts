@@ -2,10 +2,12 @@ import { regionLabelOf } from "../../config/bedrock-schema.ts";
 import type { ProviderConfig } from "../../config/config-schema.ts";
 import { endpointOf, joinUrl } from "../http-provider.ts";
 import type { Fetch, Provider, UpstreamCall } from "../provider.ts";
-import { bedrockErrorResponse, openAiError } from "./bedrock-errors.ts";
-import { toConverse, UntranslatableError } from "./converse-request.ts";
-import { toChatCompletion } from "./converse-response.ts";
-import { converseStreamToSse } from "./converse-stream.ts";
+import { openAiError } from "../translation/openai-error.ts";
+import { bedrockErrorResponse } from "./bedrock-errors.ts";
+import { UntranslatableError } from "../translation/request-translation.ts";
+import { toConverse } from "./openai-to-bedrock-request.ts";
+import { toChatCompletion } from "./openai-to-bedrock-response.ts";
+import { converseStreamToSse } from "./openai-to-bedrock-stream.ts";
 import { signV4, type AwsCredentials } from "./sigv4.ts";
 
 type BedrockConfig = Extract<ProviderConfig, { type: "bedrock" }>;
@@ -40,7 +42,7 @@ export function createBedrockProvider(id: string, config: BedrockConfig, fetch: 
       try {
         converse = toConverse(JSON.parse(decoder.decode(call.body)));
       } catch (error) {
-        if (error instanceof UntranslatableError) return openAiError(400, error.message, error.param, "unsupported_parameter");
+        if (error instanceof UntranslatableError) return openAiError(400, error.message, { param: error.param, code: "unsupported_parameter" });
         if (error instanceof SyntaxError) return openAiError(400, "the request body is not valid JSON");
         throw error;
       }
@@ -62,11 +64,11 @@ export function createBedrockProvider(id: string, config: BedrockConfig, fetch: 
         try {
           completion = toChatCompletion(await response.json(), converse.modelId, chatId);
         } catch {
-          return openAiError(502, "Bedrock answer is malformed: not a Converse response", null, "upstream_malformed");
+          return openAiError(502, "Bedrock answer is malformed: not a Converse response", { code: "upstream_malformed" });
         }
         return Response.json(completion, { status: 200 });
       }
-      if (response.body === null) return openAiError(502, "Bedrock stream answer has no body", null, "upstream_malformed");
+      if (response.body === null) return openAiError(502, "Bedrock stream answer has no body", { code: "upstream_malformed" });
       const sse = response.body.pipeThrough(converseStreamToSse({ id: chatId, model: converse.modelId, includeUsage: converse.includeUsage }));
       return new Response(sse, { status: 200, headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
     },

@@ -1,13 +1,6 @@
-/** Errors as OpenAI-style envelopes: Gemini's `{error:{code,message,status}}` and untranslatable requests. */
+import { openAiError } from "../translation/openai-error.ts";
 
-import { OPENAI_ERROR_TYPES } from "../../shared/openai-error-types.ts";
-
-/** An OpenAI-style error response. `secret` (the provider credential) is removed from the message. */
-export function openAiError(status: number, message: string, code: string, param: string | null = null, secret?: string): Response {
-  const clean = secret ? message.split(secret).join("[redacted]") : message;
-  const body = { error: { message: clean, type: OPENAI_ERROR_TYPES[status] ?? "api_error", param, code } };
-  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
-}
+/** Gemini's errors (`{error:{code,message,status}}`) in the OpenAI envelope. */
 
 /** Maps a non-2xx Gemini answer to the OpenAI envelope with the same status. */
 export async function fromGeminiError(response: Response, secret?: string): Promise<Response> {
@@ -21,5 +14,5 @@ export async function fromGeminiError(response: Response, secret?: string): Prom
   } catch {
     // Not JSON: the generic message stands.
   }
-  return openAiError(response.status, message, code, null, secret);
+  return openAiError(response.status, message, { code, secret });
 }

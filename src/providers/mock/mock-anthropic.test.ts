@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { createMock } from "./mock-server.ts";
-import { parseSse, postJson } from "./mock-test-support.ts";
+import { parseSse, postJson } from "../../../test/support/mock-test-support.ts";
 import { estimateInputTokens } from "./mock-text.ts";
 
 const mock = createMock({ latencyMs: 0, chunkIntervalMs: 0, chunks: 8 });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { scriptFails } from "./mock-script.ts";
 import { createMock, type Mock, type MockOptions } from "./mock-server.ts";
-import { postJson } from "./mock-test-support.ts";
+import { postJson } from "../../../test/support/mock-test-support.ts";
 
 const FAST: MockOptions = { latencyMs: 0, chunkIntervalMs: 0, chunks: 2 };
 const CHAT = { model: "m", messages: [{ role: "user", content: "hi" }], max_tokens: 8 };

@@ -6,7 +6,7 @@ import { currentRuntime } from "../../runtime/current-runtime.ts";
 import type { Server } from "../../runtime/runtime.ts";
 import { mockServerFetch } from "./mock-serve.ts";
 import { createMock, type Mock } from "./mock-server.ts";
-import { waitFor } from "./mock-test-support.ts";
+import { waitFor } from "../../../test/support/mock-test-support.ts";
 
 let mock: Mock;
 let server: Server;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { createMock, type MockOptions } from "./mock-server.ts";
-import { postJson, sseJson, waitFor } from "./mock-test-support.ts";
+import { postJson, sseJson, waitFor } from "../../../test/support/mock-test-support.ts";
 
 const FAST: MockOptions = { latencyMs: 0, chunkIntervalMs: 0, chunks: 8 };
 const CHAT = { model: "m", messages: [{ role: "user", content: "hi" }], max_tokens: 8 };

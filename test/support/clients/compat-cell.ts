@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { costOf } from "../../../src/budget/cost.ts";
-import type { PriceBook } from "../../../src/budget/price-book.ts";
+import { costOf } from "../../../src/pricing/cost.ts";
+import type { PriceBook } from "../../../src/pricing/price-book.ts";
 import type { Store } from "../../../src/storage/store.ts";
 import { finishedEntries } from "../relay-calls.ts";
 import { ANTHROPIC_KEY, OPENAI_KEY, type AgentUpstream, type Received, type RunScript } from "./agent-upstream.ts";

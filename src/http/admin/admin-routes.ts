@@ -1,0 +1,131 @@
+import { Hono } from "hono";
+import { REPORT_BY, REPORT_PERIODS, spendReport, type ReportBy, type ReportPeriod } from "../../budgets/spend-report.ts";
+import type { Config } from "../../config/config-schema.ts";
+import { RelayError } from "../../shared/relay-error.ts";
+import type { AlertOutbox } from "../../alerts/alert-outbox.ts";
+import { alertRoutes } from "./admin-alerts.ts";
+import { adminAuth, requireRole, type AdminToken } from "./admin-auth.ts";
+import { dashboardApi } from "./admin-dashboard-api.ts";
+import { limitParam, timeParam } from "./admin-query.ts";
+import { reloadHandler, type Reload } from "./admin-reload.ts";
+import type { BudgetAdmin } from "../../budgets/budget-admin.ts";
+import { createAdminBudgetRoutes } from "./admin-budgets.ts";
+import type { HttpEnv } from "../app.ts";
+import { createAdminKeyRoutes, type AdminKeysDeps } from "./admin-keys.ts";
+import { createAdminAuditRoutes } from "./admin-audit.ts";
+import { createAdminBooksRoutes } from "./admin-books.ts";
+import type { TargetStatus } from "../../routing/target-status.ts";
+import type { JournalReader, QuarantineStore, BooksReader } from "../../journal/journal-store.ts";
+import type { AuditStore } from "../../shared/audit.ts";
+
+/** What the admin API reads. */
+export interface AdminDeps {
+  /** The current admin tokens (none: every admin route answers 404). */
+  readonly tokens: () => readonly AdminToken[];
+  /** The running config (its budgets and `budget.mode`). */
+  readonly config: () => Config;
+  /** The journal (none with `journal.enabled: false`: no journal or budget routes). */
+  readonly store: (JournalReader & BooksReader & Pick<QuarantineStore, "listQuarantine"> & Pick<AlertOutbox, "listAlerts">) | undefined;
+  /** Brings the store up to date with the relay's journal before a read (applies logged records). */
+  readonly sync?: () => Promise<void>;
+  /** Re-reads the config file (absent without one). */
+  readonly reload?: Reload;
+  /** Budgets of the config and the store (`/admin/budgets`). */
+  readonly budgetAdmin: BudgetAdmin | undefined;
+  /** Keys in the store (`/admin/keys`, see admin-keys.ts). */
+  readonly keys?: AdminKeysDeps;
+  /** The admin audit (`GET /admin/audit`). */
+  readonly audit?: Pick<AuditStore, "listAudit">;
+  /** Every target's circuit (`GET /admin/targets`). */
+  readonly targets?: () => readonly TargetStatus[];
+}
+
+const MAX_PAGE = 1000;
+
+/**
+ * The admin API, behind the admin tokens (admin-auth.ts); every route names the role it needs
+ * with `requireRole`: `POST /admin/reload` (admin), `GET /admin/journal` (cursor pagination,
+ * filters) (read), `/admin/budgets` (admin-budgets.ts: reads need read, changes budgets),
+ * `GET /admin/report` (the reconciliation report of `renio budget report`; read), and with a
+ * store `/admin/keys` (admin-keys.ts), `/admin/audit`, `/admin/alerts`, `/admin/books` and
+ * `/admin/quarantine` (admin-books.ts) and the dashboard's aggregates under `/admin/dashboard/*`
+ * (admin-dashboard-api.ts).
+ */
+export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
+  const admin = new Hono<HttpEnv>();
+  admin.use(adminAuth(deps.tokens));
+
+  admin.post("/reload", requireRole("admin"), reloadHandler(deps.reload));
+  const targets = deps.targets;
+  if (targets) admin.get("/targets", requireRole("read"), (c) => c.json({ object: "list", data: targets().map(targetJson) }));
+
+  const store = deps.store;
+  if (store === undefined) return admin;
+
+  admin.get("/journal", requireRole("read"), async (c) => {
+    const limit = limitParam(c.req.query("limit"), 100, MAX_PAGE);
+    await deps.sync?.();
+    const page = await store.listJournal({
+      since: timeParam(c.req.query("since"), "since"),
+      until: timeParam(c.req.query("until"), "until"),
+      keyId: c.req.query("key"),
+      requestId: c.req.query("request_id"),
+      outcome: c.req.query("outcome"),
+      guardrails: flagParam(c.req.query("guardrails"), "guardrails"),
+      cursor: c.req.query("cursor"),
+      limit,
+    });
+    return c.json({ object: "list", data: page.entries, next_cursor: page.nextCursor });
+  });
+
+  admin.get("/journal/:id", requireRole("read"), async (c) => {
+    await deps.sync?.();
+    const [entry] = (await store.listJournal({ id: c.req.param("id"), limit: 1 })).entries;
+    if (entry === undefined) throw new RelayError(404, "entry_not_found", `No journal entry has the id \`${c.req.param("id")}\``);
+    return c.json({ object: "journal.entry", ...entry });
+  });
+
+  if (deps.budgetAdmin) admin.route("/budgets", createAdminBudgetRoutes(deps.budgetAdmin, () => deps.config().budget.mode));
+
+  admin.get("/report", requireRole("read"), async (c) => {
+    const by = oneOf(c.req.query("by"), REPORT_BY, "key", "by");
+    const period = oneOf(c.req.query("period"), REPORT_PERIODS, "month", "period");
+    const since = timeParam(c.req.query("since"), "since");
+    const until = timeParam(c.req.query("until"), "until");
+    await deps.sync?.();
+    const spend = await store.journalSpend({ since, until });
+    const stored = by === "budget" ? await store.budgetUsage() : [];
+    const { budgets, budget } = deps.config();
+    const report = spendReport({ by: by as ReportBy, period: period as ReportPeriod, since, until }, spend, budgets, stored, budget.currency);
+    return c.json({ object: "report", ...report });
+  });
+
+
+  if (deps.keys) admin.route("/", createAdminKeyRoutes(deps.keys));
+  if (deps.audit) admin.route("/", createAdminAuditRoutes(deps.audit));
+  admin.route("/alerts", alertRoutes(store, deps.sync));
+  admin.route("/", createAdminBooksRoutes(store, deps.sync));
+  admin.route("/dashboard", dashboardApi(store, deps.sync));
+
+  return admin;
+}
+
+/** A target's status with its times as ISO strings. */
+function targetJson(target: TargetStatus): Record<string, unknown> {
+  const iso = (at: number | null) => (at === null ? null : new Date(at).toISOString());
+  return { ...target, cooldownUntil: iso(target.cooldownUntil), lastFailureAt: iso(target.lastFailureAt) };
+}
+
+/** A yes/no query value: `1` or `true` (absent, `0` or `false`: no). */
+function flagParam(value: string | undefined, name: string): boolean {
+  if (value === undefined || value === "0" || value === "false") return false;
+  if (value === "1" || value === "true") return true;
+  throw new RelayError(400, "invalid_request", `\`${name}\` must be 1, true, 0 or false`);
+}
+
+/** A query value from a fixed set (absent: `fallback`); anything else is a 400 naming the choices. */
+function oneOf(value: string | undefined, allowed: readonly string[], fallback: string, name: string): string {
+  if (value === undefined) return fallback;
+  if (!allowed.includes(value)) throw new RelayError(400, "invalid_request", `\`${name}\` must be one of ${allowed.join(", ")}`);
+  return value;
+}

@@ -8,7 +8,7 @@ export const EVENT_ID_HEADER = "renio-event-id";
 /**
  * The signature header value of `body` sent at `unixSeconds`: HMAC-SHA256 with the webhook's
  * secret over the timestamp, a dot and the exact body bytes (Stripe's scheme), so a receiver
- * can check both who sent it and that it is recent (README "Alerts" shows how).
+ * can check both who sent it and that it is recent (docs/observability.md shows how).
  */
 export function signWebhook(secret: string, body: string, unixSeconds: number): string {
   const mac = createHmac("sha256", secret).update(`${unixSeconds}.${body}`).digest("hex");

@@ -11,8 +11,7 @@ export type UpstreamClient = "auto" | "socket" | "fetch" | "node-http";
  * Bun's `fetch` on a thread of its own: with few calls in flight the socket client is leaner
  * (no hop between threads per chunk), with many the event loop is the busiest thread and the
  * hop buys a second core. Measured at 1, 4, 8 and 16 in flight: streams (a hop per chunk) gain
- * throughout, non-streaming calls gain at 1, are level at 4 and 8 and lose at 16 (README,
- * Performance, "The upstream client chosen by load").
+ * throughout, non-streaming calls gain at 1, are level at 4 and 8 and lose at 16 (docs/decisions/2026-12-05-upstream-client-by-load.md).
  */
 export const SOCKET_CLIENT_MAX_IN_FLIGHT: LoadLine = { calls: 8, streams: 16 };
 

@@ -62,7 +62,7 @@ const modelTarget = z.strictObject({
   provider: nameText(),
   /** Upstream model name; defaults to the public name. */
   model: nameText().optional(),
-  /** Translate the caller's wire format into the provider's when it speaks only the other one (README "Translation"). */
+  /** Translate the caller's wire format into the provider's when it speaks only the other one (docs/translation.md). */
   translate: z.boolean().default(false),
   /** With `translate`: drop parameters the provider has no equivalent for instead of refusing the call. */
   dropUnsupported: z.boolean().default(false),
@@ -111,7 +111,7 @@ export const budgetSchema = z.strictObject({
   /** Amounts are kept exact to a billionth in 64-bit integers, which bounds a limit. */
   limit: amount.max(MAX_LIMIT, `must be at most ${MAX_LIMIT.toLocaleString("en-US")} (amounts are kept exact to a billionth)`),
   mode: z.enum(["strict", "observe"]).optional(),
-  /** Webhook alerts when the amount spent (settled) in a period reaches a share of the limit (README "Alerts"). */
+  /** Webhook alerts when the amount spent (settled) in a period reaches a share of the limit (docs/observability.md). */
   alerts: z
     .strictObject({
       /** Percent of the limit, each fired once per period (default 50, 80, 100). */
@@ -142,7 +142,7 @@ const rateLimitScope = z.union([
 ]);
 
 /**
- * A rate limit on one scope (see README "Rate limits"): requests and tokens per minute are
+ * A rate limit on one scope (see docs/rate-limits.md): requests and tokens per minute are
  * token buckets refilled continuously (a full minute's allowance may be used in a burst),
  * `concurrent` caps calls in flight. Kept in memory, per relay instance.
  */
@@ -181,7 +181,7 @@ export const configSchema = z.strictObject({
        * fetch (Bun's can lose the last bytes of a cut stream). `node-http`: Node's http module on
        * Bun (cut-safe, costs CPU), on Deno its fetch. `auto`: the leaner measured on the runtime
        * (`socket` on Deno; on Bun `socket` while at most 8 calls are in flight, 16 for a streamed call, `fetch` above).
-       * See README, Performance.
+       * See docs/performance.md.
        */
       upstreamClient: z.enum(["auto", "socket", "fetch", "node-http"]).default("auto"),
       /**
@@ -276,12 +276,12 @@ export const configSchema = z.strictObject({
     .prefault({}),
   providers: nameMap(idText(/^[A-Za-z0-9_-]+$/, "use letters, digits, _ -"), providerSchema),
   models: nameMap(nameText(), modelEntry),
-  /** Retries, cooldowns and deadlines of every model (models may override; README "Routing"). */
+  /** Retries, cooldowns and deadlines of every model (models may override; docs/routing.md). */
   routing: routingSchema,
   keys: z.array(keySchema).default([]),
   budgets: z.array(budgetSchema).default([]),
   rateLimits: z.array(rateLimitSchema).default([]),
-  /** Webhook targets of budget alerts and crash notices, and how they are delivered (README "Alerts"). */
+  /** Webhook targets of budget alerts and crash notices, and how they are delivered (docs/observability.md). */
   alerts: z
     .strictObject({
       webhooks: z.array(webhookSchema).default([]),

@@ -16,7 +16,7 @@ const rateFields = {
   cacheWrite1h: amount.optional(),
 };
 
-/** One model's prices in the config's `prices` (see README "Budgets"). */
+/** One model's prices in the config's `prices` (see docs/budgets.md). */
 export const priceSchema = z.strictObject({
   ...rateFields,
   /** Largest output the model can produce; the reservation when a request sets none. */

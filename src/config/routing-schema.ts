@@ -3,7 +3,7 @@ import { positiveInt } from "./schema-numbers.ts";
 import { nameText } from "./schema-text.ts";
 
 /**
- * Routing settings (README "Routing"): what a model target adds (weight, priority group,
+ * Routing settings (docs/routing.md): what a model target adds (weight, priority group,
  * timeouts), the object form of a model entry (targets, fallbacks, retries, deadline) and the
  * top-level `routing` defaults (retries, cooldowns, the deadline header's cap).
  */

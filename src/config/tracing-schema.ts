@@ -2,7 +2,7 @@ import { z } from "zod";
 import { positiveInt } from "./schema-numbers.ts";
 
 /**
- * W3C trace context and OTLP/HTTP span export (see README "Tracing"). Off: a client's valid
+ * W3C trace context and OTLP/HTTP span export (see docs/observability.md). Off: a client's valid
  * `traceparent` is forwarded upstream unchanged and nothing is exported.
  */
 export const tracingSchema = z

@@ -66,7 +66,7 @@ export interface JournalGuardrail {
   error?: string;
 }
 
-/** One upstream attempt of a call (README "Routing": attempt records). */
+/** One upstream attempt of a call (docs/routing.md: attempt records). */
 export interface JournalAttempt {
   provider: string;
   upstreamModel: string;

@@ -9,8 +9,7 @@ const ALIGNMENT_STEP = 16;
 /**
  * Appends to zero-filled files opened `O_DIRECT | O_DSYNC`: a durable write goes to the device
  * without passing through the page cache (on some VMs of this kind ~15 µs less CPU and latency
- * per write than a buffered `O_DSYNC` write of the same bytes, on others the same; README,
- * Performance).
+ * per write than a buffered `O_DSYNC` write of the same bytes, on others the same; docs/performance.md).
  * Direct writes cover whole blocks from block-aligned memory, so the file's last partial
  * block is kept in an aligned staging buffer and each append rewrites the blocks it touches:
  * the bytes already there unchanged, zeros after the new end (so a reader still finds the end

@@ -98,7 +98,7 @@ export const BENCH_HELP = `usage: renio bench [options]
   --concurrency 1,16,64       points (concurrent requests)
   --requests 3000             measured requests per point and target
   --warmup 300                warm-up requests per point and target (not measured)
-  --mode json|stream|both     non-streaming, streaming (time to first data: chunk), or both;
+  --mode json|stream|both     non-streaming, streaming (time to the first chunk carrying text), or both;
        capacity               or long streams held open by thousands (default --concurrency 256,1024,4096,
                                 --requests 2048, --journal fsync,off): added first token and inter-chunk
                                 delay, calls/s, CPU and RSS per open stream (docs/capacity.md)

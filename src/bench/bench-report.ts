@@ -136,7 +136,7 @@ export interface BenchReport {
 
 const TITLES: Record<BenchMode, string> = {
   json: "Non-streaming: end-to-end latency of a complete request",
-  stream: "Streaming: time to first token (request sent to the first data: chunk)",
+  stream: "Streaming: time to first token (request sent to the first chunk carrying text)",
 };
 
 /** Renders the report as text tables, Markdown, or JSON. */

@@ -87,6 +87,37 @@ describe("parseBenchArgs", () => {
     assert.throws(() => parseBenchArgs(["--model", "a,b", "--duration", "1m"]), /no --journal or --model list/);
   });
 
+  it("takes a guardrails setting or a list of them, one Renio each, for the Renios started here only", () => {
+    assert.deepEqual(parseBenchArgs([]).guardrails, ["off"]);
+    assert.deepEqual(parseBenchArgs(["--guardrails", "off, redact"]).guardrails, ["off", "redact"]);
+    assert.deepEqual(parseBenchArgs(["--guardrails", "log"]).guardrails, ["log"]);
+    assert.deepEqual(parseBenchArgs(["--guardrails", "redact", "--duration", "1m"]).guardrails, ["redact"]);
+    const refused = (args: string[], message: RegExp) => assert.throws(() => parseBenchArgs(args), (e: unknown) => e instanceof UsageError && message.test(e.message), args.join(" "));
+    refused(["--guardrails", "on"], /--guardrails must be one of off, log, redact \(or a list of them\), got "on"/);
+    refused(["--guardrails", "off,off"], /--guardrails has a repeated value/);
+    refused(["--guardrails", "off,redact", "--target", "http://127.0.0.1:4000"], /--guardrails configure the Renio started here; they do not apply to --target \(configure the target's own guardrails\)/);
+    refused(["--guardrails", "off,redact", "--mode", "capacity"], /--guardrails applies to --mode json, stream or both/);
+    refused(["--guardrails", "off,redact", "--duration", "1m"], /give --guardrails a single value/);
+  });
+
+  it("starts one Renio per guardrails setting beside each storage and journal setting, the guarded one named by its setting and pointing at its twin", () => {
+    assert.deepEqual(
+      relayVariants(["sqlite"], ["fsync"], ["off", "redact"]).map((v) => [v.id, v.label, v.name, v.guardrails, v.unguarded]),
+      [["renio", "Renio", "", "off", undefined], ["renio-guardrails-redact", "Renio, guardrails redact", "guardrails-redact", "redact", "renio"]],
+    );
+    assert.deepEqual(
+      relayVariants(["sqlite"], ["fsync", "process"], ["off", "log"]).map((v) => [v.id, v.label, v.unguarded]),
+      [
+        ["renio-fsync", "Renio fsync", undefined],
+        ["renio-fsync-guardrails-log", "Renio fsync, guardrails log", "renio-fsync"],
+        ["renio-process", "Renio process", undefined],
+        ["renio-process-guardrails-log", "Renio process, guardrails log", "renio-process"],
+      ],
+    );
+    assert.deepEqual(relayVariants(["sqlite"], ["fsync"], ["redact"]).map((v) => [v.id, v.unguarded]), [["renio-guardrails-redact", undefined]], "no twin without off");
+    assert.deepEqual(relayVariants(["sqlite"], ["fsync"]), relayVariants(["sqlite"], ["fsync"], ["off"]));
+  });
+
   it("reads a soak duration in seconds, minutes or hours, at concurrency 64 unless given", () => {
     const soak = parseBenchArgs(["--duration", "10m"]);
     assert.deepEqual(soak.soak, { durationSeconds: 600, sampleSeconds: 60 });

@@ -28,6 +28,13 @@ export type BudgetSetting = "strict" | "observe" | "off";
 /** Storage of the relay under test: a temporary SQLite file, or PostgreSQL (throwaway or --pg-url). */
 export type StorageSetting = "sqlite" | "postgres";
 
+/**
+ * Guardrails of a Renio under test: none, or one policy over every call with every built-in
+ * detector on requests and answers, matches logged or redacted (so the request scan and the
+ * stream holdback are in the path).
+ */
+export type GuardrailsSetting = "off" | "log" | "redact";
+
 /** Output format of the report. */
 export type ReportFormat = "text" | "markdown" | "json";
 
@@ -57,6 +64,8 @@ export interface BenchOptions {
   readonly budget: BudgetSetting;
   /** One Renio per storage and journal setting (e.g. sqlite and postgres side by side). */
   readonly storages: readonly StorageSetting[];
+  /** One Renio per setting, measured in the same rounds (e.g. off and redact side by side). */
+  readonly guardrails: readonly GuardrailsSetting[];
   /** The PostgreSQL to use instead of a throwaway server. */
   readonly pgUrl: string | undefined;
   readonly format: ReportFormat;
@@ -89,7 +98,7 @@ export const BENCH_HELP = `usage: renio bench [options]
   --concurrency 1,16,64       points (concurrent requests)
   --requests 3000             measured requests per point and target
   --warmup 300                warm-up requests per point and target (not measured)
-  --mode json|stream|both     non-streaming, streaming (time to first data: chunk), or both;
+  --mode json|stream|both     non-streaming, streaming (time to the first chunk carrying text), or both;
        capacity               or long streams held open by thousands (default --concurrency 256,1024,4096,
                                 --requests 2048, --journal fsync,off): added first token and inter-chunk
                                 delay, calls/s, CPU and RSS per open stream (docs/capacity.md)
@@ -106,6 +115,10 @@ export const BENCH_HELP = `usage: renio bench [options]
                                 throwaway server (initdb, loopback port; PG_BIN or initdb on PATH)
                                 unless --pg-url; a list (sqlite,postgres) runs one Renio per storage
                                 and journal setting in the same rounds
+  --guardrails off|log|redact no guardrails (default), or a policy over every call with every built-in
+                                detector on requests and answers, matches logged or redacted (the request
+                                scan and the stream holdback in the path); a list (off,redact) runs one
+                                Renio per setting in the same rounds and reports what the policy adds
   --pg-url URL                an existing PostgreSQL database for --storage postgres (bench rows
                                 are written into it: use a scratch database)
   --baseline passthrough      also measure a bare fetch passthrough (the floor)
@@ -139,6 +152,7 @@ const BENCH_OPTIONS = {
   budget: { type: "string", oneOf: ["strict", "observe", "off"] },
   storage: { type: "string" },
   "pg-url": { type: "string", valueName: "a URL" },
+  guardrails: { type: "string" },
   json: { type: "boolean" },
   markdown: { type: "boolean" },
   out: { type: "string", valueName: "a file" },
@@ -170,9 +184,11 @@ export function parseBenchArgs(args: readonly string[]): BenchOptions {
   const target = v.target === undefined ? undefined : targetUrl(v.target);
   const headers = v.header.map(headerPair);
   if (headers.length > 0 && target === undefined) throw new UsageError("--header applies to --target only");
-  if (target !== undefined && (v.journal !== undefined || v.budget !== undefined || v.storage !== undefined || v["pg-url"] !== undefined)) {
-    throw new UsageError("--journal, --budget, --storage and --pg-url configure the Renio started here; they do not apply to --target");
+  if (target !== undefined && (v.journal !== undefined || v.budget !== undefined || v.storage !== undefined || v["pg-url"] !== undefined || v.guardrails !== undefined)) {
+    throw new UsageError("--journal, --budget, --storage, --pg-url and --guardrails configure the Renio started here; they do not apply to --target (configure the target's own guardrails)");
   }
+  if (capacity !== undefined && v.guardrails !== undefined) throw new UsageError("--guardrails applies to --mode json, stream or both; --mode capacity runs its Renios without guardrails");
+  const guardrails = settingList("--guardrails", v.guardrails ?? "off", GUARDRAILS_SETTINGS);
   const journals = settingList("--journal", v.journal ?? (capacity ? "fsync,off" : "fsync"), JOURNAL_SETTINGS);
   const storages = settingList("--storage", v.storage ?? "sqlite", STORAGE_SETTINGS);
   const pgUrl = v["pg-url"] === undefined ? undefined : postgresUrl(v["pg-url"]);
@@ -184,6 +200,7 @@ export function parseBenchArgs(args: readonly string[]): BenchOptions {
     if (concurrency.length > 1) throw new UsageError("--duration runs one concurrency: give --concurrency a single value");
     if (journals.length > 1 || models.length > 1 || target !== undefined || v.baseline !== undefined) throw new UsageError("--duration soaks one Renio started here: no --journal or --model list, --target or --baseline");
     if (storages.length > 1) throw new UsageError("--duration soaks one Renio started here: no --storage list");
+    if (guardrails.length > 1) throw new UsageError("--duration soaks one Renio started here: give --guardrails a single value");
     if (soak.durationSeconds > v["max-seconds"]) throw new UsageError("--duration is longer than --max-seconds");
   }
   const allOff = journals.every((setting) => setting === "off");
@@ -198,6 +215,7 @@ export function parseBenchArgs(args: readonly string[]): BenchOptions {
     journals,
     budget: allOff ? "off" : (v.budget ?? "strict"),
     storages,
+    guardrails,
     pgUrl,
     format: v.json ? "json" : v.markdown ? "markdown" : "text",
     out: v.out,
@@ -239,6 +257,8 @@ function soakPlan(text: string, sampleSeconds: number | undefined): { durationSe
 const JOURNAL_SETTINGS: readonly JournalSetting[] = ["fsync", "process", "off"];
 
 const STORAGE_SETTINGS: readonly StorageSetting[] = ["sqlite", "postgres"];
+
+const GUARDRAILS_SETTINGS: readonly GuardrailsSetting[] = ["off", "log", "redact"];
 
 /** A comma-separated list of distinct settings, each one of `allowed`. */
 function settingList<T extends string>(flag: string, text: string, allowed: readonly T[]): T[] {

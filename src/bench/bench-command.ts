@@ -13,6 +13,7 @@ import { givenPostgres, startThrowawayPostgres, type BenchPostgres } from "./ben
 import { renderReport, type BenchReport } from "./bench-report.ts";
 import { DISK_FLOOR_PLAN, measureDiskFloors } from "./disk-floor.ts";
 import { durableWriteCosts } from "./durable-write.ts";
+import { guardrailsCosts } from "./guardrails-cost.ts";
 import { runSoak } from "./soak.ts";
 import { runCapacityBench } from "./capacity-command.ts";
 import { runMeasurements, type MeasuredRelay } from "./bench-run.ts";
@@ -85,30 +86,32 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
         postgres = options.pgUrl === undefined ? await startThrowawayPostgres() : givenPostgres(options.pgUrl);
       }
       const perModel = options.models.length > 1;
-      for (const variant of relayVariants(options.storages, options.journals)) {
+      for (const variant of relayVariants(options.storages, options.journals, options.guardrails)) {
         for (const [index, model] of options.models.entries()) {
           const name = [variant.name, ...(perModel ? [String(index)] : [])].filter((part) => part !== "").join("-");
           const relayDir = join(dir, name);
           mkdirSync(relayDir, { recursive: true });
           const configPath = join(relayDir, "renio.json");
           // One database per Renio on a throwaway server; on a given one, one total budget per Renio.
-          const tag = perModel ? `${variant.journal}_${index}` : variant.journal;
+          const tag = [variant.journal, ...(variant.guardrails === "off" ? [] : [variant.guardrails]), ...(perModel ? [String(index)] : [])].join("_");
           const onPostgres = variant.storage === "postgres" ? { postgresUrl: await postgres!.databaseUrl(`renio_${tag}`), budgetId: `bench-total-${tag}` } : {};
-          const config = benchRelayConfig({ mockUrl: mock.url, model, dir: relayDir, journal: variant.journal, budget: options.budget, secret, metricsToken, upstreamClient: options.upstreamClient, ...onPostgres });
+          const config = benchRelayConfig({ mockUrl: mock.url, model, dir: relayDir, journal: variant.journal, budget: options.budget, secret, metricsToken, upstreamClient: options.upstreamClient, guardrails: variant.guardrails, ...onPostgres });
           writeFileSync(configPath, JSON.stringify(config, null, 2));
           const label = `${variant.label}${perModel ? ` ${model.name}` : ""}`;
           progress.update(`starting ${label}`);
           const relay = await startChildServer("relay", [...self, "serve", "--config", configPath]);
           children.push(relay);
+          // The first model keeps the plain ids (the durable-write comparison reads them).
+          const idOf = (id: string) => (index === 0 ? id : `${id}@${model.name}`);
           relays.push({
-            // The first model keeps the plain ids (the durable-write comparison reads them).
-            id: index === 0 ? variant.id : `${variant.id}@${model.name}`,
+            id: idOf(variant.id),
             label,
             url: relay.url + CHAT_PATH,
             headers: directHeaders,
             probe: createProcessProbe(relay.pid, ticks),
             ...(variant.journal === "off" ? {} : { journalWrites: () => readJournalWrites(relay.url, metricsToken) }),
             ...(perModel || model.translated ? { model: model.name, translated: model.translated } : {}),
+            ...(variant.guardrails === "off" ? {} : { guardrails: { action: variant.guardrails, ...(variant.unguarded === undefined ? {} : { unguarded: idOf(variant.unguarded) }) } }),
           });
         }
       }
@@ -136,12 +139,13 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
       machine: machineInfo(),
       runtime: `${runtime.name} ${runtime.version}`,
       ...(options.target === undefined
-        ? { relay: relaySettings(options.journals, options.budget, options.models, options.storages.map((storage) => (storage === "postgres" ? postgres!.description : SQLITE_STORAGE))) }
+        ? { relay: relaySettings(options.journals, options.budget, options.models, options.storages.map((storage) => (storage === "postgres" ? postgres!.description : SQLITE_STORAGE)), options.guardrails) }
         : { target: { url: options.target, headerNames: options.headers.map(([name]) => name) } }),
       ...(options.baseline ? { baseline: options.baseline } : {}),
       ...(mockCalls !== undefined ? { mockCalls } : {}),
       diskFloor,
       durableWrite: durableWriteCosts(modes, diskFloor, options.storages.length > 1 ? options.storages : undefined, pauseOfMode),
+      ...(options.guardrails.length > 1 ? { guardrailsCost: guardrailsCosts(modes) } : {}),
       ...(soak !== undefined ? { soak } : {}),
       modes,
     };

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import type { BenchModel, BudgetSetting, JournalSetting, StorageSetting } from "./bench-args.ts";
+import type { BenchModel, BudgetSetting, GuardrailsSetting, JournalSetting, StorageSetting } from "./bench-args.ts";
 import { renioRelayId } from "./durable-write.ts";
 
 /** The relay settings a benchmark ran with, as reported. */
@@ -12,7 +12,18 @@ export interface RelaySettings {
   readonly models?: readonly BenchModel[];
   readonly budget: BudgetSetting;
   readonly storage: string;
+  /** When a Renio with guardrails ran (--guardrails), one Renio per setting, and its policy. */
+  readonly guardrails?: { readonly settings: readonly GuardrailsSetting[]; readonly policy: BenchGuardrailPolicy };
 }
+
+/** The policy of a guarded Renio under test. */
+export interface BenchGuardrailPolicy {
+  readonly id: string;
+  readonly detectors: readonly string[];
+}
+
+/** Every built-in detector (the groups `pii` and `credentials` cover all of them), on every call. */
+export const BENCH_GUARDRAIL_POLICY: BenchGuardrailPolicy = { id: "bench-all-detectors", detectors: ["pii", "credentials"] };
 
 /** Inputs for {@link benchRelayConfig}. */
 export interface BenchRelayConfigInput {
@@ -31,6 +42,8 @@ export interface BenchRelayConfigInput {
   readonly metricsToken?: string;
   /** Its server.upstreamClient (default: Renio's own default). */
   readonly upstreamClient?: "auto" | "socket" | "fetch";
+  /** A policy over every call, on requests and answers, with this action (default off: no guardrails section). */
+  readonly guardrails?: GuardrailsSetting;
 }
 
 /** A random caller secret for one benchmark run. */
@@ -44,7 +57,8 @@ export function benchSecret(): string {
  * A passthrough model is served by the mock as a `mock` provider (the OpenAI
  * call is forwarded as is); a translated one by the mock's Anthropic wire as an
  * `anthropic` provider with `translate: true`, so the OpenAI call is translated
- * to Anthropic Messages and the answer back.
+ * to Anthropic Messages and the answer back. With `guardrails` (log or redact), one policy applies
+ * to every call: every built-in detector over the request and the answer.
  */
 export function benchRelayConfig(input: BenchRelayConfigInput): Record<string, unknown> {
   const journalOn = input.journal !== "off";
@@ -67,6 +81,9 @@ export function benchRelayConfig(input: BenchRelayConfigInput): Record<string, u
     keys: [{ id: "bench", secret: input.secret }],
     budgets: budgetOn ? [{ id: input.budgetId ?? "bench-total", scope: "total", period: "total", limit: 9_000_000, mode: input.budget }] : [],
     prices: { [input.model.name]: { input: 1, output: 2 } },
+    ...(input.guardrails === undefined || input.guardrails === "off"
+      ? {}
+      : { guardrails: { policies: [{ id: BENCH_GUARDRAIL_POLICY.id, detectors: [...BENCH_GUARDRAIL_POLICY.detectors], request: input.guardrails, answer: input.guardrails }] } }),
   };
 }
 
@@ -79,6 +96,7 @@ export function relaySettings(
   budget: BudgetSetting,
   models: readonly BenchModel[],
   storages: readonly string[] = [SQLITE_STORAGE],
+  guardrails: readonly GuardrailsSetting[] = ["off"],
 ): RelaySettings {
   const journal = journals[0]!;
   const listed = models.length > 1 || models.some((model) => model.translated);
@@ -88,29 +106,46 @@ export function relaySettings(
     ...(listed ? { models } : {}),
     budget: journals.every((setting) => setting === "off") ? "off" : budget,
     storage: storages.join(" and "),
+    ...(guardrails.some((setting) => setting !== "off") ? { guardrails: { settings: guardrails, policy: BENCH_GUARDRAIL_POLICY } } : {}),
   };
 }
 
-/** One Renio a benchmark starts (per model): its storage and journal, report id and label, and a name for its directory and database. */
+/** One Renio a benchmark starts (per model): its storage, journal and guardrails, report id and label, and a name for its directory and database. */
 export interface RelayVariant {
   readonly storage: StorageSetting;
   readonly journal: JournalSetting;
+  readonly guardrails: GuardrailsSetting;
   readonly id: string;
   readonly label: string;
   /** Empty when only one Renio runs. */
   readonly name: string;
+  /** The id of the Renio identical but without guardrails, when one runs (the report sets them side by side). */
+  readonly unguarded?: string;
 }
 
 /**
- * One Renio per storage and journal setting, in that order. Ids: `renio` alone,
- * `renio-<journal>` for a journal list, `renio-<storage>-<journal>` for a storage list.
+ * One Renio per storage, journal and guardrails setting, in that order. Ids: `renio` alone,
+ * `renio-<journal>` for a journal list, `renio-<storage>-<journal>` for a storage list; a guarded
+ * Renio's id and label add its setting (`renio-guardrails-redact`, "Renio fsync, guardrails redact").
  */
-export function relayVariants(storages: readonly StorageSetting[], journals: readonly JournalSetting[]): RelayVariant[] {
+export function relayVariants(storages: readonly StorageSetting[], journals: readonly JournalSetting[], guardrails: readonly GuardrailsSetting[] = ["off"]): RelayVariant[] {
   return storages.flatMap((storage) =>
-    journals.map((journal) => {
+    journals.flatMap((journal) => {
       const parts = [...(storages.length > 1 ? [storage] : []), ...(journals.length > 1 ? [journal] : [])];
       const id = storages.length > 1 ? renioRelayId(journal, storage) : journals.length > 1 ? renioRelayId(journal) : "renio";
-      return { storage, journal, id, label: ["Renio", ...parts].join(" "), name: parts.join("-") };
+      const label = ["Renio", ...parts].join(" ");
+      return guardrails.map((setting): RelayVariant => {
+        if (setting === "off") return { storage, journal, guardrails: setting, id, label, name: parts.join("-") };
+        return {
+          storage,
+          journal,
+          guardrails: setting,
+          id: `${id}-guardrails-${setting}`,
+          label: `${label}, guardrails ${setting}`,
+          name: [...parts, "guardrails", setting].join("-"),
+          ...(guardrails.includes("off") ? { unguarded: id } : {}),
+        };
+      });
     }),
   );
 }

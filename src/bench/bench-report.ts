@@ -1,8 +1,9 @@
-import type { BenchMode } from "./bench-args.ts";
+import type { BenchMode, GuardrailsSetting } from "./bench-args.ts";
 import type { MachineInfo } from "./bench-machine.ts";
 import type { RelaySettings } from "./bench-relay-config.ts";
 import type { DiskFloor } from "./disk-floor.ts";
 import { durableWriteLines } from "./durable-write.ts";
+import { guardrailsCostTable } from "./guardrails-cost.ts";
 import { SOAK_ROUND_PER_WORKER, type SoakResult } from "./soak.ts";
 import type { LatencySummary, Overhead } from "./bench-stats.ts";
 import { formatMegabytes, formatMicros, formatMs, renderTable, type TableFormat } from "./bench-table.ts";
@@ -17,6 +18,8 @@ export interface RelayPoint {
   readonly model?: string;
   /** Served by translating the OpenAI call to an Anthropic-format upstream (and the answer back). */
   readonly translated?: true;
+  /** It ran with the bench's guardrail policy (--guardrails). */
+  readonly guardrails?: RelayGuardrails;
   readonly latency: LatencySummary;
   readonly overhead: Overhead;
   /** CPU seconds (user + sys) of the relay process per request served; absent when not measured. */
@@ -35,6 +38,14 @@ export interface RelayPoint {
   readonly rssPeakBytes?: number;
   /** First error message, when some requests failed. */
   readonly firstError?: string;
+}
+
+/** The guardrails of a Renio under test. */
+export interface RelayGuardrails {
+  /** What its policy does with a match, on requests and answers. */
+  readonly action: Exclude<GuardrailsSetting, "off">;
+  /** The id of the Renio measured beside it, identical but without guardrails. */
+  readonly unguarded?: string;
 }
 
 /** One concurrency level of one mode. */
@@ -66,6 +77,21 @@ export interface DurableWriteCost {
   readonly ratio: number;
   /** Median O_DSYNC write after the idle pause of a lone call of this mode (DiskFloor.paced), and fsyncMinusProcessMs over it, when measured. */
   readonly paced?: { readonly pauseMs: number; readonly floorMedianMs: number; readonly ratio: number };
+}
+
+/** What a guarded Renio's policy adds at one point: its overhead minus that of the Renio identical but without guardrails. */
+export interface GuardrailsCost {
+  readonly mode: BenchMode;
+  readonly concurrency: number;
+  /** Ids of the guarded and the unguarded Renio. */
+  readonly relay: string;
+  readonly unguarded: string;
+  /** Difference of the median overheads (ms): for streams, of the first token. */
+  readonly medianMs: number;
+  /** Difference of the P95 overheads (ms). */
+  readonly p95Ms: number;
+  /** Difference of the relay process's CPU per request (seconds), when measured for both. */
+  readonly cpuPerRequestSeconds?: number;
 }
 
 /** What was measured instead of Renio, when `--target` was given. */
@@ -101,6 +127,8 @@ export interface BenchReport {
   readonly diskFloor?: DiskFloor;
   /** Renio fsync − Renio process against the floor, when both ran (--journal fsync,process). */
   readonly durableWrite?: readonly DurableWriteCost[];
+  /** What the guardrail policy adds at each point, when guarded and unguarded Renios ran side by side (--guardrails off,…). */
+  readonly guardrailsCost?: readonly GuardrailsCost[];
   /** Soak mode (--duration): samples over time; `modes` is then empty. */
   readonly soak?: SoakResult;
   readonly modes: readonly ModeResult[];
@@ -108,7 +136,7 @@ export interface BenchReport {
 
 const TITLES: Record<BenchMode, string> = {
   json: "Non-streaming: end-to-end latency of a complete request",
-  stream: "Streaming: time to first token (request sent to the first data: chunk)",
+  stream: "Streaming: time to first token (request sent to the first chunk carrying text)",
 };
 
 /** Renders the report as text tables, Markdown, or JSON. */
@@ -126,6 +154,7 @@ export function renderReport(report: BenchReport, format: TableFormat | "json"):
     if (errors.length > 0) blocks.push(errors.join("\n"));
   }
   if (report.soak !== undefined) blocks.push(heading(`Soak: ${report.soak.durationSeconds} s at concurrency ${report.soak.concurrency}, non-streaming`), soakTable(report.soak, format), soakGrowthLine(report.soak));
+  if (report.guardrailsCost !== undefined && report.guardrailsCost.length > 0) blocks.push(heading("Guardrails: what the policy adds (guarded − unguarded)"), guardrailsCostTable(report, format));
   const disk = durableWriteLines(report.diskFloor, report.durableWrite);
   if (disk.length > 0) blocks.push(heading("Durable write"), disk.join("\n"));
   blocks.push(heading("Setup"), setupLines(report, format).join("\n"));
@@ -254,6 +283,7 @@ function setupLines(report: BenchReport, format: TableFormat): string[] {
     `${bullet}runtime: ${report.runtime} (load client, mock${report.target ? "" : ", relay"}${report.baseline ? ", passthrough" : ""})`,
     `${bullet}${subject}`,
     ...modelLines(report.relay, bullet),
+    ...guardrailsLines(report.relay, bullet),
     ...(report.mockCalls ? [`${bullet}the mock received ${report.mockCalls.openai} OpenAI-format and ${report.mockCalls.anthropic} Anthropic-format calls (warm-up included)`] : []),
     ...(report.baseline ? [`${bullet}baseline: bare fetch passthrough to the mock (renio passthrough), measured in the same rounds`] : []),
     `${bullet}method: ${report.soak ? `soak: after ${method.warmup} warm-up, direct and Renio rounds of ${report.soak.concurrency * SOAK_ROUND_PER_WORKER} requests in turn for ${report.soak.durationSeconds} s, sampled every ${report.soak.sampleSeconds} s` : `${method.requests} measured requests per point and target after ${method.warmup} warm-up; direct and relays in ${method.rounds} alternating rounds`}; ` +
@@ -274,6 +304,18 @@ function modelLines(relay: RelaySettings | undefined, bullet: string): string[] 
   return [
     `${bullet}models: ${relay.models.length > 1 ? "one Renio per model, measured in the same rounds: " : ""}${rows.join("; ")}`,
     `${bullet}direct, for every model: the client's own OpenAI request straight to the mock's /v1/chat/completions, so a translated row's overhead includes translating the request and the answer`,
+  ];
+}
+
+/** The guarded Renios' policy, and what they are compared with. */
+function guardrailsLines(relay: RelaySettings | undefined, bullet: string): string[] {
+  const guardrails = relay?.guardrails;
+  if (guardrails === undefined) return [];
+  const actions = guardrails.settings.filter((setting) => setting !== "off");
+  const side = guardrails.settings.length > 1 ? `one Renio per setting (${guardrails.settings.join(", ")}), measured in the same rounds, identical but for ` : "";
+  return [
+    `${bullet}guardrails: ${side}one policy (${guardrails.policy.id}) applying to every call: every built-in detector (${guardrails.policy.detectors.join(", ")}) over the request and the answer, ` +
+      `matches ${actions.map((action) => (action === "log" ? "logged" : "redacted")).join(" or ")}; the request scan and the stream holdback are in the path (the bench's prompt and the mock's text hold nothing they match)`,
   ];
 }
 

@@ -1,7 +1,7 @@
 import { concatArrays } from "../shared/array-concat.ts";
 import type { BenchMode, BenchOptions } from "./bench-args.ts";
 import type { Progress } from "./bench-progress.ts";
-import type { ModeResult, PointResult, RelayPoint } from "./bench-report.ts";
+import type { ModeResult, PointResult, RelayGuardrails, RelayPoint } from "./bench-report.ts";
 import { overheadOf, summarize } from "./bench-stats.ts";
 import { benchRequestBody, createLoadTarget, runRound, type LoadTarget, type RoundResult } from "./load-client.ts";
 import type { ProcessProbe } from "./process-usage.ts";
@@ -21,6 +21,8 @@ export interface MeasuredRelay {
   readonly model?: string;
   /** It serves the model by translating to an Anthropic-format upstream. */
   readonly translated?: boolean;
+  /** It runs with the bench's guardrail policy (--guardrails). */
+  readonly guardrails?: RelayGuardrails;
 }
 
 /** What {@link runMeasurements} measures. */
@@ -128,6 +130,7 @@ async function measurePoint(plan: MeasurementPlan, mode: BenchMode, concurrency:
         label: acc.relay!.label,
         ...(acc.relay!.model !== undefined ? { model: acc.relay!.model } : {}),
         ...(acc.relay!.translated ? { translated: true } : {}),
+        ...(acc.relay!.guardrails !== undefined ? { guardrails: acc.relay!.guardrails } : {}),
         latency: summary,
         overhead: overheadOf(direct!.summary, summary),
         ...(acc.cpuSeconds !== undefined && acc.served > 0 ? { cpuPerRequestSeconds: acc.cpuSeconds / acc.served } : {}),

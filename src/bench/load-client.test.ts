@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { chatHandler, startTestServer, type TestServer } from "../../test/support/bench-test-support.ts";
-import { benchRequestBody, createDataScanner, createLoadTarget, runRound } from "./load-client.ts";
+import { benchRequestBody, createDataScanner, createLoadTarget, createTextScanner, runRound } from "./load-client.ts";
 
 describe("createDataScanner", () => {
   const bytes = (text: string) => new TextEncoder().encode(text);
@@ -17,6 +17,27 @@ describe("createDataScanner", () => {
   it("does not match look-alikes and recovers after a false start", () => {
     assert.equal(createDataScanner()(bytes("dat a: date: metadata")), false);
     assert.equal(createDataScanner()(bytes("ddata:")), true);
+  });
+});
+
+describe("createTextScanner", () => {
+  const bytes = (text: string) => new TextEncoder().encode(text);
+
+  it("finds the first chunk with a non-empty content, inside one chunk and across chunk boundaries", () => {
+    assert.equal(createTextScanner()(bytes('data: {"choices":[{"delta":{"content":" lorem"}}]}\n\n')), true);
+    assert.equal(createTextScanner()(bytes('data: {"choices":[{"delta":{"content": "x"}}]}\n\n')), true, "a space after the colon");
+    const split = createTextScanner();
+    assert.equal(split(bytes('data: {"choices":[{"delta":{"cont')), false);
+    assert.equal(split(bytes('ent":')), false);
+    assert.equal(split(bytes('"')), false);
+    assert.equal(split(bytes("l")), true);
+  });
+
+  it("passes over a role chunk with empty content and chunks without content", () => {
+    const scan = createTextScanner();
+    assert.equal(scan(bytes('data: {"choices":[{"delta":{"role":"assistant","content":"","refusal":null}}]}\n\n')), false);
+    assert.equal(scan(bytes('data: {"choices":[{"delta":{"content":null}}]}\n\n: ping\n\n')), false);
+    assert.equal(scan(bytes('data: {"choices":[{"delta":{"content":"\\"quoted"}}]}\n\n')), true, "text starting with an escaped quote");
   });
 });
 
@@ -41,10 +62,14 @@ describe("runRound", () => {
         return;
       }
       if (body.includes('"stream":true') && request.headers["x-slow-tail"] === "1") {
+        // A role chunk at once, the first text 150 ms later, the end 300 ms after that.
         response.writeHead(200, { "content-type": "text/event-stream" });
         response.write(": comment\n\n");
-        response.write('data: {"n":1}\n\n');
-        setTimeout(() => response.end("data: [DONE]\n\n"), 300);
+        response.write('data: {"choices":[{"delta":{"role":"assistant","content":""}}]}\n\n');
+        setTimeout(() => {
+          response.write('data: {"choices":[{"delta":{"content":"hi"}}]}\n\n');
+          setTimeout(() => response.end("data: [DONE]\n\n"), 300);
+        }, 150);
         return;
       }
       chatHandler(request, body, response);
@@ -65,15 +90,16 @@ describe("runRound", () => {
     assert.ok(seen.every((r) => r.body === benchRequestBody("m", false) && r.headers["content-type"] === "application/json"));
   });
 
-  it("stops a streaming latency at the first data: chunk, then drains the rest", async () => {
+  it("stops a streaming latency at the first chunk carrying text (not the role chunk before it), then drains the rest", async () => {
     const target = createLoadTarget("t", `${server.url}/v1/chat/completions`, benchRequestBody("m", true), [["x-slow-tail", "1"]]);
     const started = performance.now();
     const result = await runRound(target, { concurrency: 1, count: 2, stream: true, signal: AbortSignal.timeout(10_000) });
     const wall = performance.now() - started;
     assert.equal(result.errors, 0);
     assert.equal(result.latencies.length, 2);
-    assert.ok(wall >= 600, "both streams were drained to their end");
-    assert.ok(result.latencies.every((ms) => ms < 300), `first data before the tail: ${[...result.latencies]}`);
+    assert.ok(wall >= 900, "both streams were drained to their end");
+    assert.ok(result.latencies.every((ms) => ms >= 145), `the role chunk did not stop the clock: ${[...result.latencies]}`);
+    assert.ok(result.latencies.every((ms) => ms < 450), `the first text before the tail: ${[...result.latencies]}`);
   });
 
   it("counts non-2xx answers as errors, not samples", async () => {

@@ -25,7 +25,7 @@ export interface RoundResult {
 export interface RoundSpec {
   readonly concurrency: number;
   readonly count: number;
-  /** Streaming: latency ends at the first chunk holding `data:`; else at the end of the body. */
+  /** Streaming: latency ends at the first chunk carrying text (a non-empty `content`); else at the end of the body. */
   readonly stream: boolean;
   /** Aborts every request in flight (the deadline). */
   readonly signal: AbortSignal;
@@ -53,7 +53,7 @@ export async function runRound(target: LoadTarget, spec: RoundSpec): Promise<Rou
   let done = 0;
   let errors = 0;
   let firstError: string | undefined;
-  const send = spec.stream ? timeToFirstData : timeToFullBody;
+  const send = spec.stream ? timeToFirstText : timeToFullBody;
   const worker = async (): Promise<void> => {
     while (next < spec.count && !spec.signal.aborted) {
       next++;
@@ -81,7 +81,7 @@ async function timeToFullBody(target: LoadTarget, signal: AbortSignal): Promise<
   return elapsed;
 }
 
-async function timeToFirstData(target: LoadTarget, signal: AbortSignal): Promise<number> {
+async function timeToFirstText(target: LoadTarget, signal: AbortSignal): Promise<number> {
   const start = performance.now();
   const response = await fetch(target.url, { method: "POST", headers: target.headers, body: target.body, signal });
   if (!response.ok || response.body === null) {
@@ -89,15 +89,36 @@ async function timeToFirstData(target: LoadTarget, signal: AbortSignal): Promise
     throw new Error(`HTTP ${response.status}: ${snippet(body)}`);
   }
   const reader = response.body.getReader();
-  const scanner = createDataScanner();
+  const scanner = createTextScanner();
   let first = -1;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     if (first < 0 && scanner(value)) first = performance.now() - start;
   }
-  if (first < 0) throw new Error("stream ended without a data: chunk");
+  if (first < 0) throw new Error("stream ended without a chunk carrying text");
   return first;
+}
+
+/** `"content":` then a string that is not empty (`"content":""` is a role chunk's). */
+const FIRST_TEXT = /"content":[ \t]*"[^"]/;
+/** Enough of the previous chunk's end to find the pattern across a chunk boundary (JSON between `:` and `"` is a few spaces at most). */
+const TEXT_TAIL = 64;
+
+/**
+ * A stateful scanner for the first chat completion chunk carrying text: a non-empty `content`,
+ * across chunk boundaries; true once seen. The first token a caller sees, where the first
+ * `data:` may be a role chunk without text (which a stream guard hands on before the text it holds back).
+ */
+export function createTextScanner(): (chunk: Uint8Array) => boolean {
+  const decoder = new TextDecoder();
+  let tail = "";
+  return (chunk) => {
+    const text = tail + decoder.decode(chunk, { stream: true });
+    if (FIRST_TEXT.test(text)) return true;
+    tail = text.slice(-TEXT_TAIL);
+    return false;
+  };
 }
 
 const PATTERN = [0x64, 0x61, 0x74, 0x61, 0x3a]; // "data:"

@@ -102,6 +102,28 @@ describe("renio bench (end to end, real processes on loopback)", () => {
     assert.deepEqual(report.mockCalls, { openai: 2 * 2 * 12, anthropic: 2 * 12 });
   });
 
+  it("measures a Renio with guardrails beside the same Renio without, in both modes, and what the policy adds", { timeout: 90_000 }, async () => {
+    const { code, stdout, stderr } = await renio(["bench", "--guardrails", "off,redact", "--requests", "10", "--warmup", "2", "--rounds", "2", "--concurrency", "1", "--json"], 80_000);
+    assert.equal(code, 0, stderr);
+    const report = JSON.parse(stdout) as BenchReport;
+    assert.deepEqual(report.relay?.guardrails, { settings: ["off", "redact"], policy: { id: "bench-all-detectors", detectors: ["pii", "credentials"] } });
+    assert.deepEqual(report.modes.map((mode) => mode.mode), ["json", "stream"]);
+    for (const mode of report.modes) {
+      const [point] = mode.points;
+      assert.equal(point!.direct.errors, 0);
+      assert.deepEqual(
+        point!.relays.map((relay) => [relay.id, relay.label, relay.guardrails, relay.latency.samples, relay.latency.errors]),
+        [["renio", "Renio", undefined, 10, 0], ["renio-guardrails-redact", "Renio, guardrails redact", { action: "redact", unguarded: "renio" }, 10, 0]],
+      );
+      const [plain, guarded] = point!.relays;
+      const cost = report.guardrailsCost!.find((candidate) => candidate.mode === mode.mode)!;
+      assert.deepEqual([cost.concurrency, cost.relay, cost.unguarded], [1, "renio-guardrails-redact", "renio"]);
+      assert.equal(cost.medianMs, guarded!.overhead.median - plain!.overhead.median);
+      assert.equal(cost.p95Ms, guarded!.overhead.p95 - plain!.overhead.p95);
+    }
+    assert.equal(report.guardrailsCost!.length, 2);
+  });
+
   it("soaks for a bounded time, sampling the relay's RSS, CPU and overhead in each interval", { timeout: 60_000 }, async () => {
     const { code, stdout, stderr } = await renio(["bench", "--duration", "3s", "--sample-seconds", "1", "--concurrency", "2", "--warmup", "5", "--json"], 50_000);
     assert.equal(code, 0, stderr);

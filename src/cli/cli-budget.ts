@@ -8,7 +8,7 @@ import { TARGET_OPTIONS, targetFlags, type TargetFlags } from "./cli-target.ts";
 import { REPORT_BY, REPORT_PERIODS, spendReport, type ReportRequest, type SpendReport, type SpendTotals } from "../budgets/spend-report.ts";
 import type { JournalReader, StoreMaintenance } from "../journal/journal-store.ts";
 import { parseSubcommand, usageLine, UsageError } from "../shared/cli-args.ts";
-import { scopeText } from "./cli-budgets.ts";
+import { BUDGET_ADMIN_SUBCOMMANDS, scopeText } from "./cli-budgets.ts";
 import { BUDGET_USAGE, wantsHelp } from "./cli-help.ts";
 import { printTable } from "./cli-table.ts";
 import { formatAmount as round } from "../shared/money.ts";
@@ -35,7 +35,7 @@ const REPORT_OPTIONS = {
 /** Validates `renio budget …` arguments; throws {@link UsageError}. Touches no store. */
 export function parseBudgetArgs(args: readonly string[]): BudgetCommand {
   if (wantsHelp(args)) return { sub: "help" };
-  const line = parseSubcommand(args, { status: STATUS_OPTIONS, reconcile: RECONCILE_OPTIONS, report: REPORT_OPTIONS });
+  const line = parseSubcommand(args, { status: STATUS_OPTIONS, reconcile: RECONCILE_OPTIONS, report: REPORT_OPTIONS }, {}, BUDGET_ADMIN_SUBCOMMANDS);
   const target = targetFlags(line.values);
   if (line.sub === "status") return { sub: "status", target, json: line.values.json };
   if (line.sub === "report") return { sub: "report", target, request: reportRequest(line.values, Date.now()), json: line.values.json };

@@ -14,9 +14,10 @@ import { usageLine, UsageError } from "../shared/cli-args.ts";
 import { executeJournalCommand, parseJournalArgs, type JournalCommand } from "./cli-journal.ts";
 
 /**
- * `renio journal …`, `renio budget …` and `renio alerts …`: validate the arguments, then find the
- * target (cli-target.ts) and say it on `err`, then read through the relay's admin API or open the store, run, close. Help goes to `out` (exit 0); a usage error is one
- * line on `err` (exit 2), and in both cases no config is read and no store is opened.
+ * `renio journal …`, `renio budget …` and `renio alerts …`: validate the arguments, find the
+ * target (cli-target.ts) and name it on `err`, then read through the relay's admin API or on
+ * the store. Help goes to `out` (exit 0); a usage error is one line on `err` (exit 2), and in
+ * both cases no config is read and nothing is contacted.
  */
 export async function runStoreCommand(
   command: "journal" | "budget" | "alerts",
@@ -25,8 +26,9 @@ export async function runStoreCommand(
   out: (line: string) => void,
   err: (line: string) => void,
 ): Promise<number> {
+  const usage = command === "journal" ? JOURNAL_USAGE : command === "budget" ? BUDGET_USAGE : ALERTS_USAGE;
   if (wantsHelp(args)) {
-    out(command === "journal" ? JOURNAL_USAGE : command === "budget" ? BUDGET_USAGE : ALERTS_USAGE);
+    out(usage);
     return 0;
   }
   let parsed:
@@ -45,7 +47,10 @@ export async function runStoreCommand(
     err(usageLine(command, error));
     return 2;
   }
-  if (parsed.action.sub === "help") return 0;
+  if (parsed.action.sub === "help") {
+    out(usage);
+    return 0;
+  }
   const target = await announcedTarget(command, parsed.action.target, err);
   if (target.kind === "relay") {
     const call = adminCall(target.url, target.token);

@@ -1,7 +1,7 @@
 import type { BudgetConfig } from "../config/config-schema.ts";
 import { budgetKey } from "./budget-key.ts";
 import { periodOf } from "./budget-plan.ts";
-import type { BudgetUsage } from "./budget-usage.ts";
+import type { BudgetUsage, DefinedBudget } from "./budget-usage.ts";
 import { fromNanos, sumAmounts, toNanos } from "../shared/money.ts";
 
 /**
@@ -112,7 +112,7 @@ const DAY_MS = 86_400_000;
 export function spendReport(
   request: ReportRequest,
   spend: readonly JournalSpend[],
-  budgets: readonly BudgetConfig[],
+  budgets: readonly DefinedBudget[],
   stored: readonly BudgetUsage[],
   currency: string,
 ): SpendReport {
@@ -141,7 +141,7 @@ export function spendReport(
  */
 function budgetRows(
   spend: readonly JournalSpend[],
-  budgets: readonly BudgetConfig[],
+  budgets: readonly DefinedBudget[],
   stored: readonly BudgetUsage[],
   request: ReportRequest,
 ): BudgetReconciliationRow[] {

@@ -1,5 +1,4 @@
 import { userInfo } from "node:os";
-import process from "node:process";
 import type { Config } from "../config/config-schema.ts";
 import { createKeyBody, keyChangeBody, keyListQuery, rotateKeyBody } from "../http/admin/admin-keys.ts";
 import { createKeyAdmin, type IssuedKey, type KeyView } from "../keys/key-admin.ts";
@@ -12,9 +11,6 @@ import { UsageError } from "../shared/cli-args.ts";
 
 /** What create and rotate answer (the admin API's body): the key and its secret. */
 export type Answer = Pick<IssuedKey, "key" | "secret">;
-
-/** The env variable `renio keys --url` and `renio audit --url` read the admin token from. */
-export const ADMIN_TOKEN_ENV = "RENIO_ADMIN_TOKEN";
 
 /**
  * Where `renio keys` and `renio audit` act: a running relay's admin API, or the store itself
@@ -33,17 +29,13 @@ export interface AdminTarget {
   close(): Promise<void>;
 }
 
-/** The admin API at `url`, authenticated with `$RENIO_ADMIN_TOKEN`. */
-export function httpAdminTarget(url: string, env: Readonly<Record<string, string | undefined>> = process.env): AdminTarget {
-  const token = env[ADMIN_TOKEN_ENV];
-  if (token === undefined || token === "") throw new UsageError(`--url needs the admin token in $${ADMIN_TOKEN_ENV}`);
-  let base: URL;
-  try {
-    base = new URL("/admin/", url);
-  } catch {
-    throw new UsageError(`--url must be the relay's base URL such as http://127.0.0.1:8080, got "${url}"`);
-  }
-  const call = async <T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> => {
+/** A call to the admin API of the relay at `url` with `token`: the JSON answer; a 400 is a {@link UsageError}, any other refusal an Error with the relay's message. */
+export type AdminCall = <T>(method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<T>;
+
+/** Calls to the admin API of the relay at `url` (a base URL such as http://127.0.0.1:8080), authenticated with `token`. */
+export function adminCall(url: string, token: string): AdminCall {
+  const base = new URL("/admin/", url);
+  return async <T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> => {
     let response: Response;
     try {
       response = await fetch(new URL(path, base), {
@@ -63,8 +55,24 @@ export function httpAdminTarget(url: string, env: Readonly<Record<string, string
       // not an error envelope: show the start of the body
     }
     if (response.status === 400) throw new UsageError(message);
-    throw new Error(`the relay answered ${response.status}: ${message}`);
+    throw new RelayRefusal(response.status, `the relay answered ${response.status}: ${message}`);
   };
+}
+
+/** The relay refused an admin call with `status` (other than 400). */
+export class RelayRefusal extends Error {
+  override name = "RelayRefusal";
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The admin API at `url`, authenticated with `token`. */
+export function httpAdminTarget(url: string, token: string): AdminTarget {
+  const call = adminCall(url, token);
   const id = (key: string) => `keys/${encodeURIComponent(key)}`;
   return {
     listKeys: async (filter) => (await call<{ data: KeyView[] }>("GET", `keys?${new URLSearchParams(filter)}`)).data,

@@ -1,17 +1,18 @@
 import type { AlertEvent, AlertOutbox, AlertStatus } from "../alerts/alert-outbox.ts";
-import { CONFIG_OPTION, parseSubcommand } from "../shared/cli-args.ts";
+import { parseSubcommand } from "../shared/cli-args.ts";
+import { TARGET_OPTIONS, targetFlags, type TargetFlags } from "./cli-target.ts";
 
 /** A validated `renio alerts` command line. */
 export interface AlertsCommand {
   readonly sub: "list";
-  readonly configPath: string | undefined;
+  readonly target: TargetFlags;
   readonly status: AlertStatus | undefined;
   readonly limit: number;
   readonly json: boolean;
 }
 
 const LIST_OPTIONS = {
-  config: CONFIG_OPTION,
+  ...TARGET_OPTIONS,
   status: { type: "string", oneOf: ["pending", "delivered", "failed"] },
   limit: { type: "integer", min: 1, max: 10_000, default: 50 },
   json: { type: "boolean" },
@@ -20,7 +21,7 @@ const LIST_OPTIONS = {
 /** Validates `renio alerts …` arguments; throws UsageError. Touches no store. */
 export function parseAlertsArgs(args: readonly string[]): AlertsCommand {
   const { values } = parseSubcommand(args, { list: LIST_OPTIONS });
-  return { sub: "list", configPath: values.config, status: values.status as AlertStatus | undefined, limit: values.limit, json: values.json };
+  return { sub: "list", target: targetFlags(values), status: values.status as AlertStatus | undefined, limit: values.limit, json: values.json };
 }
 
 /** Lists the outbox, newest first: a table, or the events as JSON. */

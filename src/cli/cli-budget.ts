@@ -1,36 +1,27 @@
 import type { BudgetMode } from "../budgets/budget-definition.ts";
 import type { BudgetConfig } from "../config/config-schema.ts";
-import { configuredUsage, currentRows } from "../budgets/budget-usage.ts";
+import { budgetsInForce } from "../budgets/budget-usage.ts";
+import { budgetStatus, type BudgetStatus } from "../budgets/budget-status.ts";
+import type { BudgetDefinitionStore } from "../budgets/budget-store.ts";
+import type { BudgetReader } from "./relay-reader.ts";
+import { TARGET_OPTIONS, targetFlags, type TargetFlags } from "./cli-target.ts";
 import { REPORT_BY, REPORT_PERIODS, spendReport, type ReportRequest, type SpendReport, type SpendTotals } from "../budgets/spend-report.ts";
 import type { JournalReader, StoreMaintenance } from "../journal/journal-store.ts";
-import { CONFIG_OPTION, parseSubcommand, usageLine, UsageError } from "../shared/cli-args.ts";
-import { scopeText } from "./cli-budgets.ts";
+import { parseSubcommand, usageLine, UsageError } from "../shared/cli-args.ts";
+import { BUDGET_ADMIN_SUBCOMMANDS, scopeText } from "./cli-budgets.ts";
 import { BUDGET_USAGE, wantsHelp } from "./cli-help.ts";
 import { printTable } from "./cli-table.ts";
 import { formatAmount as round } from "../shared/money.ts";
 import { parseTime } from "./cli-journal.ts";
 
-/** One configured budget in its current period. */
-export interface BudgetStatusRow {
-  budgetId: string;
-  scope: string;
-  period: string;
-  /** The mode in effect: the budget's own, else the config's `budget.mode`. */
-  mode: BudgetMode;
-  limit: number;
-  spent: number;
-  reserved: number;
-  remaining: number;
-}
-
-/** A validated `renio budget` command line; `configPath` is its `--config FILE`, if any. */
+/** A validated `renio budget` command line; `target` is its `--url` and `--config`. */
 export type BudgetCommand =
   | { readonly sub: "help" }
-  | { readonly sub: "status"; readonly configPath: string | undefined; readonly json: boolean }
-  | { readonly sub: "reconcile"; readonly configPath: string | undefined; readonly costAt: "reserved" | "zero"; readonly json: boolean }
-  | { readonly sub: "report"; readonly configPath: string | undefined; readonly request: ReportRequest; readonly json: boolean };
+  | { readonly sub: "status"; readonly target: TargetFlags; readonly json: boolean }
+  | { readonly sub: "reconcile"; readonly target: TargetFlags; readonly costAt: "reserved" | "zero"; readonly json: boolean }
+  | { readonly sub: "report"; readonly target: TargetFlags; readonly request: ReportRequest; readonly json: boolean };
 
-const STATUS_OPTIONS = { config: CONFIG_OPTION, json: { type: "boolean" } } as const;
+const STATUS_OPTIONS = { ...TARGET_OPTIONS, json: { type: "boolean" } } as const;
 const RECONCILE_OPTIONS = { ...STATUS_OPTIONS, "cost-at": { type: "string", oneOf: ["reserved", "zero"], default: "reserved" } } as const;
 const REPORT_OPTIONS = {
   ...STATUS_OPTIONS,
@@ -44,10 +35,11 @@ const REPORT_OPTIONS = {
 /** Validates `renio budget …` arguments; throws {@link UsageError}. Touches no store. */
 export function parseBudgetArgs(args: readonly string[]): BudgetCommand {
   if (wantsHelp(args)) return { sub: "help" };
-  const line = parseSubcommand(args, { status: STATUS_OPTIONS, reconcile: RECONCILE_OPTIONS, report: REPORT_OPTIONS });
-  if (line.sub === "status") return { sub: "status", configPath: line.values.config, json: line.values.json };
-  if (line.sub === "report") return { sub: "report", configPath: line.values.config, request: reportRequest(line.values, Date.now()), json: line.values.json };
-  return { sub: "reconcile", configPath: line.values.config, costAt: line.values["cost-at"], json: line.values.json };
+  const line = parseSubcommand(args, { status: STATUS_OPTIONS, reconcile: RECONCILE_OPTIONS, report: REPORT_OPTIONS }, {}, BUDGET_ADMIN_SUBCOMMANDS);
+  const target = targetFlags(line.values);
+  if (line.sub === "status") return { sub: "status", target, json: line.values.json };
+  if (line.sub === "report") return { sub: "report", target, request: reportRequest(line.values, Date.now()), json: line.values.json };
+  return { sub: "reconcile", target, costAt: line.values["cost-at"], json: line.values.json };
 }
 
 /** The report asked for by `report`'s options; `--period` does not combine with `--by budget`. */
@@ -70,30 +62,41 @@ export interface BudgetSettings {
   readonly currency: string;
 }
 
-/** What `renio budget` needs of the store: budget rows for `status`, settlement for `reconcile`, journal sums for `report`. */
-type BudgetCommandStore = JournalReader & Pick<StoreMaintenance, "reconcile">;
+/** What `renio budget` needs of a store: budgets and their rows for `status`, settlement for `reconcile`, journal sums for `report`. */
+export type BudgetCommandStore = JournalReader & Pick<StoreMaintenance, "reconcile"> & Pick<BudgetDefinitionStore, "listBudgets">;
 
-/** Runs a parsed `renio budget` command against an open store; writes lines through `out`. */
-export async function executeBudgetCommand(command: BudgetCommand, store: BudgetCommandStore, settings: BudgetSettings, out: (line: string) => void): Promise<void> {
+/** `status` and `report` on a store: the config's budgets and those created at run time. */
+export function storeBudgetReader(store: BudgetCommandStore, settings: BudgetSettings): BudgetReader {
+  const inForce = async () => budgetsInForce(settings.budgets, await store.listBudgets());
+  return {
+    status: async () => budgetStatus(store, await inForce(), settings.defaultMode, new Date()),
+    report: async (request) => {
+      const spend = await store.journalSpend({ since: request.since, until: request.until });
+      if (request.by !== "budget") return spendReport(request, spend, [], [], settings.currency);
+      return spendReport(request, spend, await inForce(), await store.budgetUsage(), settings.currency);
+    },
+  };
+}
+
+/** Runs a parsed `renio budget` command on `reader` (`reconcile`: on `store`, absent through a relay); writes lines through `out`. */
+export async function executeBudgetCommand(command: BudgetCommand, reader: BudgetReader, store: Pick<StoreMaintenance, "reconcile"> | undefined, out: (line: string) => void): Promise<void> {
   if (command.sub === "help") {
     out(BUDGET_USAGE);
     return;
   }
   if (command.sub === "status") {
-    const rows = await budgetStatus(store, settings.budgets, settings.defaultMode, new Date());
+    const rows = (await reader.status()).map((row) => ({ ...row, scope: scopeText(row.scope) }));
     if (command.json) out(JSON.stringify(rows, null, 2));
     else printStatus(rows, out);
     return;
   }
   if (command.sub === "report") {
-    const { request } = command;
-    const spend = await store.journalSpend({ since: request.since, until: request.until });
-    const stored = request.by === "budget" ? await store.budgetUsage() : [];
-    const report = spendReport(request, spend, settings.budgets, stored, settings.currency);
+    const report = await reader.report(command.request);
     if (command.json) out(JSON.stringify(report, null, 2));
     else printReport(report, out);
     return;
   }
+  if (store === undefined) throw new UsageError("reconcile settles the store of a stopped relay: give --config, not --url");
   const result = await store.reconcile(command.costAt, Date.now());
   if (command.json) out(JSON.stringify(result));
   else out(`reconciled ${result.entries} interrupted call(s): ${round(result.charged)} charged, ${round(result.released)} released`);
@@ -120,25 +123,9 @@ export async function runBudgetCommand(
     (options.err ?? out)(usageLine("budget", error));
     return 2;
   }
-  await executeBudgetCommand(command, store, { budgets, defaultMode: options.defaultMode ?? "strict", currency: options.currency ?? "USD" }, out);
+  await executeBudgetCommand(command, storeBudgetReader(store, { budgets, defaultMode: options.defaultMode ?? "strict", currency: options.currency ?? "USD" }), store, out);
   return 0;
 }
-
-/** Every configured budget in the period `now` falls in, with its stored usage (zero if none yet) and the mode in effect. */
-export async function budgetStatus(store: JournalReader, budgets: readonly BudgetConfig[], defaultMode: BudgetMode, now: Date): Promise<BudgetStatusRow[]> {
-  const stored = await store.budgetUsage(currentRows(budgets, now));
-  return configuredUsage(budgets, stored, now).map(({ budget: b, usage: u }) => ({
-    budgetId: b.id,
-    scope: scopeText(b.scope),
-    period: u.period,
-    mode: b.mode ?? defaultMode,
-    limit: u.limit,
-    spent: u.spent,
-    reserved: u.reserved,
-    remaining: u.remaining,
-  }));
-}
-
 
 /** The report as a table: one line per row, then the total and the currency. */
 function printReport(report: SpendReport, out: (line: string) => void): void {
@@ -159,12 +146,12 @@ function printReport(report: SpendReport, out: (line: string) => void): void {
   out(`amounts in ${report.currency}; ESTIMATED: charged at the reservation without the provider's usage (interrupted, cut, timed out); RESERVED: what those calls held against their budgets until they settled`);
 }
 
-function printStatus(rows: readonly BudgetStatusRow[], out: (line: string) => void): void {
+function printStatus(rows: ReadonlyArray<Omit<BudgetStatus, "scope"> & { scope: string }>, out: (line: string) => void): void {
   if (rows.length === 0) {
-    out("(no budgets configured)");
+    out("(no budgets)");
     return;
   }
   const header = ["BUDGET", "SCOPE", "PERIOD", "MODE", "LIMIT", "SPENT", "RESERVED", "REMAINING"];
-  const cells = rows.map((r) => [r.budgetId, r.scope, r.period, r.mode, round(r.limit), round(r.spent), round(r.reserved), round(r.remaining)]);
+  const cells = rows.map((r) => [r.budgetId, r.scope, r.period, r.paused ? `${r.mode} (paused)` : r.mode, round(r.limit), round(r.spent), round(r.reserved), round(r.remaining)]);
   printTable(header, cells, out);
 }

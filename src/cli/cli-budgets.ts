@@ -1,10 +1,10 @@
-import process from "node:process";
 import type { StoredBudget } from "../budgets/budget-definition.ts";
 import type { BudgetConfig } from "../config/config-schema.ts";
 import type { BudgetListing } from "../budgets/budget-admin.ts";
 import { BudgetRequestError, type BudgetClient } from "./budget-client.ts";
-import { CONFIG_OPTION, parseSubcommand, subcommandOf, UsageError } from "../shared/cli-args.ts";
+import { parseSubcommand, subcommandOf, UsageError } from "../shared/cli-args.ts";
 import { printTable } from "./cli-table.ts";
+import { TARGET_OPTIONS, targetFlags, type TargetFlags } from "./cli-target.ts";
 import { formatAmount as round } from "../shared/money.ts";
 import type { BooksReport } from "../budgets/books-check.ts";
 
@@ -14,18 +14,13 @@ import type { BooksReport } from "../budgets/books-check.ts";
  */
 export const BUDGET_ADMIN_SUBCOMMANDS = ["list", "set", "delete", "pause", "resume", "check"] as const;
 
-/** The environment variable holding the admin token for `--url`. */
-export const ADMIN_TOKEN_ENV = "RENIO_ADMIN_TOKEN";
-
-/** Where a `renio budgets` command acts: a running relay's admin API, or the configured store. */
-export type BudgetTarget = { readonly url: string; readonly token: string } | { readonly configPath: string | undefined };
 
 /** A validated `renio budgets …` command line. */
 export type BudgetAdminCommand =
-  | { readonly sub: "list"; readonly target: BudgetTarget; readonly json: boolean }
-  | { readonly sub: "check"; readonly target: BudgetTarget; readonly json: boolean }
-  | { readonly sub: "set"; readonly target: BudgetTarget; readonly json: boolean; readonly id: string; readonly fields: SetFields }
-  | { readonly sub: "delete" | "pause" | "resume"; readonly target: BudgetTarget; readonly json: boolean; readonly id: string };
+  | { readonly sub: "list"; readonly target: TargetFlags; readonly json: boolean }
+  | { readonly sub: "check"; readonly target: TargetFlags; readonly json: boolean }
+  | { readonly sub: "set"; readonly target: TargetFlags; readonly json: boolean; readonly id: string; readonly fields: SetFields }
+  | { readonly sub: "delete" | "pause" | "resume"; readonly target: TargetFlags; readonly json: boolean; readonly id: string };
 
 /** What `set` was given (absent: unchanged, or the default when created). */
 export interface SetFields {
@@ -35,7 +30,7 @@ export interface SetFields {
   readonly mode?: "strict" | "observe";
 }
 
-const TARGET = { url: { type: "string", valueName: "a URL" }, config: CONFIG_OPTION, json: { type: "boolean" } } as const;
+const TARGET = { ...TARGET_OPTIONS, json: { type: "boolean" } } as const;
 const SET = {
   ...TARGET,
   scope: { type: "string", valueName: "total, project:NAME or key:ID" },
@@ -50,17 +45,10 @@ export function isBudgetAdminLine(args: readonly string[]): boolean {
 }
 
 /** Validates `renio budgets list|set|delete|pause|resume …`; throws {@link UsageError}. Touches no store or network. */
-export function parseBudgetAdminArgs(args: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env): BudgetAdminCommand {
+export function parseBudgetAdminArgs(args: readonly string[]): BudgetAdminCommand {
   const line = parseSubcommand(args, { list: TARGET, set: SET, delete: TARGET, pause: TARGET, resume: TARGET, check: TARGET }, { set: 1, delete: 1, pause: 1, resume: 1 });
-  const { url, config, json } = line.values;
-  if (url !== undefined && config !== undefined) throw new UsageError("give --url (a running relay) or --config (its store), not both");
-  let target: BudgetTarget = { configPath: config };
-  if (url !== undefined) {
-    if (!/^https?:\/\//.test(url)) throw new UsageError(`--url must start with http:// or https://, got "${url}"`);
-    const token = env[ADMIN_TOKEN_ENV];
-    if (!token) throw new UsageError(`--url needs the admin token in ${ADMIN_TOKEN_ENV}`);
-    target = { url, token };
-  }
+  const { json } = line.values;
+  const target = targetFlags(line.values);
   if (line.sub === "list") return { sub: "list", target, json };
   if (line.sub === "check") return { sub: "check", target, json };
   const id = line.positionals[0];

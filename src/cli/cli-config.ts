@@ -19,7 +19,7 @@ export async function runConfigCommand(args: string[], out: (line: string) => vo
     out(JSON.stringify(z.toJSONSchema(configSchema, { io: "input" }), null, 2));
     return 0;
   }
-  if (sub !== "check") throw badSubcommand(sub);
+  if (sub !== "check") throw badSubcommand(sub, ["check", "schema"]);
   const [given] = parseOptions(rest, {}, 1).positionals;
   if (given === undefined && envValue(process.env, CONFIG_ENV) === undefined) throw new UsageError(`check needs a FILE (or ${CONFIG_ENV})`);
   try {

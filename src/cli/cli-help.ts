@@ -4,6 +4,8 @@ interface CommandHelp {
   readonly synopsis: readonly string[];
   /** What it does, one line. */
   readonly summary: string;
+  /** Whether it takes a TARGET (a relay or a store), explained after the summary. */
+  readonly targeted?: boolean;
 }
 
 const SERVE: CommandHelp = {
@@ -34,31 +36,38 @@ const CONFIG: CommandHelp = {
   synopsis: ["config check FILE", "config schema"],
   summary: "check: validate a JSONC or YAML config (FILE or RENIO_CONFIG, env applied; every problem, exit 2); schema: its JSON Schema",
 };
+/** What `[TARGET]` is, in every usage that takes one (cli-target.ts). */
+const TARGET_HELP =
+  "TARGET: --url URL (a running relay; admin token in RENIO_ADMIN_TOKEN) or --config FILE (its store; --config default:\n" +
+  "        the embedded default's, in the folder `renio serve` ran in); else RENIO_URL or RENIO_CONFIG; else renio.yaml,\n" +
+  "        renio.yml, renio.jsonc or renio.json in the working folder; else exit 2. The command names on stderr what it acted on.";
 const JOURNAL: CommandHelp = {
   synopsis: [
-    "journal list [--config FILE] [--since ISO|2h|7d] [--until ISO|2h] [--key ID] [--request-id ID] [--outcome X] [--limit N] [--json]",
-    "journal export [--config FILE] --format jsonl|csv [--since …] [--until …] [--key ID] [--request-id ID] [--outcome X]",
-    "journal show ID [--config FILE] [--json]          one entry with its upstream attempts",
-    "journal quarantine [--config FILE] [--since ISO|2h|7d] [--limit N] [--json]   records the database refused",
+    "journal list [TARGET] [--since ISO|2h|7d] [--until ISO|2h] [--key ID] [--request-id ID] [--outcome X] [--limit N] [--json]",
+    "journal export [TARGET] --format jsonl|csv [--since …] [--until …] [--key ID] [--request-id ID] [--outcome X]",
+    "journal show ID [TARGET] [--json]          one entry with its upstream attempts",
+    "journal quarantine [TARGET] [--since ISO|2h|7d] [--limit N] [--json]   records the database refused",
   ],
-  summary: "read the journal of the configured store (default config: ./.renio/renio.db)",
+  summary: "read the journal",
+  targeted: true,
 };
 const BUDGET: CommandHelp = {
   synopsis: [
-    "budget status [--config FILE] [--json]",
-    "budget reconcile [--config FILE] [--cost-at reserved|zero] [--json]",
-    "budget report [--config FILE] [--by key|project|model|budget] [--period day|month]\n[--since ISO|2h|7d] [--until ISO|2h] [--json]",
-    "budget list [--url URL | --config FILE] [--json]",
-    "budget set ID [--scope total|project:NAME|key:ID] [--period day|month|total] [--limit N]\n[--mode strict|observe] [--url URL | --config FILE] [--json]",
-    "budget delete|pause|resume ID [--url URL | --config FILE] [--json]",
-    "budget check [--url URL | --config FILE] [--json]",
+    "budget status [TARGET] [--json]",
+    "budget reconcile [TARGET] [--cost-at reserved|zero] [--json]",
+    "budget report [TARGET] [--by key|project|model|budget] [--period day|month]\n[--since ISO|2h|7d] [--until ISO|2h] [--json]",
+    "budget list [TARGET] [--json]",
+    "budget set ID [--scope total|project:NAME|key:ID] [--period day|month|total] [--limit N]\n[--mode strict|observe] [TARGET] [--json]",
+    "budget delete|pause|resume ID [TARGET] [--json]",
+    "budget check [TARGET] [--json]",
   ],
   summary:
-    "status: every configured budget in its current period; reconcile: settle calls a crash left interrupted;\n" +
+    "status: every budget (config and run time) in its current period; reconcile: settle calls a crash left interrupted;\n" +
     "        check: every budget row against the journal (reserved = calls in flight, spent = their cost; exit 1 on drift);\n" +
     "        report: journal spend (provider-reported vs estimated) by key, project, model or budget;\n" +
-    "        list, set, delete, pause, resume: budgets of the config and the store, through a running relay (--url,\n" +
-    "        admin token in RENIO_ADMIN_TOKEN) or on the store directly (--config); `renio budgets` is the same command",
+    "        list, set, delete, pause, resume: budgets of the config and the store; `renio budgets` is the same command;\n" +
+    "        reconcile works on the store, not through a relay",
+  targeted: true,
 };
 const KEYS: CommandHelp = {
   synopsis: [
@@ -69,15 +78,18 @@ const KEYS: CommandHelp = {
     "keys revoke ID [TARGET] [--json]",
     "keys rotate ID [--grace SECONDS|1h] [--idempotency-key K] [TARGET] [--json]",
   ],
-  summary: "manage stored keys (the secret is shown once); TARGET: --url URL of a running relay (admin token in $RENIO_ADMIN_TOKEN) or --config FILE (its store)",
+  summary: "manage stored keys (the secret is shown once)",
+  targeted: true,
 };
 const AUDIT: CommandHelp = {
-  synopsis: ["audit list [--since ISO|2h|7d] [--until …] [--actor A] [--action X] [--target T] [--limit N] [--url URL | --config FILE] [--json]"],
+  synopsis: ["audit list [--since ISO|2h|7d] [--until …] [--actor A] [--action X] [--target T] [--limit N] [TARGET] [--json]"],
   summary: "admin actions, newest first: who, what, on what (before/after with --json; never a secret)",
+  targeted: true,
 };
 const ALERTS: CommandHelp = {
-  synopsis: ["alerts list [--config FILE] [--status pending|delivered|failed] [--limit N] [--json]"],
-  summary: "the alert outbox of the configured store: each event with its status, attempts and last error",
+  synopsis: ["alerts list [TARGET] [--status pending|delivered|failed] [--limit N] [--json]"],
+  summary: "the alert outbox: each event with its status, attempts and last error",
+  targeted: true,
 };
 const PRICES: CommandHelp = {
   synopsis: ["prices list"],
@@ -92,7 +104,7 @@ function indented(prefix: string, line: string): string {
 
 function usage(help: CommandHelp): string {
   const lines = help.synopsis.map((line, i) => indented(i === 0 ? "usage: renio " : "       renio ", line));
-  return `${lines.join("\n")}\n\n${help.summary}`;
+  return `${lines.join("\n")}\n\n${help.summary}${help.targeted ? `\n\n${TARGET_HELP}` : ""}`;
 }
 
 /** `renio serve --help`. */
@@ -132,6 +144,7 @@ usage: renio <command> [options]        (renio <command> --help: that command's 
 
 commands:
 ${[SERVE, MOCK, BENCH, PASSTHROUGH, CONFIG, JOURNAL, BUDGET, ALERTS, KEYS, AUDIT, PRICES].map(entry).join("\n")}
+${TARGET_HELP.replace("TARGET:", "  TARGET:")}
   help [COMMAND], --help
         this text, or that command's usage
   version, --version

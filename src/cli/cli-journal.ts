@@ -1,22 +1,23 @@
 import type { JournalEntry } from "../shared/journal-records.ts";
 import type { JournalQuery, JournalReader, QuarantinedRecord, QuarantineStore } from "../journal/journal-store.ts";
-import { CONFIG_OPTION, durationMs, parseSubcommand, usageLine, UsageError } from "../shared/cli-args.ts";
+import { durationMs, parseSubcommand, usageLine, UsageError } from "../shared/cli-args.ts";
 import { JOURNAL_USAGE, wantsHelp } from "./cli-help.ts";
+import { TARGET_OPTIONS, targetFlags, type TargetFlags } from "./cli-target.ts";
 import { formatAmount } from "../shared/money.ts";
 
-/** A validated `renio journal` command line; `configPath` is its `--config FILE`, if any. */
+/** A validated `renio journal` command line; `target` is its `--url` and `--config`. */
 export type JournalCommand =
   | { readonly sub: "help" }
-  | { readonly sub: "list"; readonly configPath: string | undefined; readonly query: Omit<JournalQuery, "limit">; readonly limit: number; readonly json: boolean }
-  | { readonly sub: "export"; readonly configPath: string | undefined; readonly query: Omit<JournalQuery, "limit">; readonly format: "jsonl" | "csv" }
-  | { readonly sub: "show"; readonly configPath: string | undefined; readonly id: string; readonly json: boolean }
-  | { readonly sub: "quarantine"; readonly configPath: string | undefined; readonly since: number | undefined; readonly limit: number; readonly json: boolean };
+  | { readonly sub: "list"; readonly target: TargetFlags; readonly query: Omit<JournalQuery, "limit">; readonly limit: number; readonly json: boolean }
+  | { readonly sub: "export"; readonly target: TargetFlags; readonly query: Omit<JournalQuery, "limit">; readonly format: "jsonl" | "csv" }
+  | { readonly sub: "show"; readonly target: TargetFlags; readonly id: string; readonly json: boolean }
+  | { readonly sub: "quarantine"; readonly target: TargetFlags; readonly since: number | undefined; readonly limit: number; readonly json: boolean };
 
 /** What `renio journal` reads: the journal, and the records the database refused. */
-export type JournalCommandStore = JournalReader & Pick<QuarantineStore, "listQuarantine">;
+export type JournalCommandStore = Pick<JournalReader, "listJournal"> & Pick<QuarantineStore, "listQuarantine">;
 
 const FILTERS = {
-  config: CONFIG_OPTION,
+  ...TARGET_OPTIONS,
   since: { type: "string" },
   until: { type: "string" },
   key: { type: "string" },
@@ -25,8 +26,8 @@ const FILTERS = {
 } as const;
 const LIST_OPTIONS = { ...FILTERS, limit: { type: "integer", min: 1, default: 50 }, json: { type: "boolean" } } as const;
 const EXPORT_OPTIONS = { ...FILTERS, format: { type: "string", oneOf: ["jsonl", "csv"], required: true } } as const;
-const SHOW_OPTIONS = { config: CONFIG_OPTION, json: { type: "boolean" } } as const;
-const QUARANTINE_OPTIONS = { config: CONFIG_OPTION, since: { type: "string" }, limit: { type: "integer", min: 1, default: 50 }, json: { type: "boolean" } } as const;
+const SHOW_OPTIONS = { ...TARGET_OPTIONS, json: { type: "boolean" } } as const;
+const QUARANTINE_OPTIONS = { ...TARGET_OPTIONS, since: { type: "string" }, limit: { type: "integer", min: 1, default: 50 }, json: { type: "boolean" } } as const;
 
 /** Validates `renio journal …` arguments; throws {@link UsageError}. Touches no store. */
 export function parseJournalArgs(args: readonly string[], now: number): JournalCommand {
@@ -34,19 +35,19 @@ export function parseJournalArgs(args: readonly string[], now: number): JournalC
   const line = parseSubcommand(args, { list: LIST_OPTIONS, export: EXPORT_OPTIONS, show: SHOW_OPTIONS, quarantine: QUARANTINE_OPTIONS }, { show: 1 });
   if (line.sub === "quarantine") {
     const { values } = line;
-    return { sub: "quarantine", configPath: values.config, since: values.since === undefined ? undefined : parseTime(values.since, now, "--since"), limit: values.limit, json: values.json };
+    return { sub: "quarantine", target: targetFlags(values), since: values.since === undefined ? undefined : parseTime(values.since, now, "--since"), limit: values.limit, json: values.json };
   }
   if (line.sub === "show") {
     const id = line.positionals[0];
     if (id === undefined) throw new UsageError("journal show needs the entry id (from journal list, or a response's x-request-id)");
-    return { sub: "show", configPath: line.values.config, id, json: line.values.json };
+    return { sub: "show", target: targetFlags(line.values), id, json: line.values.json };
   }
   if (line.sub === "list") {
     const { values } = line;
-    return { sub: "list", configPath: values.config, query: toQuery(values, now), limit: values.limit, json: values.json };
+    return { sub: "list", target: targetFlags(values), query: toQuery(values, now), limit: values.limit, json: values.json };
   }
   const { values } = line;
-  return { sub: "export", configPath: values.config, query: toQuery(values, now), format: values.format };
+  return { sub: "export", target: targetFlags(values), query: toQuery(values, now), format: values.format };
 }
 
 /** Runs a parsed `renio journal` command against an open store; writes lines through `out` (a missing entry on `err`); returns the exit code. */

@@ -1,14 +1,13 @@
-import { DEFAULT_CONFIG } from "../config/default-config.ts";
-import { loadConfigFile, validateConfig } from "../config/config-load.ts";
 import type { KeyView } from "../keys/key-admin.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import type { AuditEvent, AuditQuery } from "../shared/audit.ts";
 import { httpAdminTarget, storeAdminTarget, type AdminTarget, type Answer } from "./admin-target.ts";
-import { CONFIG_OPTION, durationMs, parseSubcommand, usageLine, UsageError } from "../shared/cli-args.ts";
+import { durationMs, parseSubcommand, usageLine, UsageError } from "../shared/cli-args.ts";
 import { AUDIT_USAGE, KEYS_USAGE, wantsHelp } from "./cli-help.ts";
 import { parseTime } from "./cli-journal.ts";
+import { announcedTarget, TARGET_OPTIONS, targetFlags, type TargetFlags } from "./cli-target.ts";
 
-const TARGET = { url: { type: "string", valueName: "a URL" }, config: CONFIG_OPTION, json: { type: "boolean" } } as const;
+const TARGET = { ...TARGET_OPTIONS, json: { type: "boolean" } } as const;
 const SCOPES = { project: { type: "string" }, model: { type: "string", multiple: true }, region: { type: "string", multiple: true } } as const;
 const SETTINGS = {
   ...SCOPES,
@@ -37,16 +36,14 @@ const AUDIT_SUBCOMMANDS = {
 
 /** What a `renio keys` or `renio audit` line asks, validated before anything is contacted. */
 interface AdminCommand {
-  readonly url: string | undefined;
-  readonly configPath: string | undefined;
+  readonly target: TargetFlags;
   readonly json: boolean;
   run(target: AdminTarget, out: (line: string) => void): Promise<void>;
 }
 
 /**
- * `renio keys create|list|show|rotate|revoke` and `renio audit list`: against a running relay
- * (`--url`, token from `$RENIO_ADMIN_TOKEN`) or the configured store (`--config FILE`, default
- * the embedded default's). A usage error is one line on `err` (exit 2); nothing is contacted.
+ * `renio keys create|list|show|rotate|revoke` and `renio audit list`: against a running relay's
+ * admin API or the configured store, by the targeting rule of cli-target.ts. A usage error is one line on `err` (exit 2); nothing is contacted.
  */
 export async function runAdminCommand(
   command: "keys" | "audit",
@@ -62,18 +59,13 @@ export async function runAdminCommand(
   let parsed: AdminCommand;
   try {
     parsed = command === "keys" ? parseKeysArgs(args, Date.now()) : parseAuditArgs(args, Date.now());
-    if (parsed.url !== undefined && parsed.configPath !== undefined) throw new UsageError("give --url or --config, not both");
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     err(usageLine(command, error));
     return 2;
   }
-  let target: AdminTarget;
-  if (parsed.url !== undefined) target = httpAdminTarget(parsed.url);
-  else {
-    const config = parsed.configPath === undefined ? validateConfig(structuredClone(DEFAULT_CONFIG)) : await loadConfigFile(parsed.configPath);
-    target = await storeAdminTarget(config, runtime);
-  }
+  const where = await announcedTarget(command, parsed.target, err);
+  const target = where.kind === "relay" ? httpAdminTarget(where.url, where.token) : await storeAdminTarget(where.config, runtime);
   try {
     await parsed.run(target, out);
     return 0;
@@ -85,8 +77,8 @@ export async function runAdminCommand(
 /** Validates `renio keys …`; throws {@link UsageError}. */
 export function parseKeysArgs(args: readonly string[], now: number): AdminCommand {
   const line = parseSubcommand(args, KEY_SUBCOMMANDS, { show: 1, update: 1, rotate: 1, revoke: 1 });
-  const { url, config: configPath, json } = line.values;
-  const base = { url, configPath, json };
+  const { json } = line.values;
+  const base = { target: targetFlags(line.values), json };
   const id = (): string => {
     const [value] = line.positionals;
     if (value === undefined) throw new UsageError(`${line.sub} needs the key id: renio keys ${line.sub} ID`);
@@ -136,7 +128,7 @@ export function parseAuditArgs(args: readonly string[], now: number): AdminComma
     ...(v.action !== undefined && { action: v.action }),
     ...(v.target !== undefined && { target: v.target }),
   };
-  return { url: v.url, configPath: v.config, json: v.json, run: async (target, out) => printAudit((await target.listAudit(query)).events, v.json, out) };
+  return { target: targetFlags(v), json: v.json, run: async (target, out) => printAudit((await target.listAudit(query)).events, v.json, out) };
 }
 
 /** The admin API body of `--project`, `--model`, `--region`, `--expires` (`never` clears), `--metadata`. */

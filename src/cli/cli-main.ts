@@ -4,6 +4,7 @@ import { StoreOpenError } from "../shared/store-open-error.ts";
 import { runBenchCommand } from "../bench/bench-command.ts";
 import { runPassthroughCommand } from "../bench/passthrough.ts";
 import { parseOptions, usageLine, UsageError } from "../shared/cli-args.ts";
+import { didYouMean } from "../shared/did-you-mean.ts";
 import { runConfigCommand } from "./cli-config.ts";
 import { runAdminCommand } from "./cli-keys.ts";
 import { HELP, PASSTHROUGH_USAGE, wantsHelp } from "./cli-help.ts";
@@ -12,6 +13,9 @@ import { runPricesCommand } from "./cli-prices.ts";
 import { runServeCommand } from "./cli-serve.ts";
 import { isBudgetAdminLine } from "./cli-budgets.ts";
 import { runBudgetAdminCommand, runStoreCommand } from "./cli-store.ts";
+
+/** The commands `runCli` knows, for "did you mean". */
+const COMMANDS = ["serve", "mock", "bench", "passthrough", "config", "prices", "keys", "audit", "journal", "alerts", "budget", "budgets", "help", "version"] as const;
 
 /** Renio's version, shown by --version and stored with bench results. */
 export const VERSION = "0.1.0";
@@ -68,7 +72,7 @@ export async function runCli(args: string[], runtime: Runtime): Promise<number> 
         out(`renio ${VERSION} (${runtime.name} ${runtime.version})`);
         return 0;
       default:
-        err(`renio: unknown command "${command}" (see renio --help)`);
+        err(`renio: unknown command "${command}"${didYouMean(command, COMMANDS)} (see renio --help)`);
         return 2;
     }
   } catch (error) {

@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { ownValue } from "./own-keys.ts";
 import { TEXT_BOUNDS, textProblem } from "./input-text.ts";
+import { didYouMean } from "./did-you-mean.ts";
 
 /** A command-line mistake; shown as one {@link usageLine}, exit code 2, never a stack trace. */
 export class UsageError extends Error {
@@ -33,9 +34,9 @@ export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
 /** `--config FILE`, the same for every command that reads a config file. */
 export const CONFIG_OPTION = { type: "string", valueName: "a file" } as const satisfies OptionSpec;
 
-/** The error for a missing or unknown subcommand. */
-export function badSubcommand(sub: string | undefined): UsageError {
-  return new UsageError(sub === undefined ? "missing subcommand" : `unknown subcommand "${sub}"`);
+/** The error for a missing or unknown subcommand; the closest of `known` is suggested. */
+export function badSubcommand(sub: string | undefined, known: readonly string[] = []): UsageError {
+  return new UsageError(sub === undefined ? "missing subcommand" : `unknown subcommand "${sub}"${didYouMean(sub, known)}`);
 }
 
 type ValueOf<S extends OptionSpec> = S extends { type: "boolean" }
@@ -76,7 +77,7 @@ export function parseOptions<const O extends OptionSpecs>(
       positionals.push(token.value);
     } else if (token.kind === "option") {
       const spec = ownValue(options, token.name);
-      if (spec === undefined) throw new UsageError(`unknown option ${token.rawName}`);
+      if (spec === undefined) throw new UsageError(`unknown option ${token.rawName}${didYouMean(token.rawName, Object.keys(options).map((name) => `--${name}`), false)}`);
       const { value, inlineValue } = token;
       if (value !== undefined) checkArgument(token.rawName, value);
       if (spec.type === "boolean") {
@@ -106,17 +107,19 @@ export type SubcommandLine<S extends Readonly<Record<string, OptionSpecs>>> = {
 /**
  * Reads `renio <command> SUB [ARG…] [options]`, the options also allowed before SUB: returns
  * SUB, its options validated against `subcommands[SUB]` and up to `maxPositionals[SUB]` (default
- * 0) plain arguments after it. Throws {@link UsageError} for a missing or unknown SUB and
+ * 0) plain arguments after it. Throws {@link UsageError} for a missing or unknown SUB (suggesting
+ * the closest of `subcommands` and `others`, the command's subcommands read elsewhere) and
  * everything {@link parseOptions} refuses.
  */
 export function parseSubcommand<const S extends Readonly<Record<string, OptionSpecs>>>(
   args: readonly string[],
   subcommands: S,
   maxPositionals: Partial<Record<keyof S & string, number>> = {},
+  others: readonly string[] = [],
 ): SubcommandLine<S> {
   const anyOf: OptionSpecs = Object.fromEntries(Object.values(subcommands).flatMap((specs) => Object.entries(specs)));
   const first = tokensOf(args, anyOf).find((token) => token.kind === "positional");
-  if (first?.kind !== "positional" || !Object.hasOwn(subcommands, first.value)) throw badSubcommand(first?.kind === "positional" ? first.value : undefined);
+  if (first?.kind !== "positional" || !Object.hasOwn(subcommands, first.value)) throw badSubcommand(first?.kind === "positional" ? first.value : undefined, [...Object.keys(subcommands), ...others]);
   const sub = first.value as keyof S & string;
   const { values, positionals } = parseOptions(args.filter((_, i) => i !== first.index), subcommands[sub]!, maxPositionals[sub] ?? 0);
   return { sub, values, positionals } as SubcommandLine<S>;

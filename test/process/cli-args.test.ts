@@ -46,6 +46,15 @@ const mistakes: ReadonlyArray<readonly [string[], string, string]> = [
   [["prices", "show"], "prices", 'unknown subcommand "show"'],
   [["serve", "extra"], "serve", 'unexpected argument "extra"'],
   [["version", "x"], "version", 'unexpected argument "x"'],
+
+  // A typo suggests what was meant: subcommands (including those another part of the command reads), options.
+  [["budget", "stauts"], "budget", 'unknown subcommand "stauts"; did you mean "status"?'],
+  [["budgets", "lsit"], "budget", 'unknown subcommand "lsit"; did you mean "list"?'],
+  [["keys", "craete"], "keys", 'unknown subcommand "craete"; did you mean "create"?'],
+  [["config", "chek"], "config", 'unknown subcommand "chek"; did you mean "check"?'],
+  [["journal", "list", "--jsno"], "journal", "unknown option --jsno; did you mean --json?"],
+  [["serve", "--prot", "8080"], "serve", "unknown option --prot; did you mean --port?"],
+  [["budget", "status", "--verbose"], "budget", "unknown option --verbose"],
 ];
 
 describe("every command reports a command-line mistake as one line naming the command and the option, exit 2", () => {
@@ -68,4 +77,22 @@ describe("every command reports a command-line mistake as one line naming the co
       assert.ok(!existsSync(join(cwd, ".renio")), "nothing was opened");
     });
   });
+});
+
+describe("an unknown command suggests the one meant", () => {
+  const cases: ReadonlyArray<[string[], string]> = [
+    [["serv"], 'renio: unknown command "serv"; did you mean "serve"? (see renio --help)\n'],
+    [["jurnal", "list"], 'renio: unknown command "jurnal"; did you mean "journal"? (see renio --help)\n'],
+    [["help", "budgte"], 'renio: unknown command "budgte"; did you mean "budget"? (see renio --help)\n'],
+    [["deploy"], 'renio: unknown command "deploy" (see renio --help)\n'],
+  ];
+  for (const [args, stderr] of cases) {
+    test(`renio ${args.join(" ")}`, async () => {
+      const cwd = mkdtempSync(join(root, "run-"));
+      const done = await runCommand([...sourceCommand(), ...args], { cwd, timeoutMs: 30_000 });
+      assert.equal(done.stderr, stderr);
+      assert.equal(done.code, 2);
+      assert.equal(done.stdout, "");
+    });
+  }
 });

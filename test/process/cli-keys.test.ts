@@ -82,10 +82,10 @@ describe("renio keys and renio audit against a running relay (--url)", () => {
   test("mistakes: exit 2 with one line naming the problem; errors of the relay exit 1", async () => {
     const noToken = await renio(["keys", "list", "--url", relay.url], {});
     assert.equal(noToken.code, 2);
-    assert.match(noToken.stderr, /^renio keys: --url needs the admin token in \$RENIO_ADMIN_TOKEN/);
+    assert.match(noToken.stderr, /^renio keys: --url needs the admin token in RENIO_ADMIN_TOKEN/);
     const both = await renio(["keys", "list", "--url", relay.url, "--config", "x.json"]);
     assert.equal(both.code, 2);
-    assert.match(both.stderr, /give --url or --config, not both/);
+    assert.match(both.stderr, /give --url \(a running relay\) or --config \(its store\), not both/);
     const badModel = await renio(["keys", "create", "--url", relay.url, "--model", "nope"]);
     assert.equal(badModel.code, 2);
     assert.match(badModel.stderr, /^renio keys: models\.0: unknown model "nope" \(see renio keys --help\)$/m);

@@ -45,10 +45,11 @@ describe("renio journal / budget read their arguments before opening the store",
     });
   }
 
-  test("valid arguments do open the (default) store", async () => {
+  test("valid arguments without a target: exit 2 naming what is needed, no store", async () => {
     const result = await renioIn(["budget", "status", "--json"]);
-    assert.equal(result.code, 0, result.stderr);
-    assert.ok(Array.isArray(JSON.parse(result.stdout)));
-    assert.equal(result.storeCreated, true);
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, /^renio budget: needs a target: --url URL or RENIO_URL .* --config FILE or RENIO_CONFIG /);
+    assert.equal(result.stdout, "");
+    assert.equal(result.storeCreated, false, "./.renio/ was not created");
   });
 });

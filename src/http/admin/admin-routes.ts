@@ -10,6 +10,9 @@ import { limitParam, timeParam } from "./admin-query.ts";
 import { reloadHandler, type Reload } from "./admin-reload.ts";
 import type { BudgetAdmin } from "../../budgets/budget-admin.ts";
 import { createAdminBudgetRoutes } from "./admin-budgets.ts";
+import { budgetStatus } from "../../budgets/budget-status.ts";
+import { budgetsInForce } from "../../budgets/budget-usage.ts";
+import type { BudgetDefinitionStore } from "../../budgets/budget-store.ts";
 import type { HttpEnv } from "../app.ts";
 import { createAdminKeyRoutes, type AdminKeysDeps } from "./admin-keys.ts";
 import { createAdminAuditRoutes } from "./admin-audit.ts";
@@ -25,7 +28,7 @@ export interface AdminDeps {
   /** The running config (its budgets and `budget.mode`). */
   readonly config: () => Config;
   /** The journal (none with `journal.enabled: false`: no journal or budget routes). */
-  readonly store: (JournalReader & BooksReader & Pick<QuarantineStore, "listQuarantine"> & Pick<AlertOutbox, "listAlerts">) | undefined;
+  readonly store: (JournalReader & BooksReader & Pick<QuarantineStore, "listQuarantine"> & Pick<AlertOutbox, "listAlerts"> & Pick<BudgetDefinitionStore, "listBudgets">) | undefined;
   /** Brings the store up to date with the relay's journal before a read (applies logged records). */
   readonly sync?: () => Promise<void>;
   /** Re-reads the config file (absent without one). */
@@ -46,6 +49,7 @@ const MAX_PAGE = 1000;
  * The admin API, behind the admin tokens (admin-auth.ts); every route names the role it needs
  * with `requireRole`: `POST /admin/reload` (admin), `GET /admin/journal` (cursor pagination,
  * filters) (read), `/admin/budgets` (admin-budgets.ts: reads need read, changes budgets),
+ * `GET /admin/budgets/status` (every budget in force in its current period; read),
  * `GET /admin/report` (the reconciliation report of `renio budget report`; read), and with a
  * store `/admin/keys` (admin-keys.ts), `/admin/audit`, `/admin/alerts`, `/admin/books` and
  * `/admin/quarantine` (admin-books.ts) and the dashboard's aggregates under `/admin/dashboard/*`
@@ -85,6 +89,11 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
     return c.json({ object: "journal.entry", ...entry });
   });
 
+  const inForce = async () => budgetsInForce(deps.config().budgets, await store.listBudgets());
+  admin.get("/budgets/status", requireRole("read"), async (c) => {
+    await deps.sync?.();
+    return c.json({ object: "list", data: await budgetStatus(store, await inForce(), deps.config().budget.mode, new Date()) });
+  });
   if (deps.budgetAdmin) admin.route("/budgets", createAdminBudgetRoutes(deps.budgetAdmin, () => deps.config().budget.mode));
 
   admin.get("/report", requireRole("read"), async (c) => {
@@ -95,8 +104,7 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
     await deps.sync?.();
     const spend = await store.journalSpend({ since, until });
     const stored = by === "budget" ? await store.budgetUsage() : [];
-    const { budgets, budget } = deps.config();
-    const report = spendReport({ by: by as ReportBy, period: period as ReportPeriod, since, until }, spend, budgets, stored, budget.currency);
+    const report = spendReport({ by: by as ReportBy, period: period as ReportPeriod, since, until }, spend, by === "budget" ? await inForce() : [], stored, deps.config().budget.currency);
     return c.json({ object: "report", ...report });
   });
 

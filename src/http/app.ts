@@ -64,7 +64,8 @@ export function createHttpHandler(deps: AppDeps): FetchHandler {
       const lagMs = deps.ledger.stats().applyLagMs;
       const behind = deps.journalMaxLagMs !== undefined && lagMs > deps.journalMaxLagMs();
       const ready = storage && !behind;
-      const journal = behind ? { journal: "behind", journal_lag_ms: Math.round(lagMs) } : {};
+      // Rounded up: a lag just past the bound never reads as the bound itself.
+      const journal = behind ? { journal: "behind", journal_lag_ms: Math.ceil(lagMs) } : {};
       // Upstreams down do not make the relay unready (every instance shares them): /readyz names the models that cannot be served now.
       const cooling = deps.coolingDown?.() ?? [];
       const routing = cooling.length === 0 ? {} : { cooling_down: cooling };

@@ -8,13 +8,26 @@ if [ -z "${RENIO_TEST_PG_URL:-}" ]; then
   export RENIO_TEST_PG_URL
   trap 'bash scripts/pg-stop.sh "$RENIO_TEST_PG_URL" >/dev/null 2>&1' EXIT
 fi
-log=$(mktemp)
+# Bun and Deno run at the same time (most of a test's time is spent waiting on sockets, child
+# processes and the database, so the two share the machine well); each one's output is printed
+# whole when both are done. Every test makes its own temp dirs, ports and PostgreSQL databases.
+bun_log=$(mktemp)
+deno_log=$(mktemp)
+node_modules/.bin/bun test --timeout 60000 >"$bun_log" 2>&1 &
+bun_pid=$!
+NO_COLOR=1 node_modules/.bin/deno test -A --quiet >"$deno_log" 2>&1 &
+deno_pid=$!
+wait "$bun_pid"
+bun_status=$?
+wait "$deno_pid"
+deno_status=$?
 echo "== bun test"
-node_modules/.bin/bun test --timeout 60000 2>&1 | tee "$log"
-bun_status=${PIPESTATUS[0]}
+cat "$bun_log"
 echo "== deno test"
-NO_COLOR=1 node_modules/.bin/deno test -A --quiet 2>&1 | tee -a "$log"
-deno_status=${PIPESTATUS[0]}
+cat "$deno_log"
+log=$(mktemp)
+cat "$bun_log" "$deno_log" >"$log"
+rm -f "$bun_log" "$deno_log"
 # One closing line over both runtimes.
 read -r passed failed < <(awk '
   /^ *[0-9]+ pass$/ { p += $1 } /^ *[0-9]+ fail$/ { f += $1 }

@@ -8,6 +8,7 @@ import { loggingSchema } from "./logging-schema.ts";
 import { mockFields } from "./mock-schema.ts";
 import { openAiFields } from "./openai-schema.ts";
 import { priceSchema } from "./price-schema.ts";
+import { rateLimitSchema } from "./rate-limit-schema.ts";
 import { amount, durationMs, positiveInt } from "./schema-numbers.ts";
 import { tracingSchema } from "./tracing-schema.ts";
 import { checkGeminiRegion, vertexSchema } from "./vertex-schema.ts";
@@ -133,32 +134,6 @@ const webhookSchema = z.strictObject({
   /** Attempts before an event is marked failed. */
   maxAttempts: positiveInt.max(100).default(8),
 });
-
-/** What a rate limit counts: the calls of one key, of one project's keys, or to one public model name. */
-const rateLimitScope = z.union([
-  z.strictObject({ key: nameText() }),
-  z.strictObject({ project: nameText() }),
-  z.strictObject({ model: nameText() }),
-]);
-
-/**
- * A rate limit on one scope (see docs/rate-limits.md): requests and tokens per minute are
- * token buckets refilled continuously (a full minute's allowance may be used in a burst),
- * `concurrent` caps calls in flight. Kept in memory, per relay instance.
- */
-const rateLimitSchema = z
-  .strictObject({
-    scope: rateLimitScope,
-    /** Calls admitted per minute. */
-    requestsPerMinute: positiveInt.optional(),
-    /** Input + output tokens per minute: the call's bound is reserved before it is sent and settled from the usage reported. */
-    tokensPerMinute: positiveInt.optional(),
-    /** Calls in flight at once. */
-    concurrent: positiveInt.optional(),
-  })
-  .refine((limit) => limit.requestsPerMinute !== undefined || limit.tokensPerMinute !== undefined || limit.concurrent !== undefined, {
-    message: "set at least one of requestsPerMinute, tokensPerMinute, concurrent",
-  });
 
 const storageSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("sqlite"), path: z.string().min(1).default(".renio/renio.db") }),

@@ -1,13 +1,12 @@
-import type { Admission, BudgetCharge } from "../budgets/budget-charge.ts";
-import { periodEnd } from "../budgets/budget-plan.ts";
-import type { JournalCompletion, JournalStart } from "../shared/journal-records.ts";
+import type { Admission } from "../budgets/budget-charge.ts";
+import type { JournalStart } from "../shared/journal-records.ts";
 import type { Usage, WireFormat } from "../shared/usage.ts";
 import type { Ledger } from "../journal/ledger.ts";
 import { firstAllowed, type GuardedCall } from "../guardrails/guarded-call.ts";
 import { RelayError, StoreUnavailableError } from "../shared/relay-error.ts";
 import type { CallQuote } from "../pricing/call-pricing.ts";
 import { blankStart, type CallInput } from "../shared/call-context.ts";
-import { presentedSecret, type CallerKey, type Keyring, type KeyRefusal } from "../keys/keyring.ts";
+import { presentedSecret, type CallerKey, type Keyring } from "../keys/keyring.ts";
 import type { RelaySnapshot, SnapshotCell } from "./relay-snapshot.ts";
 import { readBody } from "./read-body.ts";
 import { outputLimitField } from "../providers/output-limit-field.ts";
@@ -24,10 +23,10 @@ import type { CallAttempts } from "../routing/call-attempts.ts";
 import { attemptsFor, settleCall } from "./call-settlement.ts";
 import { storedBody } from "../journal/stored-body.ts";
 import { callDeadlineMs } from "../routing/call-deadline.ts";
-import { RouteCursor, type RoutePlan, type Target } from "../routing/route-plan.ts";
+import { RouteCursor, type Target } from "../routing/route-plan.ts";
 import { quoteRoute, type RouteQuote } from "../pricing/route-quote.ts";
 import { journalText, TEXT_BOUNDS, textProblem } from "../shared/input-text.ts";
-import { formatAmount } from "../shared/money.ts";
+import { budgetExceeded, budgetHeaders, coolingDown, refusalOf, refusedKey } from "./call-refusals.ts";
 
 /** Everything the relay needs. */
 export interface RelayDeps {
@@ -274,70 +273,4 @@ interface RoutedCall {
   readonly onAttempt: (target: Target) => void;
   /** The call as its guardrail policies send it, region by region (undefined: none applies). */
   readonly guarded: GuardedCall | undefined;
-}
-
-/** The refusal when every target of the call's route is cooling down: nothing is sent. */
-function coolingDown(plan: RoutePlan, now: number): never {
-  const until = Math.min(...plan.targets.map((target) => target.health.openUntil));
-  const seconds = Math.max(1, Math.ceil((until - now) / 1000));
-  throw new RelayError(503, "targets_cooling_down", `Every target of \`${plan.model}\` is cooling down after repeated failures; retry in ${seconds} s`, { "retry-after": String(seconds) });
-}
-
-/** How a call that was never forwarded ended, for the observer. */
-function refusalOf(error: unknown, startedAt: number): JournalCompletion {
-  const known = error instanceof RelayError;
-  return {
-    outcome: !known ? "relay_error" : error.code === "client_aborted" ? "client_aborted" : "refused",
-    status: known ? error.status : 500,
-    errorCode: known ? error.code : "internal_error",
-    ttfbMs: null,
-    totalMs: performance.now() - startedAt,
-    upstreamMs: null,
-    usage: null,
-    cost: null,
-    responseBody: null,
-  };
-}
-
-/** The longest wait (s) the official SDKs honour in `retry-after` before retrying; longer ones they replace by their own backoff. */
-const SDK_MAX_RETRY_AFTER_S = 60;
-
-/**
- * A budget refusal. Retrying helps only once the refused charge's period ends: `retry-after`
- * says when (day and month budgets), and unless that is within what an SDK waits for,
- * `x-should-retry: false` stops the SDKs from spending their retries on it (a paused budget
- * gets that from the error envelope, as every refusal does).
- */
-function budgetExceeded(admission: Extract<Admission, { admitted: false }>, currency: string, charges: readonly BudgetCharge[], now: number): RelayError {
-  if (admission.paused) {
-    return new RelayError(429, "budget_paused", `Budget \`${admission.budgetId}\` is paused: it refuses every call it covers until it is resumed`, { "x-renio-budget": admission.budgetId });
-  }
-  const remaining = Math.max(0, admission.remaining);
-  const period = charges.find((charge) => charge.budgetId === admission.budgetId)?.period ?? "total";
-  const endsAt = periodEnd(period);
-  const resetInSeconds = endsAt === null ? null : Math.max(1, Math.ceil((endsAt - now) / 1000));
-  const retry: Record<string, string> = resetInSeconds === null ? {} : { "retry-after": String(resetInSeconds) };
-  if (resetInSeconds === null || resetInSeconds > SDK_MAX_RETRY_AFTER_S) retry["x-should-retry"] = "false";
-  return new RelayError(
-    429,
-    "budget_exceeded",
-    `Budget \`${admission.budgetId}\` cannot cover this request: limit ${money(admission.limit)} ${currency}, ${money(remaining)} ${currency} remaining`,
-    { "x-renio-budget": admission.budgetId, "x-renio-budget-remaining": money(remaining), ...retry },
-  );
-}
-
-function budgetHeaders(admission: Extract<Admission, { admitted: true }>): Record<string, string> {
-  if (admission.remaining === undefined) return {};
-  return { "x-renio-budget": admission.remaining.budgetId, "x-renio-budget-remaining": money(admission.remaining.amount) };
-}
-
-const money = formatAmount;
-
-/** The 401 for a secret that is not (or no longer) a live key: says revoked, expired or rotated out when it was one. */
-function refusedKey(refusal: KeyRefusal | undefined): RelayError {
-  if (refusal === undefined) return new RelayError(401, "invalid_api_key", "Invalid API key");
-  const at = new Date(refusal.at).toISOString();
-  if (refusal.reason === "revoked") return new RelayError(401, "key_revoked", `This API key was revoked (key "${refusal.keyId}", ${at})`);
-  if (refusal.reason === "expired") return new RelayError(401, "key_expired", `This API key expired (key "${refusal.keyId}", ${at})`);
-  return new RelayError(401, "key_rotated", `This API key was rotated and its grace period ended (key "${refusal.keyId}", ${at}); use the new secret`);
 }

@@ -5,6 +5,7 @@ import css from "./dashboard.css" with { type: "text" };
 import js from "./dashboard.js" with { type: "text" };
 import html from "./index.html" with { type: "text" };
 import type { HttpEnv } from "../app.ts";
+import { signInRoutes, type SignInDeps } from "./dashboard-sign-in.ts";
 
 /**
  * Every response of the dashboard: scripts and styles only from this origin (no inline
@@ -31,14 +32,19 @@ const ASSETS: ReadonlyMap<string, readonly [string, string]> = new Map([
 
 /**
  * The dashboard, mounted at /dashboard on the listener serving the admin API; like the admin
- * routes it exists only while admin tokens are configured (`enabled`, read per request, so a
- * reload changes it). The assets are public (they hold no data); the page signs in with an
- * admin token and reads everything through the admin API, which checks it on every request.
+ * routes it exists only while admin tokens or sign-in are configured (`enabled`, read per
+ * request, so a reload changes it). The assets are public (they hold no data); the page signs
+ * in with an admin token or the identity provider (`/dashboard/auth/*`, dashboard-sign-in.ts)
+ * and reads everything through the admin API, which checks it on every request.
  */
-export function dashboardRoutes(enabled: () => boolean): Hono<HttpEnv> {
+export function dashboardRoutes(enabled: () => boolean, signIn: SignInDeps): Hono<HttpEnv> {
   const dashboard = new Hono<HttpEnv>();
-  dashboard.get("/*", (c) => {
+  dashboard.use("/*", async (c, next) => {
     if (!enabled()) return c.notFound();
+    await next();
+  });
+  dashboard.route("/auth", signInRoutes(signIn));
+  dashboard.get("/*", (c) => {
     const path = c.req.path.slice("/dashboard".length) || "/";
     const asset = ASSETS.get(path);
     if (asset === undefined) return c.notFound();

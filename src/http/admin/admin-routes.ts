@@ -116,7 +116,7 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
   if (deps.audit) admin.route("/", createAdminAuditRoutes(deps.audit));
   admin.route("/alerts", alertRoutes(store, deps.sync));
   admin.route("/", createAdminBooksRoutes(store, deps.sync));
-  admin.route("/dashboard", dashboardApi(store, deps.sync));
+  admin.route("/dashboard", dashboardApi(store, deps.sync, () => deps.config().budget.currency));
 
   return admin;
 }

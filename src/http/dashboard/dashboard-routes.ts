@@ -3,6 +3,19 @@ import uplotCss from "uplot/dist/uPlot.min.css" with { type: "text" };
 import uplotJs from "uplot/dist/uPlot.iife.min.js" with { type: "text" };
 import css from "./dashboard.css" with { type: "text" };
 import js from "./dashboard.js" with { type: "text" };
+import apiJs from "./dashboard-api.js" with { type: "text" };
+import domJs from "./dashboard-dom.js" with { type: "text" };
+import formatJs from "./dashboard-format.js" with { type: "text" };
+import sectionJs from "./dashboard-section.js" with { type: "text" };
+import auditView from "./audit-view.js" with { type: "text" };
+import budgetsView from "./budgets-view.js" with { type: "text" };
+import entryView from "./entry-view.js" with { type: "text" };
+import guardrailsView from "./guardrails-view.js" with { type: "text" };
+import journalView from "./journal-view.js" with { type: "text" };
+import keysView from "./keys-view.js" with { type: "text" };
+import liveView from "./live-view.js" with { type: "text" };
+import overviewView from "./overview-view.js" with { type: "text" };
+import usageView from "./usage-view.js" with { type: "text" };
 import html from "./index.html" with { type: "text" };
 import type { HttpEnv } from "../app.ts";
 import { signInRoutes, type SignInDeps } from "./dashboard-sign-in.ts";
@@ -20,11 +33,18 @@ export const DASHBOARD_HEADERS: Readonly<Record<string, string>> = {
   "cache-control": "no-cache",
 };
 
-/** Path → [content type, body]: the page, its script and style, and uPlot, embedded in the executable as text imports. */
-const ASSETS: ReadonlyMap<string, readonly [string, string]> = new Map([
+/** The page's script modules by file name (the shell imports the rest). */
+const SCRIPTS: Readonly<Record<string, string>> = {
+  "dashboard.js": js, "dashboard-api.js": apiJs, "dashboard-dom.js": domJs, "dashboard-format.js": formatJs, "dashboard-section.js": sectionJs,
+  "audit-view.js": auditView, "budgets-view.js": budgetsView, "entry-view.js": entryView, "guardrails-view.js": guardrailsView, "journal-view.js": journalView,
+  "keys-view.js": keysView, "live-view.js": liveView, "overview-view.js": overviewView, "usage-view.js": usageView,
+};
+
+/** Path → [content type, body]: the page, its scripts and style, and uPlot, embedded in the executable as text imports. */
+const ASSETS: ReadonlyMap<string, readonly [string, string]> = new Map<string, readonly [string, string]>([
   // String(): Bun's types call an .html import an HTML bundle; `type: "text"` makes it the file's text.
   ["/", ["text/html; charset=utf-8", String(html)]],
-  ["/dashboard.js", ["text/javascript; charset=utf-8", js]],
+  ...Object.entries(SCRIPTS).map(([name, text]): [string, readonly [string, string]] => [`/${name}`, ["text/javascript; charset=utf-8", text]]),
   ["/dashboard.css", ["text/css; charset=utf-8", css]],
   ["/uplot.js", ["text/javascript; charset=utf-8", uplotJs]],
   ["/uplot.css", ["text/css; charset=utf-8", uplotCss]],

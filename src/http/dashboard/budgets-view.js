@@ -151,7 +151,7 @@ export function budgets(page) {
   };
   page.replaceChildren(
     el("h1", { text: "Budgets" }),
-    ...(may("budgets") ? [el("section", {}, el("h2", { text: "Create a budget" }), createForm(reload))] : []),
+    ...(may("budgets") ? [el("details", { class: "create" }, el("summary", { class: "button primary", text: "+ Create a budget" }), el("section", {}, createForm(reload)))] : []),
     list,
     section("Alerts", async () => {
       const { data } = await api("/admin/alerts");

@@ -27,7 +27,7 @@ function showSecret(title, key, secret) {
 }
 
 function keyActions(key, reload) {
-  if (key.source !== "store" || key.status === "revoked" || !may("keys")) return key.source === "config" ? el("span", { class: "muted", text: "from the config file" }) : null;
+  if (key.source !== "store" || key.status === "revoked" || !may("keys")) return key.source === "config" ? el("span", { class: "muted", text: "config file" }) : null;
   const grace = el("select", { "aria-label": `Grace period for ${key.id}` }, ...GRACE.map(([label, seconds]) => el("option", { value: seconds, text: label })));
   const rotate = async () => {
     const seconds = Number(grace.value);
@@ -108,7 +108,7 @@ export function keys(page, range = "24h") {
   };
   page.replaceChildren(
     el("h1", { text: "Keys & projects" }),
-    ...(may("keys") ? [el("section", {}, el("h2", { text: "Create a key" }), createForm(reload))] : []),
+    ...(may("keys") ? [el("details", { class: "create" }, el("summary", { class: "button primary", text: "+ Create a key" }), el("section", {}, createForm(reload)))] : []),
     list,
     el("h2", { class: "subhead", text: "Usage" }),
     rangePicker(RANGES, range, (next) => keys(page, next)),

@@ -33,6 +33,7 @@ describe("the first hour in the dashboard, in Chromium", { skip: SKIP }, () => {
   let relayUrl: string;
   let browser: Browser;
   let shots: string;
+  let stopped = false;
 
   before(async () => {
     const port = await freePort();
@@ -62,7 +63,7 @@ describe("the first hour in the dashboard, in Chromium", { skip: SKIP }, () => {
 
   after(async () => {
     await browser?.close();
-    await opened?.stop();
+    if (!stopped) await opened?.stop();
     await provider?.stop();
   });
 
@@ -99,6 +100,17 @@ describe("the first hour in the dashboard, in Chromium", { skip: SKIP }, () => {
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     assert.ok(overflow <= 0, `${what} scrolls sideways by ${overflow} px`);
   }
+
+  async function sessionCookie(ctx: BrowserContext): Promise<string> {
+    const cookie = (await ctx.cookies(relayUrl)).find((c) => c.name === "renio_session");
+    assert.ok(cookie, "the browser holds the session cookie");
+    assert.equal(cookie.httpOnly, true);
+    assert.equal(cookie.sameSite, "Lax");
+    return `renio_session=${cookie.value}`;
+  }
+
+  /** The session's CSRF token, as the page reads it. */
+  const csrfOf = (page: Page) => page.evaluate(async () => ((await (await fetch("/dashboard/auth/session")).json()) as { csrfToken: string }).csrfToken);
 
   const client = (apiKey: string) => new OpenAI({ apiKey, baseURL: `${relayUrl}/v1`, maxRetries: 0, timeout: 10_000 });
   const ask = (apiKey: string) => client(apiKey).chat.completions.create({ model: "mock-gpt", max_tokens: 16, messages: [{ role: "user", content: "Hello" }] });
@@ -159,17 +171,25 @@ describe("the first hour in the dashboard, in Chromium", { skip: SKIP }, () => {
     assert.match((await page.textContent('[data-budget="first-hour-budget"] [data-hint]'))!, /Paused/);
     await page.screenshot({ path: join(shots, "budgets-paused-1280.png"), fullPage: true });
 
-    // Revoke the key: shown revoked, and refused.
+    // Rotate the key with no grace: a new secret, shown once; the old one is refused.
     await go(page, "keys");
+    await page.click('tr[data-row="first-hour"] [data-action="rotate"]');
+    await page.click('dialog.confirm [data-action="confirm"]');
+    const rotated = (await page.textContent('[data-panel="secret"] [data-secret]'))!;
+    assert.notEqual(rotated, secret);
+    await page.click('[data-panel="secret"] button.close');
+    await assert.rejects(ask(secret), (error: unknown) => error instanceof OpenAI.APIError && error.status === 401);
+
+    // Revoke it: shown revoked, and refused.
     await page.click('tr[data-row="first-hour"] [data-action="revoke"]');
     await page.click('dialog.confirm [data-action="confirm"]');
     await page.waitForSelector('tr[data-row="first-hour"] [data-badge="revoked"]');
-    await assert.rejects(ask(secret), (error: unknown) => error instanceof OpenAI.APIError && error.status === 401);
+    await assert.rejects(ask(rotated), (error: unknown) => error instanceof OpenAI.APIError && error.status === 401);
 
     // Every change names the person who made it.
     await go(page, "audit");
     const audit = (await page.locator("#page tbody").textContent())!;
-    for (const action of ["key.create", "budget.create", "budget.update", "key.revoke"]) assert.match(audit, new RegExp(`oidc:ada@example\\.com${action.replace(".", "\\.")}`));
+    for (const action of ["key.create", "budget.create", "budget.update", "key.rotate", "key.revoke"]) assert.match(audit, new RegExp(`oidc:ada@example\\.com${action.replace(".", "\\.")}`));
 
     assert.deepEqual(errors, []);
     await ctx.close();
@@ -212,4 +232,29 @@ describe("the first hour in the dashboard, in Chromium", { skip: SKIP }, () => {
       await ctx.close();
     });
   }
+
+  test("Overview refreshes by itself; with the relay stopped the page says so and keeps the last data", async () => {
+    const { context: ctx, page } = await context(1280);
+    await signIn(page, "ada");
+    await go(page, "overview");
+    const before = Number(await page.textContent('[data-figure="today-calls"]'));
+    const key = await fetch(`${relayUrl}/admin/keys`, { method: "POST", headers: { cookie: await sessionCookie(ctx), "x-renio-csrf": await csrfOf(page), "content-type": "application/json" }, body: JSON.stringify({ project: "refresh" }) });
+    assert.equal(key.status, 201);
+    await ask(((await key.json()) as { secret: string }).secret);
+    // No navigation: the next refresh shows the call.
+    await page.waitForFunction((n) => Number(document.querySelector('[data-figure="today-calls"]')?.textContent) === n, before + 1, { timeout: 30_000 });
+
+    await opened.stop();
+    stopped = true;
+    await page.waitForSelector("#connection:not([hidden])", { timeout: 30_000 });
+    assert.match((await page.textContent("#connection"))!, /relay is not answering/);
+    assert.match((await page.textContent("[data-updated]"))!, /Relay not answering/);
+    assert.equal(Number(await page.textContent('[data-figure="today-calls"]')), before + 1, "the last data stays");
+    await go(page, "journal");
+    const shown = (await page.textContent("#page"))!;
+    assert.match(shown, /The relay is not answering/);
+    assert.doesNotMatch(shown, /Failed to fetch/);
+    await page.screenshot({ path: join(shots, "relay-down-1280.png"), fullPage: true });
+    await ctx.close();
+  });
 });

@@ -36,7 +36,7 @@ function showSignIn(message, oidc) {
   $("app").hidden = true;
   $("login").hidden = false;
   $("login-error").textContent = message ?? "";
-  if (oidc !== undefined) $("oidc-sign-in").hidden = !oidc;
+  if (oidc !== undefined) $("oidc-choice").hidden = !oidc;
   $("token").focus();
 }
 
@@ -70,7 +70,7 @@ async function start() {
 
 setSignedOutHandler((message) => {
   showSignIn(message);
-  refreshSession().then(({ oidc }) => ($("oidc-sign-in").hidden = !oidc)).catch(() => undefined);
+  refreshSession().then(({ oidc }) => ($("oidc-choice").hidden = !oidc)).catch(() => undefined);
 });
 setConnectionListener((up) => {
   $("connection").hidden = up;

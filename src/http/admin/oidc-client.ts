@@ -91,10 +91,10 @@ export function createOidcClient(config: AdminOidcConfig): OidcClient {
 /** Reads `<issuer>/.well-known/openid-configuration`; its issuer must be the configured one. */
 async function discoverProvider(issuer: string): Promise<Discovery> {
   const url = `${issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`;
-  const document = await providerJson(url, { headers: { accept: "application/json" } }, "discovery document");
-  if (document.issuer !== issuer) throw signInFailed(`the discovery document names the issuer ${JSON.stringify(document.issuer)}, not the configured ${issuer}`);
+  const document = new Map(Object.entries(await providerJson(url, { headers: { accept: "application/json" } }, "discovery document")));
+  if (document.get("issuer") !== issuer) throw signInFailed(`the discovery document names the issuer ${JSON.stringify(document.get("issuer"))}, not the configured ${issuer}`);
   const endpoint = (name: string): string => {
-    const value = document[name];
+    const value = document.get(name);
     if (typeof value !== "string" || !/^https?:\/\//.test(value)) throw signInFailed(`the discovery document has no ${name}`);
     return value;
   };

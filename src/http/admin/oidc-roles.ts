@@ -11,7 +11,7 @@ import type { AdminActor } from "./admin-auth.ts";
  */
 export function actorOfClaims(claims: JWTPayload, config: AdminOidcConfig): AdminActor {
   const person = typeof claims.email === "string" && claims.email !== "" ? claims.email : String(claims.sub);
-  const carried = claimValues(claims[config.rolesClaim]);
+  const carried = claimValues(new Map(Object.entries(claims)).get(config.rolesClaim));
   if (config.allowedGroups !== undefined && !config.allowedGroups.some((group) => carried.has(group))) {
     throw new RelayError(403, "forbidden", `${person} is in none of the groups allowed to sign in (server.admin.oidc.allowedGroups)`);
   }

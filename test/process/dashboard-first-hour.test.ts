@@ -25,6 +25,7 @@ const PEOPLE = new Map([
   ["ada", { email: "ada@example.com", groups: ["platform-admins"] }],
   ["vic", { email: "vic@example.com", groups: ["engineers"] }],
 ]);
+const INJECTED = `<img src=x onerror="window.__pwned=1">`;
 const PAGES = ["overview", "budgets", "keys", "models", "journal", "guardrails", "live", "audit"] as const;
 
 describe("the first hour in the dashboard, in Chromium", { skip: SKIP }, () => {
@@ -130,6 +131,14 @@ describe("the first hour in the dashboard, in Chromium", { skip: SKIP }, () => {
     assert.match(secret, /^\S{20,}$/);
     await page.click('[data-panel="secret"] button.close');
     await page.waitForSelector('tr[data-row="first-hour"] [data-badge="active"]');
+
+    // What the UI writes is shown back as text: a project named like markup runs nothing.
+    await page.fill('[data-form="create-key"] input[name="project"]', INJECTED);
+    await page.click('[data-form="create-key"] button[type="submit"]');
+    await page.click('[data-panel="secret"] button.close');
+    await page.getByText(INJECTED, { exact: true }).first().waitFor();
+    assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), undefined, "no injected script ran");
+    assert.equal(await page.locator("#page img").count(), 0, "no injected element was created");
 
     // Call with it (the official SDK), then see it in Overview and read it in the journal.
     const answer = await ask(secret);

@@ -170,6 +170,10 @@ describe("the first hour in the dashboard, in Chromium", { skip: SKIP }, () => {
     await budget.waitFor();
     assert.match((await budget.textContent())!, /project first-hour/);
     assert.match((await budget.locator('[data-figure="limit"]').textContent())!, /^5\.0000 USD$/);
+    await budget.locator('input[name="limit"]').fill("10");
+    await budget.locator('[data-action="change"]').click();
+    await page.click('dialog.confirm [data-action="confirm"]');
+    await page.waitForFunction(() => document.querySelector('[data-budget="first-hour-budget"] [data-figure="limit"]')?.textContent === "10.0000 USD");
     await budget.locator('[data-action="pause"]').click();
     await page.click('dialog.confirm [data-action="confirm"]');
     await page.locator('[data-budget="first-hour-budget"] [data-badge="paused"]').waitFor();

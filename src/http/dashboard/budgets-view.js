@@ -65,10 +65,13 @@ function budgetControls(row, reload) {
     if (pausing && !(await confirmAction(`Pause ${row.budgetId}?`, `Every call it covers (${scopeText(row.scope)}) is refused until you resume it.`, "Pause"))) return;
     await send("PATCH", path, { paused: pausing });
   };
+  const mode = el("select", { name: "mode", "aria-label": `Mode of ${row.budgetId}` }, ...["strict", "observe"].map((m) => el("option", { value: m, selected: m === row.mode, text: m })));
   const change = async () => {
     const value = Number(limit.value);
-    if (!(await confirmAction(`Change the limit of ${row.budgetId}?`, `From ${money(row.limit)} to ${money(value)}.`, "Change"))) return;
-    await send("PATCH", path, { limit: value });
+    const changes = [value !== row.limit ? `the limit from ${money(row.limit)} to ${money(value)}` : null, mode.value !== row.mode ? `the mode from ${row.mode} to ${mode.value}` : null].filter(Boolean);
+    if (changes.length === 0) return;
+    if (!(await confirmAction(`Change ${row.budgetId}?`, `Change ${changes.join(" and ")}.`, "Change"))) return;
+    await send("PATCH", path, { ...(value !== row.limit ? { limit: value } : {}), ...(mode.value !== row.mode ? { mode: mode.value } : {}) });
   };
   const run = (action) => async () => {
     try {
@@ -81,7 +84,8 @@ function budgetControls(row, reload) {
   return el("div", { class: "row-actions" },
     el("button", { type: "button", "data-action": row.paused ? "resume" : "pause", class: row.paused ? null : "danger", on: { click: run(pause) } }, row.paused ? "Resume" : "Pause"),
     limit,
-    el("button", { type: "button", "data-action": "change-limit", on: { click: run(change) } }, "Change limit"),
+    mode,
+    el("button", { type: "button", "data-action": "change", on: { click: run(change) } }, "Change"),
   );
 }
 

@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { ConfigError, formatProblem } from "../../../src/config/config-error.ts";
+import { validateConfig } from "../../../src/config/config-load.ts";
+import { createOidcClient } from "../../../src/http/admin/oidc-client.ts";
+import { RelayError } from "../../../src/shared/relay-error.ts";
 import { freePort } from "../../support/free-port.ts";
 import { OIDC_CLIENT, signInOverHttp, startOidcProvider, type LocalOidcProvider } from "../../support/oidc-provider.ts";
 import type { MockRelay } from "../../support/with-relay.ts";
@@ -133,10 +137,45 @@ describe("admin sign-in with an OpenID Connect provider", () => {
     assert.equal(signIn.relayCookies.has("renio_session"), false);
   });
 
+  test("a provider whose discovery names another issuer is not trusted", async () => {
+    const config = validateConfig({
+      server: { admin: { oidc: { issuer: `${provider.issuer}/`, clientId: OIDC_CLIENT.clientId, redirectUrl: `${relayUrl}/dashboard/auth/callback`, roles: { admin: ["x"] } } } },
+      storage: { type: "sqlite", path: ":memory:" }, providers: { mock: { type: "mock" } }, models: { m: { provider: "mock" } },
+    }, {});
+    const client = createOidcClient(config.server.admin.oidc!);
+    await assert.rejects(client.start(), (error: unknown) => error instanceof RelayError && error.code === "sign_in_failed" && error.message.includes(`names the issuer "${provider.issuer}"`));
+  });
+
   test("a callback not started by this browser signs no one in", async () => {
     const forged = await fetch(`${relayUrl}/dashboard/auth/callback?code=abc&state=made-up`, { redirect: "manual" });
     assert.equal(forged.status, 302);
     assert.match(decodeURIComponent(forged.headers.get("location")!), /sign_in_error=.*unknown, expired or was started in another browser/);
     assert.equal(forged.headers.getSetCookie().some((line) => line.startsWith("renio_session=") && !/Max-Age=0/.test(line)), false);
+  });
+});
+
+describe("server.admin.oidc in the config", () => {
+  const oidc = { issuer: "https://login.example.com", clientId: "renio", redirectUrl: "https://renio.example.com/dashboard/auth/callback", roles: { admin: ["ops"] } };
+  const problems = (server: Record<string, unknown>): string[] => {
+    try {
+      validateConfig({ server, storage: { type: "sqlite", path: ":memory:" }, providers: { mock: { type: "mock" } }, models: { m: { provider: "mock" } } }, {});
+      return [];
+    } catch (error) {
+      assert.ok(error instanceof ConfigError);
+      return error.problems.map(formatProblem);
+    }
+  };
+
+  test("sign-in alone opens the admin API: an admin listener and a public address need no admin token", () => {
+    assert.deepEqual(problems({ admin: { port: 9090, oidc } }), []);
+    assert.deepEqual(problems({ host: "0.0.0.0", admin: { oidc } }), []);
+  });
+
+  test("a redirect URL elsewhere than the callback, and no role mapped, are refused by name", () => {
+    assert.deepEqual(problems({ admin: { oidc: { ...oidc, redirectUrl: "https://renio.example.com/callback" } } }), [
+      "server.admin.oidc.redirectUrl: must end with the path /dashboard/auth/callback",
+    ]);
+    assert.equal(problems({ admin: { oidc: { ...oidc, roles: {} } } }).length, 1);
+    assert.match(problems({ admin: { oidc: { ...oidc, roles: {} } } })[0]!, /map at least one role/);
   });
 });

@@ -8,6 +8,7 @@ import { adminActor, adminTokensOf } from "../http/admin/admin-auth.ts";
 import type { Reload, ReloadOutcome } from "../http/admin/admin-reload.ts";
 import { createAdminRoutes } from "../http/admin/admin-routes.ts";
 import { dashboardRoutes } from "../http/dashboard/dashboard-routes.ts";
+import { createOidcSignIn } from "../http/dashboard/dashboard-sign-in.ts";
 import { createHttpHandler, lastResortResponse } from "../http/app.ts";
 import { openLedger } from "./open-ledger.ts";
 import { watchBooks } from "../journal/books-watch.ts";
@@ -157,8 +158,11 @@ export async function startRelayService(config: Config, runtime: Runtime, option
       applied: () => budgetSync?.refresh() ?? Promise.resolve(),
       onBudgetChange: auditBudgetChange(store),
     });
+  const oidcConfig = config.server.admin.oidc;
+  const oidc = oidcConfig && createOidcSignIn(oidcConfig);
   const admin = createAdminRoutes({
     tokens: () => adminTokens,
+    sessions: oidc?.sessions,
     config: () => snapshot.current.config,
     store,
     sync: () => ledger.flush(),
@@ -183,7 +187,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     books: books && (() => books.last),
     guardrails: () => guardrailCounts.counts(),
   });
-  const dashboard = dashboardRoutes(() => adminTokens.length > 0);
+  const dashboard = dashboardRoutes(() => adminTokens.length > 0 || oidc !== undefined, { tokens: () => adminTokens, oidc });
   const apart = config.server.admin.port !== undefined;
   const server = await runtime.serve({
     hostname: config.server.host,

@@ -7,6 +7,7 @@ const RESTART_ONLY: ReadonlyArray<readonly [string, (config: Config) => unknown]
   ["server.port", (config) => config.server.port],
   ["server.admin.host", (config) => config.server.admin.host],
   ["server.admin.port", (config) => config.server.admin.port],
+  ["server.admin.oidc", (config) => config.server.admin.oidc],
   ["server.upstreamClient", (config) => config.server.upstreamClient],
   ["server.idleTimeoutSeconds", (config) => config.server.idleTimeoutSeconds],
   ["storage", (config) => config.storage],
@@ -28,7 +29,7 @@ export function withRestartOnly(next: Config, running: Config): Config {
   const { enabled, durability, retentionDays, booksCheckMs } = running.journal;
   return {
     ...next,
-    server: { ...next.server, host, port, upstreamClient, idleTimeoutSeconds, admin: { ...next.server.admin, host: admin.host, port: admin.port } },
+    server: { ...next.server, host, port, upstreamClient, idleTimeoutSeconds, admin: { ...next.server.admin, host: admin.host, port: admin.port, oidc: admin.oidc } },
     storage: running.storage,
     journal: { ...next.journal, enabled, durability, retentionDays, booksCheckMs },
     tracing: running.tracing,

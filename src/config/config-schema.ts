@@ -9,6 +9,7 @@ import { mockFields } from "./mock-schema.ts";
 import { openAiFields } from "./openai-schema.ts";
 import { priceSchema } from "./price-schema.ts";
 import { rateLimitSchema } from "./rate-limit-schema.ts";
+import { adminOidcSchema } from "./admin-oidc-schema.ts";
 import { amount, durationMs, positiveInt } from "./schema-numbers.ts";
 import { tracingSchema } from "./tracing-schema.ts";
 import { checkGeminiRegion, vertexSchema } from "./vertex-schema.ts";
@@ -190,6 +191,8 @@ export const configSchema = z.strictObject({
           /** Port of a separate admin listener; when set, admin routes are served only there. */
           port: z.number().int().min(0).max(65_535).optional(),
           tokens: z.array(adminTokenSchema).default([]),
+          /** Sign-in with an OpenID Connect provider (admin-oidc-schema.ts); absent: admin tokens only. */
+          oidc: adminOidcSchema.optional(),
         })
         .prefault({}),
       /** Token for GET /metrics only (Prometheus); the admin token is accepted too. /metrics is off without either. */

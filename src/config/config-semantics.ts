@@ -28,7 +28,7 @@ function checkAdmin(server: Config["server"]): ConfigProblem[] {
     }
   });
   const { host, port } = server.admin;
-  if ((host !== undefined || port !== undefined) && ids.size === 0) {
+  if ((host !== undefined || port !== undefined) && ids.size === 0 && server.admin.oidc === undefined) {
     problems.push({ path: ["server", "admin", port === undefined ? "host" : "port"], message: "an admin listener needs an admin token (server.admin.tokens or server.adminToken)" });
   }
   if (host !== undefined && port === undefined) {
@@ -106,7 +106,7 @@ export function checkSemantics(config: Config): ConfigProblem[] {
     problems.push({ path: ["journal", "enabled"], message: "budgets need the journal: remove the budgets or enable the journal" });
   }
   // Keys issued at run time (admin token and a store) count: without any key every call gets 401.
-  const issuesKeys = config.server.adminToken !== undefined && config.journal.enabled;
+  const issuesKeys = (config.server.adminToken !== undefined || config.server.admin.oidc !== undefined) && config.journal.enabled;
   if (config.keys.length === 0 && !issuesKeys && !isLoopbackHost(config.server.host)) {
     problems.push({
       path: ["server", "host"],

@@ -34,6 +34,8 @@ export type RelayErrorCode =
   | "overloaded"
   | "unauthorized"
   | "forbidden"
+  | "csrf_failed"
+  | "sign_in_failed"
   | "reload_unavailable"
   | "key_revoked"
   | "key_expired"

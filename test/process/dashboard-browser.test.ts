@@ -25,7 +25,7 @@ const ADMIN_TOKEN = "dashboard-admin-token-0123456789";
 const INJECTED = `<img src=x onerror="window.__pwned=1">`;
 const EVIL_KEY = "sk-renio-evil-key-for-tests-0003";
 const TIGHT_KEY = "sk-renio-tight-key-for-tests-0004";
-const PAGES = ["overview", "budgets", "keys", "models", "journal", "guardrails", "live"] as const;
+const PAGES = ["overview", "budgets", "keys", "models", "journal", "guardrails", "live", "audit"] as const;
 const WIDTHS = [1280, 390] as const;
 /** Admin endpoints other branches add later: the dashboard shows them as not available (a 404 Chromium logs). */
 const NOT_YET = [/\/admin\/keys$/, /\/admin\/alerts$/];
@@ -35,6 +35,9 @@ let store: Store;
 let stop: () => Promise<void>;
 let browser: Browser;
 let entries: JournalEntry[];
+
+/** The number in a money text (`1,234.5678 USD`). */
+const amountOf = (text: string): number => Number(text.replace(/ [A-Z]{3}$/, "").replaceAll(",", ""));
 
 async function call(apiKey: string, model: string, fault?: string): Promise<string> {
   const client = new OpenAI({ apiKey, baseURL: `${relay.url}/v1`, maxRetries: 0, timeout: 10_000 });
@@ -122,7 +125,7 @@ describe("dashboard in Chromium", { skip: SKIP }, () => {
         await page.waitForSelector(`#page[data-page="${name}"]`);
         await loaded(page);
         await page.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`) });
-        if (width < 600) {
+        {
           const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
           assert.ok(overflow <= 0, `${name} at ${width} px scrolls sideways by ${overflow} px`);
         }
@@ -136,7 +139,9 @@ describe("dashboard in Chromium", { skip: SKIP }, () => {
       assert.equal(await page.textContent('[data-figure="today-errors"]'), "2");
       const cost = today.reduce((sum, e) => sum + (e.cost ?? 0), 0);
       assert.ok(cost > 0);
-      assert.equal(Number((await page.textContent('[data-figure="today-cost"]'))!.replaceAll(",", "")).toFixed(4), cost.toFixed(4));
+      const todayCost = (await page.textContent('[data-figure="today-cost"]'))!;
+      assert.match(todayCost, /^\d[\d,]*\.\d{4} USD$/, "money: 4 decimals and the currency");
+      assert.equal(amountOf(todayCost).toFixed(4), cost.toFixed(4));
       await page.waitForFunction(() => document.querySelectorAll(".chart canvas").length === 2);
       assert.equal(await page.locator(".chart canvas").count(), 2, "uPlot drew both overview charts");
 
@@ -144,16 +149,18 @@ describe("dashboard in Chromium", { skip: SKIP }, () => {
       await loaded(page);
       const usage = new Map((await store.budgetUsage()).map((row) => [row.budgetId, row]));
       const spent = await page.textContent('[data-budget="tests-monthly"] [data-figure="spent"]');
-      assert.equal(Number(spent!.replaceAll(",", "")).toFixed(4), usage.get("tests-monthly")!.spent.toFixed(4));
+      assert.equal(amountOf(spent!).toFixed(4), usage.get("tests-monthly")!.spent.toFixed(4));
+      assert.match((await page.textContent('[data-budget="tests-monthly"] .budget-head'))!, /project tests/, "the scope in words");
+      assert.match((await page.textContent('[data-budget="tight-daily"] .budget-head'))!, /refusing · 1 in the last hour/, "a budget refusing calls says so");
 
       await page.evaluate(() => (location.hash = "keys"));
       await loaded(page);
-      const keyRow = page.locator("tr", { hasText: "test" }).first();
+      const keyRow = page.locator("section", { hasText: "By key" }).locator("tr", { hasText: "test" }).first();
       assert.ok((await keyRow.textContent())!.includes(String(entries.filter((e) => e.keyId === "test").length)));
       assert.ok((await page.getByText(INJECTED, { exact: true }).count()) >= 1, "the injected key id is shown as text");
       // Sortable: a click on "Spend" orders the key table by spend, largest first; another click reverses it.
       const byKey = page.locator("section", { hasText: "By key" });
-      const spendOf = async () => (await byKey.locator("tbody tr td:nth-child(8)").allTextContents()).map((t) => Number(t.replaceAll(",", "")));
+      const spendOf = async () => (await byKey.locator("tbody tr td:nth-child(8)").allTextContents()).map(amountOf);
       await byKey.locator("th", { hasText: "Spend" }).click();
       const descending = await spendOf();
       assert.deepEqual(descending, [...descending].sort((a, b) => b - a));

@@ -14,6 +14,7 @@ const GROUP_BY: readonly UsageGroupBy[] = ["key", "project", "model", "provider"
 
 /**
  * The dashboard's read-only aggregates (role `read`), computed in SQL by the store:
+ * `GET /admin/dashboard/settings` (the currency amounts are in),
  * `GET /admin/dashboard/overview` (totals today and this month, UTC, and a series of calls,
  * errors, cost and relay overhead p50/p95 per bucket; `since`, `until`, `bucket_ms`, default
  * the last 24 hours by hour) and `GET /admin/dashboard/usage?by=key|project|model|provider|route`
@@ -21,9 +22,11 @@ const GROUP_BY: readonly UsageGroupBy[] = ["key", "project", "model", "provider"
  * (what guardrail policies found, by policy, detector, action and direction, over the entries
  * on which one fired; `since`/`until`, default the last 24 hours; at most GUARDRAIL_ENTRIES entries read).
  */
-export function dashboardApi(store: JournalReader, sync: (() => Promise<void>) | undefined): Hono<HttpEnv> {
+export function dashboardApi(store: JournalReader, sync: (() => Promise<void>) | undefined, currency: () => string): Hono<HttpEnv> {
   const api = new Hono<HttpEnv>();
   api.use(requireRole("read"));
+
+  api.get("/settings", (c) => c.json({ object: "dashboard.settings", currency: currency() }));
 
   api.get("/overview", async (c) => {
     const now = Date.now();

@@ -11,10 +11,7 @@ import { adminJsonBody } from "./admin-body.ts";
 /** What `/admin/keys` works with. */
 export interface AdminKeysDeps {
   readonly keys: KeyAdmin;
-  /**
-   * The acting admin's id, recorded in the audit. Today the one admin token's id (`admin`);
-   * with several tokens and roles, the id of the token that authenticated the request.
-   */
+  /** The acting admin, recorded in the audit: the admin token's id, or `oidc:<email>` for a signed-in person. */
   readonly actorOf: (c: Context<HttpEnv>) => string;
 }
 

@@ -6,6 +6,7 @@ import type { AlertOutbox } from "../../alerts/alert-outbox.ts";
 import { alertRoutes } from "./admin-alerts.ts";
 import { adminAuth, requireRole, type AdminToken } from "./admin-auth.ts";
 import { dashboardApi } from "./admin-dashboard-api.ts";
+import type { AdminSessions } from "./admin-sessions.ts";
 import { limitParam, timeParam } from "./admin-query.ts";
 import { reloadHandler, type Reload } from "./admin-reload.ts";
 import type { BudgetAdmin } from "../../budgets/budget-admin.ts";
@@ -25,6 +26,8 @@ import type { AuditStore } from "../../shared/audit.ts";
 export interface AdminDeps {
   /** The current admin tokens (none: every admin route answers 404). */
   readonly tokens: () => readonly AdminToken[];
+  /** Dashboard sessions of sign-in with an identity provider (absent: admin tokens only). */
+  readonly sessions?: AdminSessions | undefined;
   /** The running config (its budgets and `budget.mode`). */
   readonly config: () => Config;
   /** The journal (none with `journal.enabled: false`: no journal or budget routes). */
@@ -57,7 +60,7 @@ const MAX_PAGE = 1000;
  */
 export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
   const admin = new Hono<HttpEnv>();
-  admin.use(adminAuth(deps.tokens));
+  admin.use(adminAuth(deps.tokens, deps.sessions));
 
   admin.post("/reload", requireRole("admin"), reloadHandler(deps.reload));
   const targets = deps.targets;
@@ -113,7 +116,7 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
   if (deps.audit) admin.route("/", createAdminAuditRoutes(deps.audit));
   admin.route("/alerts", alertRoutes(store, deps.sync));
   admin.route("/", createAdminBooksRoutes(store, deps.sync));
-  admin.route("/dashboard", dashboardApi(store, deps.sync));
+  admin.route("/dashboard", dashboardApi(store, deps.sync, () => deps.config().budget.currency));
 
   return admin;
 }

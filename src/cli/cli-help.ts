@@ -14,7 +14,7 @@ const SERVE: CommandHelp = {
 };
 const MOCK: CommandHelp = {
   synopsis: [
-    "mock [--port N] [--host H] [--latency-ms 2] [--chunk-interval-ms 1] [--chunks 8]\n" +
+    "mock [--port N] [--host H] [--latency-ms 2] [--chunk-interval-ms 1] [--chunks 8] [--answer sentence|fill]\n" +
       "[--fault-status N] [--fault-delay-ms N] [--fault-cut N] [--fault-slow-ms N] [--fault-reset]\n" +
       "[--script '{\"failFirst\":2,\"status\":503}']   (a fault script; POST /_mock/script replaces it)",
   ],

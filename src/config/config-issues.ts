@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { closest, didYouMean } from "../shared/did-you-mean.ts";
+import { ownValue } from "../shared/own-keys.ts";
 import { joinPath, type ConfigProblem } from "./config-error.ts";
 
 type Issue = z.core.$ZodIssue;
@@ -115,7 +116,8 @@ function formsAt(schema: SchemaLike, path: Path, chosen: ReadonlyMap<string, num
     const next: Reached[] = [];
     for (const node of current) {
       const def = defOf(node.schema);
-      if (def.type === "object" && typeof segment === "string" && def.shape?.[segment] !== undefined) next.push({ schema: def.shape[segment], chosen: node.chosen });
+      const field = def.type === "object" && typeof segment === "string" && def.shape !== undefined ? ownValue(def.shape, segment) : undefined;
+      if (field !== undefined) next.push({ schema: field, chosen: node.chosen });
       else if (def.type === "record" && def.valueType !== undefined) next.push({ schema: def.valueType, chosen: node.chosen });
       else if (def.type === "array" && typeof segment === "number" && def.element !== undefined) next.push({ schema: def.element, chosen: node.chosen });
     }
@@ -144,8 +146,8 @@ function defOf(schema: SchemaLike): SchemaDef {
 function valueAt(value: unknown, path: Path): unknown {
   let current = value;
   for (const segment of path) {
-    if (current === null || typeof current !== "object" || !Object.hasOwn(current, segment)) return undefined;
-    current = (current as Record<PropertyKey, unknown>)[segment];
+    if (current === null || typeof current !== "object") return undefined;
+    current = Array.isArray(current) ? (typeof segment === "number" ? current[segment] : undefined) : ownValue(current as Record<string, unknown>, String(segment));
   }
   return current;
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -36,7 +36,7 @@ async function stopped(serve: RunningCli): Promise<string> {
   return result.stdout + result.stderr;
 }
 
-describe("a first run of renio serve on its embedded default", () => {
+describe("a first run of renio serve: what the banner shows and what answers", () => {
   test("the banner's curl gets a one-sentence answer; the dashboard, the admin API and /metrics answer the token it prints once", async () => {
     const cwd = mkdtempSync(join(dir, "generated-"));
     const first = await serveDefault(cwd, { RENIO_ADMIN_TOKEN: "" });
@@ -110,5 +110,36 @@ describe("a first run of renio serve on its embedded default", () => {
       const output = await stopped(run.serve);
       assert.ok(!output.includes(secret), "the token is never printed");
     }
+  });
+
+  test("a config file: the banner says where the dashboard is, or how to turn it on; nothing is generated", async () => {
+    const cwd = mkdtempSync(join(dir, "config-"));
+    const config = (server: Record<string, unknown>) => ({
+      server: { port: 0, ...server },
+      storage: { type: "sqlite", path: join(cwd, "relay.db") },
+      providers: { mock: { type: "mock" } },
+      models: { "mock-gpt": { provider: "mock" } },
+      keys: [{ id: "k", secret: "sk-renio-first-run-key-0001" }],
+    });
+    writeFileSync(join(cwd, "with-admin.json"), JSON.stringify(config({ adminToken: "${RENIO_TEST_FIRST_RUN_ADMIN}" })));
+    writeFileSync(join(cwd, "without.json"), JSON.stringify(config({})));
+    const secret = "first-run-admin-token-in-config";
+    const withAdmin = startCommand([...sourceCommand(), "serve", "--config", join(cwd, "with-admin.json")], { cwd, env: { RENIO_ADMIN_TOKEN: "", RENIO_TEST_FIRST_RUN_ADMIN: secret } });
+    try {
+      await withAdmin.waitFor(/^capacity: .*\n/m);
+      const banner = withAdmin.stdout();
+      assert.match(banner, /^dashboard: http:\/\/127\.0\.0\.1:\d+\/dashboard\/ \(sign in with an admin token\)$/m);
+      assert.doesNotMatch(banner, /^admin token:/m, "a config's token is not announced");
+    } finally {
+      assert.ok(!(await stopped(withAdmin)).includes(secret), "the token is never printed");
+    }
+    const without = startCommand([...sourceCommand(), "serve", "--config", join(cwd, "without.json")], { cwd, env: { RENIO_ADMIN_TOKEN: "" } });
+    try {
+      await without.waitFor(/^capacity: .*\n/m);
+      assert.match(without.stdout(), /^dashboard: off \(set RENIO_ADMIN_TOKEN, or server\.admin\.tokens in the config, to serve it at \/dashboard\/\)$/m);
+    } finally {
+      await stopped(without);
+    }
+    assert.ok(!existsSync(join(cwd, "admin-token")) && !existsSync(join(cwd, ".renio")), "nothing generated for a config file");
   });
 });

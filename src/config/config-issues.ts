@@ -24,9 +24,9 @@ interface SchemaLike {
 
 /**
  * The config problems of zod's `issues` for `value` (unknown keys apart, as they are problems
- * whatever their value), each with a suggestion where one helps: an
- * unknown key gets the closest key its object knows (`models.gpt-4o-mini.provder: unknown key; did
- * you mean "provider"?`), a value outside a set of choices the closest choice. A union (a model
+ * whatever their value), each with a suggestion where one helps: an unknown key gets the closest
+ * key its object knows (`models.gpt-4o-mini.provder: unknown key; did you mean "provider"?`), or
+ * the form of the entry it belongs to; a value outside a set of choices the closest choice. A union (a model
  * entry is one target, a list or a routed entry) reports the issues of the option the value is
  * nearest to (the one with the fewest issues that is of the value's type), not zod's bare
  * "Invalid input"; a required key reported missing beside an unknown key suggested for it is left

@@ -74,7 +74,7 @@ const money = formatAmount;
 
 /** The 401 for a secret that is not (or no longer) a live key: says revoked, expired or rotated out when it was one. */
 export function refusedKey(refusal: KeyRefusal | undefined): RelayError {
-  if (refusal === undefined) return new RelayError(401, "invalid_api_key", "Invalid API key");
+  if (refusal === undefined) return new RelayError(401, "invalid_api_key", "Invalid API key: this relay has no such key; use a key from its config or one issued with `renio keys create`");
   const at = new Date(refusal.at).toISOString();
   if (refusal.reason === "revoked") return new RelayError(401, "key_revoked", `This API key was revoked (key "${refusal.keyId}", ${at})`);
   if (refusal.reason === "expired") return new RelayError(401, "key_expired", `This API key expired (key "${refusal.keyId}", ${at})`);

@@ -59,3 +59,12 @@ describe("model and region refusals say what to do", () => {
     assert.match(message, /\(local\); it allows eu: an operator can add a target in one of those or widen the key's `regions`$/);
   });
 });
+
+describe("a key refusal says what to do", () => {
+  test("an unknown key: where keys come from", async () => {
+    const { status, code, message } = await refusal("sk-renio-no-such-key-00000000", "mock-gpt");
+    assert.equal(status, 401);
+    assert.equal(code, "invalid_api_key");
+    assert.match(message, /Invalid API key: this relay has no such key; use a key from its config or one issued with `renio keys create`$/);
+  });
+});

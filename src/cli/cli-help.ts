@@ -10,7 +10,9 @@ interface CommandHelp {
 
 const SERVE: CommandHelp = {
   synopsis: ["serve [--config FILE] [--host H] [--port N]\n[--log-format json|text] [--log-level error|warn|info|debug]"],
-  summary: "run the relay (without --config or RENIO_CONFIG: embedded default on 127.0.0.1:8080, mock provider); flag > RENIO_* env > file; SIGHUP reloads the config file",
+  summary:
+    "run the relay (without --config or RENIO_CONFIG, or with --config default: embedded default on 127.0.0.1:8080, mock provider, dashboard behind an admin token it prints); " +
+    "flag > RENIO_* env > file; SIGHUP reloads the config file",
 };
 const MOCK: CommandHelp = {
   synopsis: [

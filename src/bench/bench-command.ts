@@ -69,7 +69,7 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
     }
     progress.update("starting the mock");
     const mock = await startChildServer("mock", [
-      ...self, "mock", "--host", "127.0.0.1", "--port", String(options.mockPort),
+      ...self, "mock", "--answer", "fill", "--host", "127.0.0.1", "--port", String(options.mockPort),
       "--latency-ms", String(BENCH_MOCK.latencyMs), "--chunk-interval-ms", String(BENCH_MOCK.chunkIntervalMs), "--chunks", String(BENCH_MOCK.chunks),
     ]);
     children.push(mock);

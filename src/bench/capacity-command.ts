@@ -45,7 +45,7 @@ export async function runCapacityBench(context: CapacityRunContext): Promise<{ t
   const maxStreams = Math.max(...options.concurrency);
   progress.update("starting the mock");
   const mock = await startChildServer("mock", [
-    ...self, "mock", "--host", "127.0.0.1", "--port", String(options.mockPort),
+    ...self, "mock", "--answer", "fill", "--host", "127.0.0.1", "--port", String(options.mockPort),
     "--latency-ms", String(CAPACITY_LATENCY_MS), "--chunk-interval-ms", String(capacity.chunkIntervalMs), "--chunks", String(capacity.chunks),
   ]);
   children.push(mock);

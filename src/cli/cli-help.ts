@@ -10,11 +10,13 @@ interface CommandHelp {
 
 const SERVE: CommandHelp = {
   synopsis: ["serve [--config FILE] [--host H] [--port N]\n[--log-format json|text] [--log-level error|warn|info|debug]"],
-  summary: "run the relay (without --config or RENIO_CONFIG: embedded default on 127.0.0.1:8080, mock provider); flag > RENIO_* env > file; SIGHUP reloads the config file",
+  summary:
+    "run the relay (without --config or RENIO_CONFIG, or with --config default: embedded default on 127.0.0.1:8080, mock provider, dashboard behind an admin token it prints); " +
+    "flag > RENIO_* env > file; SIGHUP reloads the config file",
 };
 const MOCK: CommandHelp = {
   synopsis: [
-    "mock [--port N] [--host H] [--latency-ms 2] [--chunk-interval-ms 1] [--chunks 8]\n" +
+    "mock [--port N] [--host H] [--latency-ms 2] [--chunk-interval-ms 1] [--chunks 8] [--answer sentence|fill]\n" +
       "[--fault-status N] [--fault-delay-ms N] [--fault-cut N] [--fault-slow-ms N] [--fault-reset]\n" +
       "[--script '{\"failFirst\":2,\"status\":503}']   (a fault script; POST /_mock/script replaces it)",
   ],

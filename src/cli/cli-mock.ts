@@ -1,6 +1,7 @@
 import { mockServerFetch } from "../providers/mock/mock-serve.ts";
 import { createMock, type MockFaults, type MockOptions, type MockScript } from "../providers/mock/mock-server.ts";
 import { mockScriptSchema } from "../config/mock-script-schema.ts";
+import { MOCK_ANSWERS } from "../config/mock-schema.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { parseOptions, usageLine, UsageError } from "../shared/cli-args.ts";
 import { MOCK_USAGE, wantsHelp } from "./cli-help.ts";
@@ -12,6 +13,7 @@ const OPTIONS = {
   "latency-ms": { ...MS, default: 2 },
   "chunk-interval-ms": { ...MS, default: 1 },
   chunks: { type: "integer", min: 1, max: 4096, default: 8 },
+  answer: { type: "string", oneOf: MOCK_ANSWERS, default: "sentence" },
   "fault-status": { type: "integer", min: 200, max: 599 },
   "fault-delay-ms": MS,
   "fault-cut": { type: "integer", min: 0 },
@@ -21,7 +23,7 @@ const OPTIONS = {
 } as const;
 
 /**
- * `renio mock [--port N] [--host H] [--latency-ms N] [--chunk-interval-ms N] [--chunks N]
+ * `renio mock [--port N] [--host H] [--latency-ms N] [--chunk-interval-ms N] [--chunks N] [--answer sentence|fill]
  * [--fault-status N] [--fault-delay-ms N] [--fault-cut N] [--fault-slow-ms N] [--fault-reset] [--script JSON]`:
  * serves the mock provider until SIGINT/SIGTERM. `--help` prints the usage (exit 0); returns 2 on a bad command line.
  */
@@ -47,7 +49,7 @@ export async function runMockCommand(args: string[], runtime: Runtime): Promise<
     ...(values["fault-slow-ms"] !== undefined && { chunkIntervalMs: values["fault-slow-ms"] }),
     ...(values["fault-reset"] && { reset: true }),
   };
-  const options: MockOptions = { latencyMs: values["latency-ms"], chunkIntervalMs: values["chunk-interval-ms"], chunks: values.chunks, faults, ...(script && { script }) };
+  const options: MockOptions = { latencyMs: values["latency-ms"], chunkIntervalMs: values["chunk-interval-ms"], chunks: values.chunks, answer: values.answer, faults, ...(script && { script }) };
   const { host, port } = values;
   const mock = createMock(options);
   const server = await runtime.serve({ fetch: mockServerFetch(mock), hostname: host, port });

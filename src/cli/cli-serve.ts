@@ -11,6 +11,10 @@ import { SERVE_USAGE, wantsHelp } from "./cli-help.ts";
 import { startRelayService, type RelayService } from "../app/relay-service.ts";
 import { capacityNotes } from "./serve-capacity.ts";
 import { openFileLimit } from "../runtime/open-files.ts";
+import { CONFIG_ENV, envValue } from "../config/config-overrides.ts";
+import { ADMIN_TOKEN_ENV, EMBEDDED_DEFAULT } from "./cli-target.ts";
+import { embeddedAdminToken, type EmbeddedAdminToken } from "./serve-admin-token.ts";
+import { signInLines } from "./serve-banner.ts";
 
 const SERVE_OPTIONS = {
   config: CONFIG_OPTION,
@@ -26,7 +30,9 @@ const FLAG_SETTINGS = { host: ["server", "host"], port: ["server", "port"], "log
 /**
  * `renio serve [--config FILE] [--host H] [--port N] [--log-format F] [--log-level L]`: runs until
  * SIGINT/SIGTERM; SIGHUP reloads (`--help`: usage, exit 0). Settings: flag > environment (`RENIO_CONFIG`,
- * `RENIO_HOST`, …) > config file > default.
+ * `RENIO_HOST`, …) > config file > default. Without a config, or with `--config default`, the embedded
+ * default runs with the dashboard and /metrics behind an admin token: `RENIO_ADMIN_TOKEN`, else one
+ * kept beside its store (serve-admin-token.ts).
  */
 export async function runServeCommand(args: string[], runtime: Runtime, out: (line: string) => void, err: (line: string) => void): Promise<number> {
   if (wantsHelp(args)) {
@@ -34,6 +40,10 @@ export async function runServeCommand(args: string[], runtime: Runtime, out: (li
     return 0;
   }
   const { values } = parseOptions(args, SERVE_OPTIONS);
+  // `--config default` (or RENIO_CONFIG=default) names the embedded default, as the store commands take it.
+  const named = values.config ?? envValue(process.env, CONFIG_ENV);
+  const env = named === EMBEDDED_DEFAULT ? { ...process.env, [CONFIG_ENV]: undefined } : process.env;
+  const file = named === EMBEDDED_DEFAULT ? undefined : values.config;
   const flags: ConfigOverride[] = [];
   for (const [flag, path] of Object.entries(FLAG_SETTINGS)) {
     const value = values[flag as keyof typeof FLAG_SETTINGS];
@@ -41,15 +51,22 @@ export async function runServeCommand(args: string[], runtime: Runtime, out: (li
   }
   /** The file's config with the environment and flags over it (a reload reads it the same way). */
   const resolveServeConfig = async () => {
-    const resolved = await resolveConfig({ file: values.config, flags, env: process.env });
+    const resolved = await resolveConfig({ file, flags, env });
     const config: Config = {
       ...resolved.config,
       logging: { ...resolved.config.logging, format: resolved.config.logging.format ?? (process.stdout.isTTY ? "text" : "json") },
     };
     return { resolved, config };
   };
-  const { resolved, config } = await resolveServeConfig();
+  let { resolved, config } = await resolveServeConfig();
   const embedded = resolved.file === undefined;
+  // The embedded default shows its dashboard and /metrics: behind RENIO_ADMIN_TOKEN, else a token kept beside its store.
+  let generated: EmbeddedAdminToken | undefined;
+  if (embedded && envValue(env, ADMIN_TOKEN_ENV) === undefined && config.storage.type === "sqlite" && isLoopbackHost(config.server.host)) {
+    generated = embeddedAdminToken(config.storage.path);
+    flags.push({ path: ["server", "adminToken"], value: generated.token, from: generated.file });
+    ({ resolved, config } = await resolveServeConfig());
+  }
   const loadConfig = async (): Promise<Config> => (await resolveServeConfig()).config;
   if (embedded && !isLoopbackHost(config.server.host)) {
     const from = resolved.sources.find((source) => source.setting === "server.host")?.from;
@@ -71,6 +88,7 @@ export async function runServeCommand(args: string[], runtime: Runtime, out: (li
   out(capacity.line);
   for (const warning of capacity.warnings) err(warning);
   if (service.recovered > 0) out(`recovered: ${service.recovered} entries left unfinished by a previous process marked interrupted (see renio budget reconcile)`);
+  for (const line of signInLines(service, config, embedded ? { generated, fromEnv: generated === undefined ? ADMIN_TOKEN_ENV : undefined } : undefined)) out(line);
   if (embedded) {
     out("embedded default: in-process mock provider, development key (loopback only). Try:");
     out(

@@ -15,13 +15,13 @@ export function regionLabelOf(awsRegion: string): string {
  * contradict it. `baseUrl` overrides https://bedrock-runtime.{awsRegion}.amazonaws.com.
  */
 export const bedrockFields = {
-  type: z.literal("bedrock"),
-  awsRegion: z.string().regex(AWS_REGION, "must be an AWS region name such as eu-central-1"),
-  region: nameText().optional(),
-  accessKeyId: z.string().min(1),
-  secretAccessKey: z.string().min(1),
-  sessionToken: z.string().min(1).optional(),
-  baseUrl: z.url().optional(),
+  type: z.literal("bedrock").describe("`openai` (any OpenAI-compatible `baseUrl`), `anthropic`, `azure`, `gemini`, `bedrock` or `mock`"),
+  awsRegion: z.string().regex(AWS_REGION, "must be an AWS region name such as eu-central-1").describe("`bedrock`: the AWS region (e.g. `eu-central-1`)"),
+  region: nameText().optional().describe("the region label keys' `regions` match; must not contradict the region the URL or location names"),
+  accessKeyId: z.string().min(1).describe("`bedrock`: static credentials (usually `${ENV}`)"),
+  secretAccessKey: z.string().min(1).describe("`bedrock`: static credentials (usually `${ENV}`)"),
+  sessionToken: z.string().min(1).optional().describe("`bedrock`: for temporary credentials"),
+  baseUrl: z.url().optional().describe("the provider's URL (`openai`: including `/v1`; `azure`: the resource endpoint; `mock`: a `renio mock`)"),
 };
 
 /** Rejects a `region` label that names another geography than `awsRegion`. */

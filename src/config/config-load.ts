@@ -8,6 +8,7 @@ import { interpolateEnv } from "./env-interpolation.ts";
 import { parseJsoncDocument } from "./jsonc.ts";
 import { parseYamlDocument } from "./yaml.ts";
 import { protoKeyProblems } from "./schema-maps.ts";
+import { issueProblems } from "./config-issues.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -89,17 +90,10 @@ export function validateConfig(
   };
   const parsed = configSchema.safeParse(applyOverrides(interpolated.value, overrides));
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      if (issue.code === "unrecognized_keys") {
-        // An unknown key is a problem of its own, whatever its value.
-        for (const key of issue.keys) if (key !== "__proto__") problems.push({ path: [...issue.path, key], message: "unknown key" });
-      } else if (issue.code === "invalid_key") {
-        // A record's key broke its rule: say the rule, at the key.
-        report({ path: issue.path, message: issue.issues[0]?.message ?? issue.message });
-      } else {
-        report({ path: issue.path, message: issue.message });
-      }
-    }
+    // An unknown key is a problem of its own, whatever its value; the others unless an unset variable made them.
+    const { unknownKeys, others } = issueProblems(parsed.error.issues, configSchema, interpolated.value);
+    problems.push(...unknownKeys);
+    others.forEach(report);
     return fail();
   }
   checkSemantics(parsed.data).forEach(report);

@@ -1,3 +1,4 @@
+import { didYouMean } from "../shared/did-you-mean.ts";
 import type { Config } from "./config-schema.ts";
 import type { ConfigProblem } from "./config-error.ts";
 import { checkProviders } from "./provider-semantics.ts";
@@ -51,12 +52,12 @@ function checkAlerts(config: Config): ConfigProblem[] {
   const known = `(configured in alerts.webhooks: ${[...ids].join(", ") || "none"})`;
   config.budgets.forEach((budget, index) => {
     if (budget.alerts && !ids.has(budget.alerts.webhook)) {
-      problems.push({ path: ["budgets", index, "alerts", "webhook"], message: `unknown webhook "${budget.alerts.webhook}" ${known}` });
+      problems.push({ path: ["budgets", index, "alerts", "webhook"], message: `unknown webhook "${budget.alerts.webhook}" ${known}${didYouMean(budget.alerts.webhook, [...ids])}` });
     }
   });
   const interrupted = config.alerts.interruptedWebhook;
   if (interrupted !== undefined && !ids.has(interrupted)) {
-    problems.push({ path: ["alerts", "interruptedWebhook"], message: `unknown webhook "${interrupted}" ${known}` });
+    problems.push({ path: ["alerts", "interruptedWebhook"], message: `unknown webhook "${interrupted}" ${known}${didYouMean(interrupted, [...ids])}` });
   }
   return problems;
 }
@@ -75,7 +76,7 @@ export function checkSemantics(config: Config): ConfigProblem[] {
     }
     key.models.forEach((model, modelIndex) => {
       if (model !== "*" && !config.models.has(model)) {
-        problems.push({ path: ["keys", index, "models", modelIndex], message: `unknown model "${model}"` });
+        problems.push({ path: ["keys", index, "models", modelIndex], message: `unknown model "${model}"${didYouMean(model, [...config.models.keys()])}` });
       }
     });
   });
@@ -84,10 +85,10 @@ export function checkSemantics(config: Config): ConfigProblem[] {
     if (budgetIds.has(budget.id)) problems.push({ path: ["budgets", index, "id"], message: `duplicate budget id "${budget.id}"` });
     budgetIds.add(budget.id);
     if (typeof budget.scope === "object" && "key" in budget.scope && !keyIds.has(budget.scope.key)) {
-      problems.push({ path: ["budgets", index, "scope", "key"], message: `unknown key "${budget.scope.key}"` });
+      problems.push({ path: ["budgets", index, "scope", "key"], message: `unknown key "${budget.scope.key}"${didYouMean(budget.scope.key, [...keyIds])}` });
     }
     if (typeof budget.scope === "object" && "project" in budget.scope && !projects.has(budget.scope.project)) {
-      problems.push({ path: ["budgets", index, "scope", "project"], message: `no key belongs to project "${budget.scope.project}"` });
+      problems.push({ path: ["budgets", index, "scope", "project"], message: `no key belongs to project "${budget.scope.project}"${didYouMean(budget.scope.project, [...projects])}` });
     }
   });
   problems.push(...checkProviders(config.providers));

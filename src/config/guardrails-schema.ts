@@ -41,16 +41,16 @@ const policyId = z.string().regex(/^[A-Za-z0-9_.:-]+$/, "use letters, digits, _ 
 /** A detector of the config's own: a bounded regular expression, or a list of words and phrases. */
 const customDetectorSchema = z
   .strictObject({
-    id: detectorId,
+    id: detectorId.describe("the detector's id, used in policies"),
     /** A JavaScript regular expression (see patternProblem for what is refused). */
-    pattern: z.string().min(1).optional(),
-    ignoreCase: z.boolean().default(false),
+    pattern: z.string().min(1).optional().describe("a bounded regular expression"),
+    ignoreCase: z.boolean().default(false).describe("match the pattern case-insensitively"),
     /** Words or phrases matched as whole words, case-insensitively. */
-    words: z.array(z.string().trim().min(1).max(100)).min(1).max(10_000).optional(),
+    words: z.array(z.string().trim().min(1).max(100)).min(1).max(10_000).optional().describe("a word list instead of a pattern"),
     /** The longest match a pattern may have; longer ones are not matches (and a stream holds back this many characters). */
-    maxLength: positiveInt.max(PATTERN_LIMITS.maxLength).default(64),
+    maxLength: positiveInt.max(PATTERN_LIMITS.maxLength).default(64).describe("the longest match the pattern may make"),
     /** The placeholder's type, e.g. EMPLOYEE_ID for `[EMPLOYEE_ID_1]` (default: the id in capitals, `-` as `_`). */
-    placeholder: z.string().regex(/^[A-Z][A-Z0-9_]*$/, "use capitals, digits and _").optional(),
+    placeholder: z.string().regex(/^[A-Z][A-Z0-9_]*$/, "use capitals, digits and _").optional().describe("the placeholder's type: `EMPLOYEE_ID` gives `[EMPLOYEE_ID_1]`"),
   })
   .superRefine((detector, ctx) => {
     if ((detector.pattern === undefined) === (detector.words === undefined)) ctx.addIssue({ code: "custom", message: "set exactly one of pattern and words" });
@@ -62,40 +62,40 @@ const customDetectorSchema = z
 
 /** A company's own check (DLP, moderation) a policy calls with the scanned text; see docs/guardrails.md for its protocol. */
 const webhookCheckSchema = z.strictObject({
-  url: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }),
+  url: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" }).describe("where the call's text is POSTed"),
   /** The call waits at most this long for a verdict (ms). */
-  timeoutMs: positiveInt.max(30_000).default(2000),
+  timeoutMs: positiveInt.max(30_000).default(2000).describe("the check's time"),
   /** true: a check that fails or does not answer in time lets the call go on (recorded); default: the call is refused. */
-  failOpen: z.boolean().default(false),
+  failOpen: z.boolean().default(false).describe("on a failed check, let the call through instead of refusing it"),
   /** HMAC key the request is signed with (`renio-signature`, as alerts are), usually `${ENV_VAR}`. */
-  secret: z.string().min(16, "must be at least 16 characters").optional(),
+  secret: z.string().min(16, "must be at least 16 characters").optional().describe("HMAC key the check request is signed with (`renio-signature`, as alerts are)"),
 });
 
 /** Which calls a policy applies to (every listed condition must hold; an absent one holds for every call). */
 const policyMatchSchema = z.strictObject({
-  keys: z.array(z.string().min(1)).min(1).optional(),
-  projects: z.array(z.string().min(1)).min(1).optional(),
+  keys: z.array(z.string().min(1)).min(1).optional().describe("key ids, projects, public models, provider regions"),
+  projects: z.array(z.string().min(1)).min(1).optional().describe("key ids, projects, public models, provider regions"),
   /** Public model names, as the caller asked for them. */
-  models: z.array(z.string().min(1)).min(1).optional(),
+  models: z.array(z.string().min(1)).min(1).optional().describe("key ids, projects, public models, provider regions"),
   /** Regions of the target the call goes to. */
-  regions: z.array(z.string().min(1)).min(1).optional(),
+  regions: z.array(z.string().min(1)).min(1).optional().describe("key ids, projects, public models, provider regions"),
   /** Only when the target's region is not the key's home region (guardrails.homeRegion, homeRegions). */
-  outsideHomeRegion: z.boolean().default(false),
+  outsideHomeRegion: z.boolean().default(false).describe("apply only when the call leaves the key's home region"),
 });
 
 const policySchema = z
   .strictObject({
-    id: policyId,
-    match: policyMatchSchema.prefault({}),
+    id: policyId.describe("the policy's name, in errors, the journal and metrics"),
+    match: policyMatchSchema.prefault({}).describe("which calls the policy applies to"),
     /** Built-in detector ids, group names (pii, contact, financial, national_ids, credentials) and custom detector ids. */
-    detectors: z.array(z.string().min(1)).default([]),
+    detectors: z.array(z.string().min(1)).default([]).describe("built-in detector ids and groups (`pii`, `credentials`, …) or your own ids"),
     /** The parts of a request scanned (default all). */
-    parts: z.array(z.enum(REQUEST_PARTS)).min(1).default([...REQUEST_PARTS]),
+    parts: z.array(z.enum(REQUEST_PARTS)).min(1).default([...REQUEST_PARTS]).describe("which parts of a request are scanned: `messages`, `system`, `toolArguments`, `toolResults`"),
     /** What a match in the request does; absent: requests are not scanned. */
-    request: z.enum(REQUEST_ACTIONS).optional(),
+    request: z.enum(REQUEST_ACTIONS).optional().describe("what a match in the request does: `block`, `redact`, `pseudonymise` or `log`"),
     /** What a match in the answer does; absent: answers are not scanned. */
-    answer: z.enum(ANSWER_ACTIONS).optional(),
-    webhook: webhookCheckSchema.optional(),
+    answer: z.enum(ANSWER_ACTIONS).optional().describe("what a match in the answer does: `block`, `redact` or `log` (pseudonymised values are restored in answers on their own)"),
+    webhook: webhookCheckSchema.optional().describe("an external check (your DLP service)"),
   })
   .superRefine((policy, ctx) => {
     if (policy.request === undefined && policy.answer === undefined) ctx.addIssue({ code: "custom", message: "set `request`, `answer` or both: what a match does" });
@@ -107,15 +107,15 @@ const policySchema = z
 export const guardrailsSchema = z
   .strictObject({
     /** The home region of every key not listed in homeRegions (for `match.outsideHomeRegion`). */
-    homeRegion: z.string().min(1).optional(),
+    homeRegion: z.string().min(1).optional().describe("the home region of every key, for `match.outsideHomeRegion`"),
     homeRegions: z
       .strictObject({
-        keys: z.record(z.string().min(1), z.string().min(1)).default({}),
-        projects: z.record(z.string().min(1), z.string().min(1)).default({}),
+        keys: z.record(z.string().min(1), z.string().min(1)).default({}).describe("key id or project → region"),
+        projects: z.record(z.string().min(1), z.string().min(1)).default({}).describe("key id or project → region"),
       })
-      .prefault({}),
-    detectors: z.array(customDetectorSchema).default([]),
-    policies: z.array(policySchema).default([]),
+      .prefault({}).describe("home regions by key or project, over `homeRegion`"),
+    detectors: z.array(customDetectorSchema).default([]).describe("detectors of your own"),
+    policies: z.array(policySchema).default([]).describe("policies, applied in order"),
   })
   .superRefine(checkReferences);
 

@@ -11,8 +11,8 @@ export const loggingSchema = z.strictObject({
    * Absent: `json` when stdout is not a terminal, else `text`. `renio serve` fills it in before
    * the relay starts, so the relay always sees `json` or `text`.
    */
-  format: z.enum(LOG_FORMATS).optional(),
-  level: z.enum(LOG_LEVELS).default("info"),
+  format: z.enum(LOG_FORMATS).optional().describe("`json` or `text` (`RENIO_LOG_FORMAT`, `--log-format`)"),
+  level: z.enum(LOG_LEVELS).default("info").describe("`error`, `warn`, `info` or `debug` (`RENIO_LOG_LEVEL`, `--log-level`); stack traces only at `debug`"),
 });
 
 /** Where and how Renio logs. */

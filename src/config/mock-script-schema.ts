@@ -9,15 +9,15 @@ import { positiveInt } from "./schema-numbers.ts";
  * context-window error (`promptTooLong`), cuts its stream (`cutAfterChunks`), or answers `status`.
  */
 export const mockScriptSchema = z.strictObject({
-  failFirst: z.number().int().nonnegative().optional(),
-  failPercent: z.number().min(0).max(100).optional(),
-  status: z.number().int().min(400).max(599).optional(),
-  reset: z.boolean().optional(),
-  promptTooLong: z.boolean().optional(),
-  cutAfterChunks: z.number().int().nonnegative().optional(),
-  delayMs: z.number().int().nonnegative().optional(),
+  failFirst: z.number().int().nonnegative().optional().describe("the first N calls fail"),
+  failPercent: z.number().min(0).max(100).optional().describe("X % of the calls fail, spread evenly; neither this nor `failFirst`: every call"),
+  status: z.number().int().min(400).max(599).optional().describe("a failing call's status (400–599)"),
+  reset: z.boolean().optional().describe("drop the connection instead"),
+  promptTooLong: z.boolean().optional().describe("answer the provider's context-window error instead"),
+  cutAfterChunks: z.number().int().nonnegative().optional().describe("cut the stream after N events instead (0: before its first byte)"),
+  delayMs: z.number().int().nonnegative().optional().describe("wait before failing"),
   /** `retry-after` (seconds) on a failing answer. */
-  retryAfter: positiveInt.optional(),
+  retryAfter: positiveInt.optional().describe("`retry-after` (s) and `retry-after-ms` on the failing answer"),
   /** `retry-after-ms` on a failing answer. */
-  retryAfterMs: positiveInt.optional(),
+  retryAfterMs: positiveInt.optional().describe("`retry-after` (s) and `retry-after-ms` on the failing answer"),
 });

@@ -4,9 +4,9 @@ import { nameText } from "./schema-text.ts";
 
 /** What a rate limit counts: the calls of one key, of one project's keys, or to one public model name. */
 const rateLimitScope = z.union([
-  z.strictObject({ key: nameText() }),
-  z.strictObject({ project: nameText() }),
-  z.strictObject({ model: nameText() }),
+  z.strictObject({ key: nameText().describe("the key, project or public model limited") }),
+  z.strictObject({ project: nameText().describe("the key, project or public model limited") }),
+  z.strictObject({ model: nameText().describe("the key, project or public model limited") }),
 ]);
 
 /**
@@ -16,13 +16,13 @@ const rateLimitScope = z.union([
  */
 export const rateLimitSchema = z
   .strictObject({
-    scope: rateLimitScope,
+    scope: rateLimitScope.describe("`{\"key\": ID}`, `{\"project\": P}` or `{\"model\": NAME}`"),
     /** Calls admitted per minute. */
-    requestsPerMinute: positiveInt.optional(),
+    requestsPerMinute: positiveInt.optional().describe("requests per minute (token bucket)"),
     /** Input + output tokens per minute: the call's bound is reserved before it is sent and settled from the usage reported. */
-    tokensPerMinute: positiveInt.optional(),
+    tokensPerMinute: positiveInt.optional().describe("input + output tokens per minute, reserved before the call and settled after"),
     /** Calls in flight at once. */
-    concurrent: positiveInt.optional(),
+    concurrent: positiveInt.optional().describe("calls in flight"),
   })
   .refine((limit) => limit.requestsPerMinute !== undefined || limit.tokensPerMinute !== undefined || limit.concurrent !== undefined, {
     message: "set at least one of requestsPerMinute, tokensPerMinute, concurrent",

@@ -1,3 +1,4 @@
+import { didYouMean } from "../shared/did-you-mean.ts";
 import type { WireFormat } from "../shared/usage.ts";
 import type { ConfigProblem } from "./config-error.ts";
 import type { Config, ModelTargetConfig, ProviderConfig } from "./config-schema.ts";
@@ -31,7 +32,7 @@ export function checkRouting(config: Config): ConfigProblem[] {
   for (const [name, route] of routes) {
     const known = route.targets.every((target, index) => {
       if (config.providers.has(target.provider)) return true;
-      problems.push({ path: [...route.targetPath(index), "provider"], message: `unknown provider "${target.provider}" (configured: ${[...config.providers.keys()].join(", ") || "none"})` });
+      problems.push({ path: [...route.targetPath(index), "provider"], message: `unknown provider "${target.provider}" (configured: ${[...config.providers.keys()].join(", ") || "none"})${didYouMean(target.provider, [...config.providers.keys()])}` });
       return false;
     });
     if (!known) continue;
@@ -47,7 +48,7 @@ export function checkRouting(config: Config): ConfigProblem[] {
     if (route.contextFallback !== undefined) links.push([["models", name, "contextFallback"], route.contextFallback]);
     for (const [path, fallback] of links) {
       if (!routes.has(fallback)) {
-        problems.push({ path, message: `unknown model "${fallback}"` });
+        problems.push({ path, message: `unknown model "${fallback}"${didYouMean(fallback, [...routes.keys()])}` });
         continue;
       }
       const loop = loopThrough(routes, name, fallback);

@@ -22,13 +22,13 @@ export function parseServiceAccount(text: string): ServiceAccountKey | undefined
 
 /** Vertex AI: where the model runs and the service account that calls it. */
 export const vertexSchema = z.strictObject({
-  project: z.string().regex(/^[a-z][a-z0-9-]*$/, "must be a Google Cloud project id"),
+  project: z.string().regex(/^[a-z][a-z0-9-]*$/, "must be a Google Cloud project id").describe("the Google Cloud project and location (e.g. `europe-west4`)"),
   /** e.g. `europe-west4`, or `global`. */
-  location: z.string().regex(/^(global|[a-z]+-[a-z]+\d+)$/, "must be a Vertex AI location such as europe-west4"),
+  location: z.string().regex(/^(global|[a-z]+-[a-z]+\d+)$/, "must be a Vertex AI location such as europe-west4").describe("the Google Cloud project and location (e.g. `europe-west4`)"),
   /** The service-account key JSON (usually `${ENV_VAR}`). */
-  serviceAccount: z.string().refine((text) => parseServiceAccount(text) !== undefined, "must be a service-account key JSON with client_email and private_key"),
+  serviceAccount: z.string().refine((text) => parseServiceAccount(text) !== undefined, "must be a service-account key JSON with client_email and private_key").describe("the service-account key JSON (usually `${ENV}`)"),
   /** Where the signed JWT is exchanged for an access token (default: the key's token_uri, else Google's). */
-  tokenUri: z.url().optional(),
+  tokenUri: z.url().optional().describe("where the signed JWT is exchanged for an access token"),
 });
 
 /** The region a Vertex location is in: `eu` for europe-*, `us` for us-*, `global`, else the location's continent prefix. */

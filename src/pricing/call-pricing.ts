@@ -2,7 +2,7 @@ import type { Config } from "../config/config-schema.ts";
 import { createBudgetCatalog, type BudgetCatalog } from "../budgets/budget-catalog.ts";
 import { costOf } from "./cost.ts";
 import { createPriceBook, type Price } from "./price-book.ts";
-import { reservationFor } from "./reservation.ts";
+import { reservationFor, type Reservation } from "./reservation.ts";
 import { defaultOutputTokens } from "../budgets/default-output.ts";
 import type { BudgetCharge } from "../budgets/budget-charge.ts";
 import { RelayError } from "../shared/relay-error.ts";
@@ -20,6 +20,12 @@ export interface CallQuote {
   /** Upper bound of the call's input + output tokens (0 for calls that cost nothing). */
   readonly reservedTokens: number;
   readonly charges: readonly BudgetCharge[];
+  /** What the reservation is made of (absent for calls that cost nothing); for the reason of a budget refusal. */
+  readonly reservation?: Reservation;
+  /** The public model priced. */
+  readonly model?: string;
+  /** Attempts the reservation has room for (1 + `retry.billedRetries`); absent: one. */
+  readonly attempts?: number;
   /**
    * Set when a strict budget applies and the request set no output limit: the limit reserved
    * per output, which the relay adds to the upstream request so the provider enforces it.
@@ -94,7 +100,7 @@ export function createCallPricing(config: Config, catalog: BudgetCatalog = creat
         refuseUnboundedInput(references, price ?? FREE, model);
         tools = boundToolUses(references.serverTools, { price: price ?? FREE, model, route: route.path, maxToolCalls, cap: config.budget.maxToolCalls });
       }
-      const { amount, outputTokens, tokens } = reservationFor({
+      const reservation = reservationFor({
         inputByReference: references?.inputByReference ?? false,
         requestBytes,
         maxOutputTokens: route.hasOutput ? maxOutputTokens : 0,
@@ -105,9 +111,10 @@ export function createCallPricing(config: Config, catalog: BudgetCatalog = creat
         price: price ?? FREE,
         model,
       });
+      const amount = reservation.amount;
       for (const charge of charges) charge.amount = amount;
-      const quote: { -readonly [K in keyof CallQuote]: CallQuote[K] } = { price, reserved: amount, reservedTokens: tokens, charges };
-      if (strict && route.hasOutput && maxOutputTokens === undefined) quote.enforceOutputLimit = outputTokens;
+      const quote: { -readonly [K in keyof CallQuote]: CallQuote[K] } = { price, reserved: amount, reservedTokens: reservation.tokens, charges, reservation, model };
+      if (strict && route.hasOutput && maxOutputTokens === undefined) quote.enforceOutputLimit = reservation.outputTokens;
       if (tools.enforceMaxToolCalls !== undefined) quote.enforceMaxToolCalls = tools.enforceMaxToolCalls;
       if (tools.enforceMaxUses !== undefined) quote.enforceToolMaxUses = tools.enforceMaxUses;
       return quote;

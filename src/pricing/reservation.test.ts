@@ -11,7 +11,15 @@ const GPT_4O = { input: 2.5, cachedInput: 1.25, output: 10, maxOutputTokens: 16_
 
 test("reservation bounds input by body bytes and output by the request", () => {
   const r = reservationFor({ requestBytes: 1000, maxOutputTokens: 500, price: GPT_4O, model: "gpt-4o" });
-  assert.deepEqual(r, { amount: costOf({ inputTokens: 1000, cachedInputTokens: 0, outputTokens: 500 }, GPT_4O), outputTokens: 500, tokens: 1500 });
+  assert.deepEqual(r, {
+    amount: costOf({ inputTokens: 1000, cachedInputTokens: 0, outputTokens: 500 }, GPT_4O),
+    outputTokens: 500,
+    outputFrom: "request",
+    inputTokens: 1000,
+    choices: 1,
+    outputRate: 10,
+    tokens: 1500,
+  });
   assert.equal(r.amount, 0.0075);
 });
 
@@ -20,11 +28,17 @@ test("the token bound (what a tokens-per-minute limit reserves) counts every inp
   assert.equal(r.tokens, 8000 * 3 + 500 * 3);
 });
 
-test("reservation falls back to the model maximum, then to the default", () => {
-  assert.equal(reservationFor({ requestBytes: 10, price: GPT_4O, model: "gpt-4o" }).outputTokens, 16_384);
+test("reservation falls back to the model maximum, then to the default; it says which bound it took", () => {
+  const byModel = reservationFor({ requestBytes: 10, price: GPT_4O, model: "gpt-4o" });
+  assert.deepEqual([byModel.outputTokens, byModel.outputFrom], [16_384, "model"]);
+  const byOperator = reservationFor({ requestBytes: 10, defaultOutputTokens: 2000, price: GPT_4O, model: "gpt-4o" });
+  assert.deepEqual([byOperator.outputTokens, byOperator.outputFrom], [2000, "default"]);
+  const capped = reservationFor({ requestBytes: 10, defaultOutputTokens: 20_000, price: GPT_4O, model: "gpt-4o" });
+  assert.deepEqual([capped.outputTokens, capped.outputFrom], [16_384, "model"]);
   const noMax = { input: 2, cachedInput: 2, output: 6 };
   const r = reservationFor({ requestBytes: 10, price: noMax, model: "mistral-large" });
   assert.equal(r.outputTokens, DEFAULT_OUTPUT_RESERVATION);
+  assert.equal(r.outputFrom, "fallback");
   assert.equal(reservationFor({ requestBytes: 10, maxOutputTokens: 0, price: noMax, model: "m" }).outputTokens, 0);
 });
 

@@ -24,6 +24,26 @@ export interface ReservationInput {
   model: string;
 }
 
+/** Where a reservation's output bound came from: the request's limit, the operator's `budget.defaultOutputTokens`, the model's maximum output, or Renio's fallback. */
+export type OutputBoundSource = "request" | "default" | "model" | "fallback";
+
+/** A call's reservation and what it is made of (kept on the quote to explain a budget refusal). */
+export interface Reservation {
+  /** The cost bound, in the currency. */
+  readonly amount: number;
+  /** The output tokens reserved per output. */
+  readonly outputTokens: number;
+  readonly outputFrom: OutputBoundSource;
+  /** The input tokens reserved (every pass over the input). */
+  readonly inputTokens: number;
+  /** Outputs per call (`n`, `best_of`). */
+  readonly choices: number;
+  /** The rate (per million tokens) each output token is reserved at. */
+  readonly outputRate: number;
+  /** Input plus output tokens. */
+  readonly tokens: number;
+}
+
 /**
  * The upper bound of a call's cost, reserved before it is sent.
  *
@@ -46,7 +66,7 @@ export interface ReservationInput {
  * Throws RelayError 400 `max_tokens_too_large` when the request asks for more than the model's
  * maximum output.
  */
-export function reservationFor(input: ReservationInput): { amount: number; outputTokens: number; tokens: number } {
+export function reservationFor(input: ReservationInput): Reservation {
   const { requestBytes, maxOutputTokens, defaultOutputTokens, price, model, choices = 1, inputByReference = false, serviceTier, toolUses = {} } = input;
   const perPass = inputByReference && price.contextWindow !== undefined ? Math.max(requestBytes, price.contextWindow) : requestBytes;
   let uses = 0;
@@ -62,11 +82,13 @@ export function reservationFor(input: ReservationInput): { amount: number; outpu
   }
   const fallback = defaultOutputTokens === undefined ? limit : Math.min(defaultOutputTokens, limit ?? defaultOutputTokens);
   const outputTokens = maxOutputTokens ?? fallback ?? DEFAULT_OUTPUT_RESERVATION;
+  const outputFrom: OutputBoundSource =
+    maxOutputTokens !== undefined ? "request" : fallback === undefined ? "fallback" : defaultOutputTokens !== undefined && fallback === defaultOutputTokens ? "default" : "model";
   const rates = ratesFor(price, inputTokens, serviceTier);
   const audio = price.audio;
   const inputRate = Math.max(rates.input, rates.cachedInput, rates.cacheWrite5m ?? 0, rates.cacheWrite1h ?? 0, audio?.input ?? 0);
   const outputRate = Math.max(rates.output, audio?.output ?? 0);
   const worst: Price = price.tools === undefined ? { input: inputRate, cachedInput: inputRate, output: outputRate } : { input: inputRate, cachedInput: inputRate, output: outputRate, tools: price.tools };
   const amount = costOf({ inputTokens, cachedInputTokens: 0, outputTokens: outputTokens * choices, toolUses }, worst);
-  return { amount, outputTokens, tokens: inputTokens + outputTokens * choices };
+  return { amount, outputTokens, outputFrom, inputTokens, choices, outputRate, tokens: inputTokens + outputTokens * choices };
 }

@@ -94,7 +94,7 @@ function withRoomFor(quote: CallQuote, retries: number): CallQuote {
   if (retries === 0 || quote.reserved === 0) return quote;
   const reserved = quote.reserved * (1 + retries);
   for (const charge of quote.charges) charge.amount = reserved;
-  return { ...quote, reserved, reservedTokens: quote.reservedTokens * (1 + retries) };
+  return { ...quote, reserved, reservedTokens: quote.reservedTokens * (1 + retries), attempts: 1 + retries };
 }
 
 function priceKey(target: Target): string {

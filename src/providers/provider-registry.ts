@@ -43,6 +43,7 @@ function createMockProvider(id: string, config: MockConfig, fetch: Fetch): Provi
     latencyMs: config.latencyMs,
     chunkIntervalMs: config.chunkIntervalMs,
     chunks: config.chunks,
+    answer: config.answer,
     script: config.faults,
   }) : undefined;
   return createHttpProvider({

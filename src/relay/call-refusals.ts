@@ -1,10 +1,12 @@
-import type { Admission, BudgetCharge } from "../budgets/budget-charge.ts";
+import type { Admission } from "../budgets/budget-charge.ts";
 import { periodEnd } from "../budgets/budget-plan.ts";
 import type { KeyRefusal } from "../keys/keyring.ts";
 import type { RoutePlan } from "../routing/route-plan.ts";
 import type { JournalCompletion } from "../shared/journal-records.ts";
 import { formatAmount } from "../shared/money.ts";
 import { RelayError } from "../shared/relay-error.ts";
+import type { CallQuote } from "../pricing/call-pricing.ts";
+import { reservationReason } from "../pricing/reservation-reason.ts";
 
 /** The answers of calls the relay refuses before forwarding: keys, budgets, cooling targets; and how such a call ended. */
 
@@ -35,27 +37,32 @@ export function refusalOf(error: unknown, startedAt: number): JournalCompletion 
 const SDK_MAX_RETRY_AFTER_S = 60;
 
 /**
- * A budget refusal. Retrying helps only once the refused charge's period ends: `retry-after`
- * says when (day and month budgets), and unless that is within what an SDK waits for,
- * `x-should-retry: false` stops the SDKs from spending their retries on it (a paused budget
- * gets that from the error envelope, as every refusal does).
+ * A budget refusal, naming the cause and the fix: a budget with no room left says when it
+ * resets; otherwise the message says what the call's reservation is made of (`quote`) and how to
+ * lower it through the caller's output-limit field (`field`). Retrying helps only once the
+ * refused charge's period ends: `retry-after` says when (day and month budgets), and unless that
+ * is within what an SDK waits for, `x-should-retry: false` stops the SDKs from spending their
+ * retries on it (a paused budget gets that from the error envelope, as every refusal does).
  */
-export function budgetExceeded(admission: Extract<Admission, { admitted: false }>, currency: string, charges: readonly BudgetCharge[], now: number): RelayError {
+export function budgetExceeded(admission: Extract<Admission, { admitted: false }>, currency: string, quote: CallQuote, field: string, now: number): RelayError {
   if (admission.paused) {
-    return new RelayError(429, "budget_paused", `Budget \`${admission.budgetId}\` is paused: it refuses every call it covers until it is resumed`, { "x-renio-budget": admission.budgetId });
+    return new RelayError(429, "budget_paused", `Budget \`${admission.budgetId}\` is paused: it refuses every call it covers until an operator resumes it (\`renio budgets resume ${admission.budgetId}\`)`, { "x-renio-budget": admission.budgetId });
   }
   const remaining = Math.max(0, admission.remaining);
-  const period = charges.find((charge) => charge.budgetId === admission.budgetId)?.period ?? "total";
+  const period = quote.charges.find((charge) => charge.budgetId === admission.budgetId)?.period ?? "total";
   const endsAt = periodEnd(period);
   const resetInSeconds = endsAt === null ? null : Math.max(1, Math.ceil((endsAt - now) / 1000));
   const retry: Record<string, string> = resetInSeconds === null ? {} : { "retry-after": String(resetInSeconds) };
   if (resetInSeconds === null || resetInSeconds > SDK_MAX_RETRY_AFTER_S) retry["x-should-retry"] = "false";
-  return new RelayError(
-    429,
-    "budget_exceeded",
-    `Budget \`${admission.budgetId}\` cannot cover this request: limit ${money(admission.limit)} ${currency}, ${money(remaining)} ${currency} remaining`,
-    { "x-renio-budget": admission.budgetId, "x-renio-budget-remaining": money(remaining), ...retry },
-  );
+  const limit = `${money(admission.limit)} ${currency}`;
+  const resets = endsAt === null ? "it does not reset; an operator can raise its limit" : `it resets at ${new Date(endsAt).toISOString()}, or an operator can raise its limit`;
+  const reason = reservationReason(quote, currency, field);
+  const message =
+    remaining === 0 || reason === undefined
+      ? `Budget \`${admission.budgetId}\` cannot cover this request: its limit of ${limit} is spent or held by calls in flight (${money(remaining)} ${currency} remaining); ${resets}`
+      : `Budget \`${admission.budgetId}\` cannot cover this request: ${reason.made}; ${money(remaining)} ${currency} of its ${limit} limit remains. ` +
+        `To fit, ${reason.fix}; or wait: ${resets}`;
+  return new RelayError(429, "budget_exceeded", message, { "x-renio-budget": admission.budgetId, "x-renio-budget-remaining": money(remaining), ...retry });
 }
 
 export function budgetHeaders(admission: Extract<Admission, { admitted: true }>): Record<string, string> {
@@ -67,7 +74,7 @@ const money = formatAmount;
 
 /** The 401 for a secret that is not (or no longer) a live key: says revoked, expired or rotated out when it was one. */
 export function refusedKey(refusal: KeyRefusal | undefined): RelayError {
-  if (refusal === undefined) return new RelayError(401, "invalid_api_key", "Invalid API key");
+  if (refusal === undefined) return new RelayError(401, "invalid_api_key", "Invalid API key: this relay has no such key; use a key from its config or one issued with `renio keys create`");
   const at = new Date(refusal.at).toISOString();
   if (refusal.reason === "revoked") return new RelayError(401, "key_revoked", `This API key was revoked (key "${refusal.keyId}", ${at})`);
   if (refusal.reason === "expired") return new RelayError(401, "key_expired", `This API key expired (key "${refusal.keyId}", ${at})`);

@@ -240,7 +240,7 @@ export function createRelay(deps: RelayDeps): Relay {
         }
         if (!admission.admitted) {
           limits.cancel();
-          throw budgetExceeded(admission, config.budget.currency, quote.charges, Date.now());
+          throw budgetExceeded(admission, config.budget.currency, quote, outputLimitField(route.path, fields.model), Date.now());
         }
         forwarded = true;
         const onAttempt = (to: Target) => trace.routed({ provider: to.provider, providerName: config.providers.get(to.provider.id)?.type ?? to.provider.id, maxTokens: fields.maxOutputTokens, upstreamModel: to.upstreamModel });

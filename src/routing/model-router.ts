@@ -1,3 +1,4 @@
+import { didYouMean } from "../shared/did-you-mean.ts";
 import type { Config } from "../config/config-schema.ts";
 import { defaultOutputTokens } from "../budgets/default-output.ts";
 import { modelRouteOf, type ModelRouteConfig } from "../config/model-routes.ts";
@@ -98,9 +99,12 @@ export function createModelRouter(config: Config, providers: ReadonlyMap<string,
 
   const decide = (key: CallerKey, model: string, wire: WireFormat): RoutePlan | RelayError => {
     const entry = models.get(model);
-    if (entry === undefined) return new RelayError(404, "model_not_found", `The model \`${model}\` does not exist or is not served by this relay`);
+    if (entry === undefined) {
+      const known = [...models.keys()].filter((name) => key.models === null || key.models.has(name));
+      return new RelayError(404, "model_not_found", `The model \`${model}\` does not exist or is not served by this relay${didYouMean(model, known)}; GET /v1/models lists the models this key may call`);
+    }
     if (key.models !== null && !key.models.has(model)) {
-      return new RelayError(403, "model_not_allowed", `Key \`${key.id}\` may not use the model \`${model}\``);
+      return new RelayError(403, "model_not_allowed", `Key \`${key.id}\` may not use the model \`${model}\`${didYouMean(model, [...key.models])}; GET /v1/models lists the models it may call, and an operator can change the key's \`models\``);
     }
     const speaking = entry.targets.filter((target) => target.provider.wires.has(wire));
     if (speaking.length === 0) {
@@ -108,7 +112,7 @@ export function createModelRouter(config: Config, providers: ReadonlyMap<string,
       return new RelayError(400, "invalid_request", `The model \`${model}\` is served through ${route}`);
     }
     if (key.regions !== null && !speaking.some((target) => key.regions!.has(target.provider.region))) {
-      return new RelayError(403, "region_not_allowed", `Key \`${key.id}\` may not send data to the region(s) serving \`${model}\` (${[...new Set(speaking.map((t) => t.provider.region))].join(", ")})`);
+      return new RelayError(403, "region_not_allowed", `Key \`${key.id}\` may not send data to the region(s) serving \`${model}\` (${[...new Set(speaking.map((t) => t.provider.region))].join(", ")}); it allows ${[...key.regions].join(", ")}: an operator can add a target in one of those or widen the key's \`regions\``);
     }
     const stages = stagesOf(model, allowedBy(key, wire), new Set());
     const targets = new Set<Target>();

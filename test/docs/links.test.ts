@@ -80,6 +80,7 @@ function brokenLinks(file: string): string[] {
 }
 
 type JsonSchema = {
+  description?: string;
   $ref?: string;
   $defs?: Record<string, JsonSchema>;
   properties?: Record<string, JsonSchema>;
@@ -90,25 +91,42 @@ type JsonSchema = {
   allOf?: JsonSchema[];
 };
 
-/** Every key path of the config schema: `server.host`, `providers.<name>.apiKey`, `keys[].id`, … */
-function schemaKeys(): string[] {
+/** Every key path of the config schema (`server.host`, `providers.<name>.apiKey`, `keys[].id`, …) with the descriptions its definitions give it (one per union branch defining it). */
+function schemaDescriptions(): Map<string, (string | undefined)[]> {
   const schema = z.toJSONSchema(configSchema, { io: "input", unrepresentable: "any" }) as JsonSchema;
   const definitions = schema.$defs ?? {};
-  const keys = new Set<string>();
+  const keys = new Map<string, (string | undefined)[]>();
   const walk = (node: JsonSchema | undefined, path: string, depth: number): void => {
     if (node === undefined || depth > 20) return;
     if (node.$ref !== undefined) return walk(definitions[node.$ref.replace("#/$defs/", "")], path, depth + 1);
     for (const branch of [...(node.anyOf ?? []), ...(node.oneOf ?? []), ...(node.allOf ?? [])]) walk(branch, path, depth + 1);
     for (const [name, child] of Object.entries(node.properties ?? {})) {
       const key = path === "" ? name : `${path}.${name}`;
-      keys.add(key);
+      keys.set(key, [...(keys.get(key) ?? []), child.description ?? (child.$ref === undefined ? undefined : definitions[child.$ref.replace("#/$defs/", "")]?.description)]);
       walk(child, key, depth + 1);
     }
     if (typeof node.additionalProperties === "object") walk(node.additionalProperties, `${path}.<name>`, depth + 1);
     if (node.items !== undefined) walk(node.items, `${path}[]`, depth + 1);
   };
   walk(schema, "", 0);
-  return [...keys];
+  return keys;
+}
+
+function schemaKeys(): string[] {
+  return [...schemaDescriptions().keys()];
+}
+
+/** The rows of the Reference tables of docs/configuration.md: the keys a row names and its meaning (links as their text). */
+function referenceRows(page: string): { keys: string[]; meaning: string }[] {
+  const rows: { keys: string[]; meaning: string }[] = [];
+  for (const line of page.split("\n")) {
+    if (!line.startsWith("| `")) continue;
+    const cells = line.slice(1, -1).split(/(?<!\\)\|/).map((cell) => cell.trim());
+    if (cells.length !== 3) continue; // the environment table
+    const keys = [...cells[0]!.matchAll(/`([^`]+)`/g)].map((match) => match[1]!);
+    rows.push({ keys, meaning: cells[2]!.replace(/\[([^\]]+)\]\([^)]+\)/g, "$1").replaceAll("\\|", "|") });
+  }
+  return rows;
 }
 
 /** A key as the page may write it: any `<placeholder>` for a name, `[]` for a list item optional. */
@@ -133,4 +151,23 @@ test("docs/configuration.md names every key of the config schema", () => {
   const page = readFileSync(join(root, "docs", "configuration.md"), "utf8");
   const missing = keys.filter((key) => !keyPattern(key).test(page));
   assert.deepEqual(missing, [], `keys missing from docs/configuration.md:\n${missing.join("\n")}`);
+});
+
+test("every key of the config schema has a description, and docs/configuration.md gives the same meaning", () => {
+  const described = schemaDescriptions();
+  const rows = referenceRows(readFileSync(join(root, "docs", "configuration.md"), "utf8"));
+  const meanings = new Set(rows.map((row) => row.meaning));
+  const problems: string[] = [];
+  for (const [key, descriptions] of described) {
+    const pattern = new RegExp(`^${keyPattern(key).source.slice(1, -1)}$`);
+    const row = rows.find((candidate) => candidate.keys.some((name) => pattern.test(name)));
+    for (const description of descriptions) {
+      if (description === undefined || description === "") problems.push(`${key}: no description`);
+      // A row naming several keys describes them together; each one's description is a row's meaning of its own.
+      else if (row !== undefined && row.keys.length === 1 && row.meaning !== description) problems.push(`${key}: the schema says "${description}", the page "${row.meaning}"`);
+      else if (!meanings.has(description)) problems.push(`${key}: "${description}" is no meaning in docs/configuration.md`);
+    }
+  }
+  assert.ok(described.size > 100, `walked ${described.size} keys`);
+  assert.deepEqual(problems, [], problems.join("\n"));
 });

@@ -130,7 +130,7 @@ describe("renio config check: every problem as `FILE:LINE:COLUMN: path: message`
   });
 
   test("unknown keys, at any depth", async () => {
-    await assertProblems(results.unknownKey, ["servre: unknown key", "providers.mistral.colour: unknown key"]);
+    await assertProblems(results.unknownKey, ["servre: unknown key; did you mean \"server\"?", "providers.mistral.colour: unknown key"]);
   });
 
   test("wrong type", async () => {

@@ -119,7 +119,7 @@ describe("a bad environment value is a problem named after its variable", () => 
       "RENIO_ADMIN_TOKEN: must be at least 16 characters (it has 12; the value is not shown)",
       'RENIO_LOG_FORMAT: must be json or text, got "xml"',
       'RENIO_LOG_LEVEL: must be one of error, warn, info, debug, got "verbose"',
-      `${join(dir, "bad.yaml")}:3:1: servre: unknown key`,
+      `${join(dir, "bad.yaml")}:3:1: servre: unknown key; did you mean "server"?`,
     ]);
     for (const value of ["-1", "65536", "80.5", " 80", "0x50"]) {
       assert.deepEqual(await problems({ env: { RENIO_PORT: value } }), [`RENIO_PORT: must be an integer from 0 to 65535, got ${JSON.stringify(value)}`]);

@@ -22,12 +22,15 @@ export async function admittedOrRefused(response: Response, ceiling: StrictCeili
   assert.equal(response.status, 429);
   const error = await errorOf(response);
   assert.equal(error.code, "budget_exceeded");
-  const message = new RegExp(`^Budget \`${ceiling.budgetId}\` cannot cover this request: limit ([\\d.]+) USD, ([\\d.]+) USD remaining$`).exec(error.message);
-  assert.ok(message, `the message names the budget, limit and remaining: ${error.message}`);
-  assert.equal(Number(message[1]), ceiling.limit);
+  const message = new RegExp(
+    `^Budget \`${ceiling.budgetId}\` cannot cover this request: (?:its limit of ([\\d.]+) USD is spent or held by calls in flight \\(([\\d.]+) USD remaining\\)` +
+      `|it reserves [\\d.]+ USD, the most it may cost: .+; ([\\d.]+) USD of its ([\\d.]+) USD limit remains\\. To fit, )`,
+  ).exec(error.message);
+  assert.ok(message, `the message names the budget, its limit, what remains and (with room left) the reservation: ${error.message}`);
+  assert.equal(Number(message[1] ?? message[4]), ceiling.limit);
   const remaining = Number(response.headers.get("x-renio-budget-remaining"));
   assert.equal(response.headers.get("x-renio-budget"), ceiling.budgetId);
-  assert.equal(Number(message[2]), remaining);
+  assert.equal(Number(message[2] ?? message[3]), remaining);
   assert.ok(remaining < ceiling.reservation, `refused while ${remaining} remained, enough for a ${ceiling.reservation} reservation`);
   return { id, accepted: false };
 }

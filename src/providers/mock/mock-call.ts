@@ -1,11 +1,14 @@
 import type { MockFrame } from "./mock-stream.ts";
 import { mockText, type MockText } from "./mock-text.ts";
+import type { MockAnswer } from "../../config/mock-schema.ts";
 
 /** One parsed model call, as the route builders see it. */
 export interface MockCall {
   readonly body: Readonly<Record<string, unknown>>;
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /** A sentence or filler (mock-text.ts). */
+  readonly answer: MockAnswer;
   /** Content deltas per stream. */
   readonly chunks: number;
   /** `JSON.stringify(model)`; "mock-model" when the body names none. */
@@ -28,7 +31,7 @@ export type MockRoute = (call: MockCall) => MockReply;
 
 /** The call's output text, split into its stream deltas. */
 export function callText(call: MockCall): MockText {
-  return mockText(call.outputTokens, call.chunks);
+  return mockText(call.outputTokens, call.chunks, call.answer);
 }
 
 /** A `data:`-only SSE frame. */

@@ -9,6 +9,7 @@ import { MockStatsRecorder, type MockStats } from "./mock-stats.ts";
 import { promptTooLongResponse, scriptFails, scriptFaults, scriptHeaders, type MockScript } from "./mock-script.ts";
 import { mockFrameStream } from "./mock-stream.ts";
 import { estimateInputTokens, outputTokensFor } from "./mock-text.ts";
+import type { MockAnswer } from "../../config/mock-schema.ts";
 
 export type { MockFaults } from "./mock-faults.ts";
 export type { MockStats } from "./mock-stats.ts";
@@ -22,6 +23,8 @@ export interface MockOptions {
   chunkIntervalMs: number;
   /** Content deltas per stream. */
   chunks: number;
+  /** What the mock answers (mock-text.ts); default `fill`, exactly the request's output limit. */
+  answer?: MockAnswer;
   /** Faults applied to every call (the `x-mock-fault` header overrides them per call). */
   faults?: MockFaults;
   /** Which calls fail and how (mock-script.ts); `POST /_mock/script` replaces it. */
@@ -62,6 +65,7 @@ export function createMock(options: MockOptions): Mock {
   const idPrefix = Math.floor(Math.random() * 36 ** 4).toString(36).padStart(4, "0");
   let sequence = 0;
   let script = options.script;
+  const answer = options.answer ?? "fill";
   /** Model calls the script has seen (its call numbers). */
   let scripted = 0;
 
@@ -113,7 +117,8 @@ export function createMock(options: MockOptions): Mock {
     const call: MockCall = {
       body,
       inputTokens: estimateInputTokens(byteLength),
-      outputTokens: outputTokensFor(body),
+      outputTokens: outputTokensFor(body, answer),
+      answer,
       chunks: options.chunks,
       modelJson: JSON.stringify(typeof model === "string" ? model : "mock-model"),
       id: `${idPrefix}${(sequence++).toString(36)}`,

@@ -1,7 +1,8 @@
 /**
  * Deterministic mock text and token arithmetic: one word is one token, and
- * stream deltas are cached per (tokens, chunks) so requests share them.
+ * stream deltas are cached per (answer, tokens, chunks) so requests share them.
  */
+import type { MockAnswer } from "../../config/mock-schema.ts";
 
 /** Output tokens used when the request sets no limit. */
 export const DEFAULT_OUTPUT_TOKENS = 16;
@@ -23,6 +24,11 @@ export interface MockText {
   readonly deltaJson: readonly string[];
 }
 
+const SENTENCE = [
+  "Hello", " from", " the", " Renio", " mock", " provider.", " Point", " a", " model", " at", " a", " real",
+  " provider", " in", " your", " config", " for", " real", " answers.",
+] as const;
+
 const CACHE_LIMIT = 256;
 const cache = new Map<string, MockText>();
 
@@ -32,18 +38,22 @@ export function estimateInputTokens(byteLength: number): number {
 }
 
 /**
- * Output tokens for a request body: `max_tokens`, `max_completion_tokens` or
- * `max_output_tokens`, else {@link DEFAULT_OUTPUT_TOKENS}; clamped to 1..{@link MAX_OUTPUT_TOKENS}.
+ * Output tokens for a request body under `answer`. The limit is `max_tokens`,
+ * `max_completion_tokens` or `max_output_tokens`, clamped to 1..{@link MAX_OUTPUT_TOKENS}.
+ * `fill`: the limit, else {@link DEFAULT_OUTPUT_TOKENS}; `sentence`: the sentence's words, or
+ * the limit when that is lower.
  */
-export function outputTokensFor(body: Readonly<Record<string, unknown>>): number {
-  const limit = body["max_completion_tokens"] ?? body["max_tokens"] ?? body["max_output_tokens"];
-  if (typeof limit !== "number" || !Number.isFinite(limit)) return DEFAULT_OUTPUT_TOKENS;
-  return Math.min(MAX_OUTPUT_TOKENS, Math.max(1, Math.floor(limit)));
+export function outputTokensFor(body: Readonly<Record<string, unknown>>, answer: MockAnswer = "fill"): number {
+  const value = body["max_completion_tokens"] ?? body["max_tokens"] ?? body["max_output_tokens"];
+  const limit = typeof value === "number" && Number.isFinite(value) ? Math.min(MAX_OUTPUT_TOKENS, Math.max(1, Math.floor(value))) : undefined;
+  if (answer === "sentence") return Math.min(limit ?? SENTENCE.length, SENTENCE.length);
+  return limit ?? DEFAULT_OUTPUT_TOKENS;
 }
 
-/** The mock output of `tokens` words split into at most `chunks` deltas (cached). */
-export function mockText(tokens: number, chunks: number): MockText {
-  const key = `${tokens}:${chunks}`;
+/** The mock output of `tokens` words (of the sentence, or filler) split into at most `chunks` deltas (cached). */
+export function mockText(tokens: number, chunks: number, answer: MockAnswer = "fill"): MockText {
+  const words: readonly string[] = answer === "sentence" ? SENTENCE : WORDS;
+  const key = `${answer}:${tokens}:${chunks}`;
   const cached = cache.get(key);
   if (cached) return cached;
   const pieces = Math.max(1, Math.min(chunks, tokens));
@@ -54,7 +64,7 @@ export function mockText(tokens: number, chunks: number): MockText {
   for (let piece = 0; piece < pieces; piece++) {
     const count = base + (piece < extra ? 1 : 0);
     let delta = "";
-    for (let i = 0; i < count; i++) delta += WORDS[word++ % WORDS.length];
+    for (let i = 0; i < count; i++) delta += words[word++ % words.length];
     deltas.push(delta);
   }
   const text = deltas.join("");

@@ -139,7 +139,7 @@ describe("YAML config: every problem as FILE:LINE:COLUMN: path: message", () => 
       "renio.yaml:12:5: keys[1].id: Invalid input: expected string, received undefined",
       "renio.yaml:12:5: keys[1].secret: must be at least 8 characters (or sha256:<hex>)",
       "renio.yaml:7:3: server.port: Invalid input: expected number, received string",
-      "renio.yaml:8:3: server.hots: unknown key",
+      "renio.yaml:8:3: server.hots: unknown key; did you mean \"host\"?",
     ].sort());
   });
 

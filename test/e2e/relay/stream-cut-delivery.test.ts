@@ -17,7 +17,8 @@ let upstream: CuttingUpstream;
 let relay: RelayUnderTest;
 /** A relay whose provider is the in-process mock, unpaced: its stream fails right after its last chunk. */
 let inProcess: RelayUnderTest;
-const UNPACED = { latencyMs: 0, chunkIntervalMs: 0, chunks: 8 };
+// The in-process mock (config) and the one read directly answer alike: filler to the output limit.
+const UNPACED = { latencyMs: 0, chunkIntervalMs: 0, chunks: 8, answer: "fill" } as const;
 
 /**
  * The client's fetch: the runtime's cut-safe fetch, which is the global fetch on Deno. Bun's

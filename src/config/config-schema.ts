@@ -166,6 +166,12 @@ export const configSchema = z.strictObject({
        * a long silence of a reasoning model is not cut here. Deno's server has no such timeout.
        */
       idleTimeoutSeconds: z.number().int().min(0).max(255).default(120),
+      /**
+       * How many event loops serve HTTP (Bun on Linux; Deno serves on one): each listens on the
+       * same port and relays the calls its connections bring; the journal, budgets and rate limits
+       * stay with the first. `auto`: one per available core. See docs/capacity.md.
+       */
+      eventLoops: z.union([z.literal("auto"), z.number().int().min(1).max(64)]).default(1),
       /** Calls served at once (a stream holds its slot until it ends); above it calls wait (maxQueuedCalls, queueTimeoutMs) or get 503 `overloaded`. */
       maxConcurrentCalls: positiveInt.max(65_535).default(8192),
       /** Calls waiting for a slot at once; more get 503 `overloaded` at once. */

@@ -7,6 +7,7 @@ import { requestIdFor } from "../http/request-id.ts";
 import { targetOf } from "../http/request-target.ts";
 import { keySecretOf } from "../keys/key-secret.ts";
 import { createKeyring } from "../keys/keyring.ts";
+import { createLedgerOff } from "../journal/ledger-off.ts";
 import { watchLoopLag } from "../observe/loop-lag.ts";
 import { startTracing } from "../observe/tracing.ts";
 import { createCallSlots } from "../relay/call-slots.ts";
@@ -73,7 +74,8 @@ async function startLoop(start: LoopStart, owner: OwnerPeer, runtime: Runtime): 
     rateLimiter: ownerRateGate(owner, next.rateLimits.length > 0),
   });
   const snapshot: SnapshotCell = { current: snapshotOf(config) };
-  const ledger = ownerLedger(owner);
+  // Without a journal there is nothing to record and no budget (the config forbids them): no message per call.
+  const ledger = config.journal.enabled ? ownerLedger(owner) : createLedgerOff();
   const observer = ownerObserver(owner);
   const tracing = startTracing(config.tracing, (message) => process.stderr.write(`renio: tracing: ${message}\n`));
   const relay = createRelay({ snapshot, ledger, observer, tracer: tracing?.tracer, slots: createCallSlots(config.server, start.loops) });

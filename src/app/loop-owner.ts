@@ -15,9 +15,13 @@ import { createLoopPeer, type LoopPeer } from "./loop-peer.ts";
 /** How long a scrape waits for a worker loop's figures before showing the last ones it gave (ms). */
 const STATS_WAIT_MS = 1000;
 
-/** The event loops `server.eventLoops` asks for on this runtime: one where the server cannot share its port (Deno). */
-export function eventLoopCount(setting: Config["server"]["eventLoops"], runtime: Pick<Runtime, "loopWorker">): number {
-  if (runtime.loopWorker === undefined) return 1;
+/**
+ * The event loops `server.eventLoops` asks for on this runtime: one where the server cannot share
+ * its port (Deno), or where the kernel would not spread connections over listeners that do (only
+ * Linux balances SO_REUSEPORT listeners).
+ */
+export function eventLoopCount(setting: Config["server"]["eventLoops"], runtime: Pick<Runtime, "loopWorker">, platform: string = process.platform): number {
+  if (runtime.loopWorker === undefined || platform !== "linux") return 1;
   if (setting !== "auto") return setting;
   return Math.max(1, Math.min(64, typeof os.availableParallelism === "function" ? os.availableParallelism() : os.cpus().length));
 }

@@ -134,7 +134,8 @@ export async function startEventLoops(deps: LoopOwnerDeps): Promise<EventLoops> 
   return {
     storedKeys: (keys) => workers.forEach((worker) => worker.peer.note({ t: "keys", keys })),
     storedBudgets: (budgets) => workers.forEach((worker) => worker.peer.note({ t: "budgets", budgets })),
-    reconfigure: (config) => all((peer) => peer.request({ t: "config", config })).then(() => undefined),
+    // Bounded: a loop that does not answer (it died, and took its listener with it) never holds up a reload.
+    reconfigure: (config) => within(all((peer) => peer.request({ t: "config", config })), STATS_WAIT_MS * 5).then(() => undefined),
     async refresh() {
       await Promise.all(
         workers.map(async (worker) => {

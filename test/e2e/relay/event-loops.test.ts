@@ -24,6 +24,7 @@ const METRICS_TOKEN = "metrics-token-for-tests-0123";
 const runtime = await currentRuntime();
 const skip = runtime.loopWorker === undefined ? "this runtime's server cannot share its port: it serves on one event loop" : false;
 const decoder = new TextDecoder();
+const TIMEOUT = { timeout: 60_000 };
 
 let mock: MockServer;
 before(async () => {
@@ -64,7 +65,7 @@ async function assertBothLoopsServed(url: string, total: number): Promise<void> 
 }
 
 describe("server.eventLoops: 2", { skip }, () => {
-  test("streams on every loop settle their usage in the one journal, and /metrics counts them all", async () => {
+  test("streams on every loop settle their usage in the one journal, and /metrics counts them all", TIMEOUT, async () => {
     const relay = await startRelay(mock.url, { server: serverConfig() });
     const store = await openStore(relay.config.storage);
     try {
@@ -96,7 +97,7 @@ describe("server.eventLoops: 2", { skip }, () => {
     }
   });
 
-  test("a race of streams at a strict budget overshoots by 0, whichever loop serves them", { timeout: 60_000 }, async () => {
+  test("a race of streams at a strict budget overshoots by 0, whichever loop serves them", TIMEOUT, async () => {
     const STREAMS = 300;
     const COVERED = 100;
     const body = chatBody({ max_tokens: 1000, stream: true });
@@ -120,7 +121,7 @@ describe("server.eventLoops: 2", { skip }, () => {
     }
   });
 
-  test("clients that leave mid-stream on any loop are settled as client_aborted", async () => {
+  test("clients that leave mid-stream on any loop are settled as client_aborted", TIMEOUT, async () => {
     const relay = await startRelay(mock.url, { server: serverConfig() });
     const store = await openStore(relay.config.storage);
     try {
@@ -149,7 +150,7 @@ describe("server.eventLoops: 2", { skip }, () => {
     }
   });
 
-  test("rate limits are one bucket for every loop", async () => {
+  test("rate limits are one bucket for every loop", TIMEOUT, async () => {
     const relay = await startRelay(mock.url, { server: serverConfig(), rateLimits: [{ scope: { key: "test" }, requestsPerMinute: 5 }] });
     try {
       const CALLS = 30;
@@ -168,7 +169,7 @@ describe("server.eventLoops: 2", { skip }, () => {
     }
   });
 
-  test("a reload and a stored key reach every loop; admin routes answer on every loop", async () => {
+  test("a reload and a stored key reach every loop; admin routes answer on every loop", TIMEOUT, async () => {
     const NEW_KEY = "sk-renio-reloaded-key-0002";
     const raw = (keys: unknown[]) => ({
       server: serverConfig(),
@@ -200,7 +201,7 @@ describe("server.eventLoops: 2", { skip }, () => {
     }
   });
 
-  test("a graceful shutdown drains every loop: open streams run to their end and settle", { timeout: 30_000 }, async () => {
+  test("a graceful shutdown drains every loop: open streams run to their end and settle", TIMEOUT, async () => {
     const relay = await startRelay(mock.url, { server: serverConfig() });
     const store = await openStore(relay.config.storage);
     let shut = false;
@@ -236,7 +237,7 @@ describe("server.eventLoops: 2", { skip }, () => {
 });
 
 describe("server.eventLoops where the server cannot share its port", { skip: skip === false ? "this runtime serves on several loops" : false }, () => {
-  test("the relay serves on one loop", async () => {
+  test("the relay serves on one loop", TIMEOUT, async () => {
     const relay = await startRelay(mock.url, { server: serverConfig() });
     try {
       assert.equal(relay.service.eventLoops, 1);

@@ -226,20 +226,25 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     fetch: http,
     onError: lastResortResponse,
   });
+  /** Undoes a start that failed once the model listener was open, and rethrows. */
+  const failedStart = async (error: unknown, servers: ReadonlyArray<Server | undefined>): Promise<never> => {
+    lag.stop();
+    books?.stop();
+    budgetSync?.stop();
+    keys.stop();
+    await Promise.all(servers.map((opened) => opened?.stop()));
+    await alerts?.stop();
+    await closeLedger();
+    await tracing?.exporter.shutdown();
+    throw error;
+  };
   const adminServer = apart
     ? await runtime.serve({
         hostname: config.server.admin.host ?? config.server.host,
         port: config.server.admin.port!,
         fetch: createHttpHandler({ ledger, accepting: () => accepting, admin, metrics, dashboard, coolingDown, journalMaxLagMs }),
         onError: lastResortResponse,
-      }).catch(async (error: unknown) => {
-        books?.stop();
-        await server.stop();
-        await alerts?.stop();
-        await closeLedger();
-        await tracing?.exporter.shutdown();
-        throw error;
-      })
+      }).catch((error: unknown) => failedStart(error, [server]))
     : undefined;
   if (loopCount > 1) {
     loops = await startEventLoops({
@@ -254,17 +259,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
       rateLimits: () => snapshot.current.rateLimiter,
       observer: observers(watchers),
       http,
-    }).catch(async (error: unknown) => {
-      lag.stop();
-      books?.stop();
-      budgetSync?.stop();
-      keys.stop();
-      await Promise.all([server.stop(), adminServer?.stop()]);
-      await alerts?.stop();
-      await closeLedger();
-      await tracing?.exporter.shutdown();
-      throw error;
-    });
+    }).catch((error: unknown) => failedStart(error, [server, adminServer]));
   }
   return {
     server,

@@ -82,3 +82,11 @@ export interface LoopStats {
   /** Model calls this loop has served (ended: settled or refused). */
   readonly calls: number;
 }
+
+/** The messages of a call's path (and their answers): JSON values only, so they cross as JSON (loop-peer.ts). */
+const PLAIN: ReadonlySet<string> = new Set(["admit", "rate", "flush", "ready", "complete", "refuse", "ended", "rate-end", "rate-cancel"]);
+
+/** Whether a message between the loops (and its answer) holds JSON values only. */
+export function plainMessage(message: unknown): boolean {
+  return PLAIN.has((message as { readonly t: string }).t);
+}

@@ -9,7 +9,7 @@ import type { RateGate, RateTicket } from "../limits/rate-limiter.ts";
 import type { CallObserver } from "../observe/call-observer.ts";
 import type { SlotState } from "../relay/call-slots.ts";
 import type { FetchHandler, Runtime } from "../runtime/runtime.ts";
-import type { HandedRequest, HandedResponse, LoopStats, OwnerNote, OwnerRequest, WorkerNote, WorkerRequest } from "./loop-messages.ts";
+import { plainMessage, type HandedRequest, type HandedResponse, type LoopStats, type OwnerNote, type OwnerRequest, type WorkerNote, type WorkerRequest } from "./loop-messages.ts";
 import { createLoopPeer, type LoopPeer } from "./loop-peer.ts";
 
 /** How long a scrape waits for a worker loop's figures before showing the last ones it gave (ms). */
@@ -117,6 +117,7 @@ export async function startEventLoops(deps: LoopOwnerDeps): Promise<EventLoops> 
               return void held.delete(message.ticket);
           }
         },
+        plain: plainMessage,
       });
       workers.push({ thread, peer, last: undefined });
       // Registered before the keys are read: a change from here on reaches the worker as a note.

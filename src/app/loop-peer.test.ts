@@ -3,15 +3,17 @@ import { describe, it } from "node:test";
 import { RelayError, StoreUnavailableError } from "../shared/relay-error.ts";
 import { createLoopPeer } from "./loop-peer.ts";
 
-type Ask = { readonly n: number };
+type Ask = { readonly n: number; readonly bytes?: Uint8Array };
 type Tell = { readonly text: string };
 
 /** Two peers over a real MessageChannel (as between a worker and the main thread). */
 function pair(answer: (ask: Ask) => unknown) {
   const channel = new MessageChannel();
   const heard: string[] = [];
-  const a = createLoopPeer<Ask, Tell, Ask, Tell>(channel.port1, { request: () => undefined, note: () => undefined });
-  createLoopPeer<Ask, Tell, Ask, Tell>(channel.port2, { request: answer, note: (tell) => void heard.push(tell.text) });
+  // Asks with bytes are not plain (they cross as a structured clone); the rest cross as JSON.
+  const plain = (message: unknown) => (message as Partial<Ask>).bytes === undefined;
+  const a = createLoopPeer<Ask, Tell, Ask, Tell>(channel.port1, { request: () => undefined, note: () => undefined, plain });
+  createLoopPeer<Ask, Tell, Ask, Tell>(channel.port2, { request: answer, note: (tell) => void heard.push(tell.text), plain });
   channel.port1.start();
   channel.port2.start();
   return { a, heard, close: () => (channel.port1.close(), channel.port2.close()) };
@@ -27,6 +29,19 @@ describe("loop peer", () => {
       assert.deepEqual(await answers, [10, 20, 30]);
       assert.deepEqual(heard, ["first", "second"]);
       assert.equal(a.waiting, 0);
+    } finally {
+      close();
+    }
+  });
+
+  it("a batch with a message that is not plain crosses whole as a structured clone, in order", async () => {
+    const { a, heard, close } = pair((ask) => (ask.bytes === undefined ? ask.n : [...ask.bytes]));
+    try {
+      a.note({ text: "before" });
+      const answers = Promise.all([a.request({ n: 1 }), a.request({ n: 2, bytes: new Uint8Array([7, 8, 9]) }), a.request({ n: 3 })]);
+      a.note({ text: "after" });
+      assert.deepEqual(await answers, [1, [7, 8, 9], 3]);
+      assert.deepEqual(heard, ["before", "after"]);
     } finally {
       close();
     }

@@ -25,6 +25,11 @@ export interface LoopPort {
 export interface PeerHandlers<Req, Note> {
   request(message: Req): unknown;
   note(message: Note): void;
+  /**
+   * True for a message (and a request's answer) made of JSON values only: a batch of such
+   * messages crosses as one JSON string, several times cheaper than a structured clone (Bun).
+   */
+  plain(message: unknown): boolean;
 }
 
 /** One side of the channel between two event loops. */
@@ -43,32 +48,36 @@ export interface LoopPeer<Req, Note> {
  */
 export function createLoopPeer<OutReq, OutNote, InReq, InNote>(port: LoopPort, handlers: PeerHandlers<InReq, InNote>): LoopPeer<OutReq, OutNote> {
   let batch: Array<Envelope<OutReq | InReq, OutNote>> = [];
+  let batchPlain = true;
   let nextId = 1;
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: unknown): void }>();
   const flush = () => {
-    const sent = batch;
+    port.postMessage(batchPlain ? JSON.stringify(batch) : batch);
     batch = [];
-    port.postMessage(sent);
+    batchPlain = true;
   };
-  const send = (envelope: Envelope<OutReq | InReq, OutNote>) => {
+  const send = (envelope: Envelope<OutReq | InReq, OutNote>, plain: boolean) => {
     if (batch.length === 0) queueMicrotask(flush);
     batch.push(envelope);
+    batchPlain &&= plain;
   };
-  const answer = (id: number, run: () => unknown) => {
+  const answer = (id: number, request: InReq) => {
+    const plain = handlers.plain(request);
     let value: unknown;
     try {
-      value = run();
+      value = handlers.request(request);
     } catch (error) {
-      send({ k: "err", id, e: wireError(error) });
+      send({ k: "err", id, e: wireError(error) }, true);
       return;
     }
-    if (value instanceof Promise) value.then((v) => send({ k: "ok", id, v }), (error: unknown) => send({ k: "err", id, e: wireError(error) }));
-    else send({ k: "ok", id, v: value });
+    if (value instanceof Promise) value.then((v) => send({ k: "ok", id, v }, plain), (error: unknown) => send({ k: "err", id, e: wireError(error) }, true));
+    else send({ k: "ok", id, v: value }, plain);
   };
   port.addEventListener("message", (event: MessageEvent) => {
-    for (const envelope of event.data as Array<Envelope<InReq, InNote>>) {
+    const envelopes = (typeof event.data === "string" ? JSON.parse(event.data) : event.data) as Array<Envelope<InReq, InNote>>;
+    for (const envelope of envelopes) {
       if (envelope.k === "note") handlers.note(envelope.m);
-      else if (envelope.k === "req") answer(envelope.id, () => handlers.request(envelope.m));
+      else if (envelope.k === "req") answer(envelope.id, envelope.m);
       else {
         const waiter = pending.get(envelope.id);
         if (waiter === undefined) continue;
@@ -81,11 +90,11 @@ export function createLoopPeer<OutReq, OutNote, InReq, InNote>(port: LoopPort, h
   return {
     request(m) {
       const id = nextId++;
-      send({ k: "req", id, m });
+      send({ k: "req", id, m }, handlers.plain(m));
       return new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
     },
     note(m) {
-      send({ k: "note", m });
+      send({ k: "note", m }, handlers.plain(m));
     },
     get waiting() {
       return pending.size;

@@ -19,7 +19,7 @@ import type { ConnectionInfo, FetchHandler, Runtime } from "../runtime/runtime.t
 import { newEntryId } from "../shared/entry-id.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import { ROUTES } from "../shared/route-spec.ts";
-import type { HandedResponse, LoopStart, LoopStats, OwnerNote, OwnerRequest, WorkerNote, WorkerRequest } from "./loop-messages.ts";
+import { plainMessage, type HandedResponse, type LoopStart, type LoopStats, type OwnerNote, type OwnerRequest, type WorkerNote, type WorkerRequest } from "./loop-messages.ts";
 import { createLoopPeer, type LoopPort } from "./loop-peer.ts";
 import { ownerLedger, ownerObserver, ownerRateGate, type OwnerPeer } from "./loop-proxies.ts";
 import { upstreamFetchOf } from "./upstream-client.ts";
@@ -57,6 +57,7 @@ export function serveLoop(port: LoopPort, runtime: Runtime): void {
       return running.drain(message.graceMs);
     },
     note: (message) => (running === undefined ? early.push(message) : running.note(message)),
+    plain: plainMessage,
   });
 }
 

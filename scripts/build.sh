@@ -3,5 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p dist
-node_modules/.bin/bun build --compile --minify --sourcemap=none src/main-bun.ts src/store-worker-bun.ts --outfile dist/renio
+node_modules/.bin/bun build --compile --minify --sourcemap=none src/main-bun.ts src/store-worker-bun.ts src/loop-worker-bun.ts --outfile dist/renio
 ls -la dist/renio

@@ -35,6 +35,11 @@ import { createLogger, defaultLogOptions, type LogOptions } from "../observe/cal
 import { createLineSink } from "../observe/line-sink.ts";
 import { metricsRoute } from "../http/metrics-route.ts";
 import { upstreamFetchOf, usesRuntimeFetch } from "./upstream-client.ts";
+import { eventLoopCount, loopTotals, startEventLoops, type EventLoops } from "./loop-owner.ts";
+import { createCallSlots } from "../relay/call-slots.ts";
+import { watchLoopLag } from "../observe/loop-lag.ts";
+import type { StoredBudget } from "../budgets/budget-definition.ts";
+import type { LoopStats } from "./loop-messages.ts";
 
 /** A running relay. */
 export interface RelayService {
@@ -44,6 +49,8 @@ export interface RelayService {
   readonly adminUrl: string | undefined;
   /** How many entries a previous process left unfinished (marked interrupted at startup). */
   readonly recovered: number;
+  /** The event loops serving HTTP (`server.eventLoops` as this runtime allows it). */
+  readonly eventLoops: number;
   /** The in-flight cap of the runtime's fetch when calls may go through it (Bun's), else undefined. */
   readonly upstreamFetchLimit: number | undefined;
   /** Re-reads the config (SIGHUP, `POST /admin/reload`); reloads run one at a time. */
@@ -75,11 +82,20 @@ export async function startRelayService(config: Config, runtime: Runtime, option
   // The budgets in force: the config's (replaced on reload) and the store's (kept current by budget-sync.ts).
   const catalog = createBudgetCatalog(config.budgets, config.budget.mode);
   const { ledger, store, recovered, close: closeLedger } = await openLedger(config, runtime, { onError: reportJournalError, onQuarantine: reportQuarantined, budgetTerms: catalog.termsOf });
+  // With more than one event loop, the others (app/loop-owner.ts) take every stored key and budget this one reads.
+  const loopCount = eventLoopCount(config.server.eventLoops, runtime);
+  let loops: EventLoops | undefined;
+  let storedBudgets: readonly StoredBudget[] = [];
+  const replaceBudgets = (read: readonly StoredBudget[]) => {
+    catalog.replace(read);
+    storedBudgets = read;
+    loops?.storedBudgets(read);
+  };
   let budgetSync: BudgetSync | undefined;
   let keys: RelayKeys;
   try {
-    if (store) budgetSync = await startBudgetSync(store, catalog, config.budget.storePollMs, reportBudgetSyncError);
-    keys = await openRelayKeys(config, store, { clock: options.clock, onError: reportKeysError });
+    if (store) budgetSync = await startBudgetSync(store, { replace: replaceBudgets }, config.budget.storePollMs, reportBudgetSyncError);
+    keys = await openRelayKeys(config, store, { clock: options.clock, onError: reportKeysError, onStoredKeys: (changed) => loops?.storedKeys(changed) });
   } catch (error) {
     budgetSync?.stop();
     await closeLedger();
@@ -104,7 +120,20 @@ export async function startRelayService(config: Config, runtime: Runtime, option
   const stdout = createLineSink((text) => process.stdout.write(text));
   if (log !== false) watchers.push(createLogger(log, stdout.write));
   const tracing = startTracing(config.tracing, reportTracingError);
-  const relay = createRelay({ snapshot, ledger, observer: observers(watchers), tracer: tracing?.tracer, clock: options.clock, random: options.random });
+  // This loop's own calls are counted apart for /metrics; the other loops' ends feed the same watchers.
+  let ownCalls = 0;
+  const relay = createRelay({
+    snapshot,
+    ledger,
+    observer: observers([...watchers, { ended: () => void ownCalls++ }]),
+    tracer: tracing?.tracer,
+    clock: options.clock,
+    random: options.random,
+    slots: createCallSlots(config.server, loopCount),
+  });
+  const lag = watchLoopLag();
+  const ownStats = (): LoopStats => ({ loop: 0, inFlight: relay.inFlight, slots: relay.slotState(), lag: lag.histogram, calls: ownCalls });
+  const allLoops = () => loopTotals(ownStats(), loops?.stats() ?? []);
   // Alerts are delivered from the store's outbox, never on a call's path.
   const alerts = store && startAlertDispatcher({ store, settings: () => snapshot.current.config.alerts, onError: reportAlertError });
   // The books' invariant, checked in the background (journal.booksCheckMs; /metrics shows the last check).
@@ -130,6 +159,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     await store?.setAlertRules(alertRulesOf(effective));
     snapshot.current = built;
     adminTokens = adminTokensOf(effective.server);
+    await loops?.reconfigure(effective);
     return { reloaded: true, needsRestart: restartNeeded(config, next) };
   };
   let reloads: Promise<unknown> = Promise.resolve();
@@ -175,8 +205,10 @@ export async function startRelayService(config: Config, runtime: Runtime, option
   const metrics = metricsRoute(config, {
     calls,
     ledger,
-    inFlight: () => relay.inFlight,
-    slots: () => relay.slotState(),
+    inFlight: () => allLoops().inFlight,
+    slots: () => allLoops().slots,
+    loops: () => allLoops().loops,
+    refresh: () => loops?.refresh() ?? Promise.resolve(),
     upstreamFetchLimit,
     adminTokens: () => adminTokens,
     budgets: () => [...snapshot.current.config.budgets, ...catalog.stored()],
@@ -189,33 +221,56 @@ export async function startRelayService(config: Config, runtime: Runtime, option
   });
   const dashboard = dashboardRoutes(() => adminTokens.length > 0 || oidc !== undefined, { tokens: () => adminTokens, oidc });
   const apart = config.server.admin.port !== undefined;
+  const http = createHttpHandler({ relay, ledger, accepting: () => accepting, admin: apart ? undefined : admin, metrics: apart ? undefined : metrics, dashboard: apart ? undefined : dashboard, coolingDown, journalMaxLagMs });
   const server = await runtime.serve({
     hostname: config.server.host,
     port: config.server.port,
     idleTimeoutSeconds: config.server.idleTimeoutSeconds,
-    fetch: createHttpHandler({ relay, ledger, accepting: () => accepting, admin: apart ? undefined : admin, metrics: apart ? undefined : metrics, dashboard: apart ? undefined : dashboard, coolingDown, journalMaxLagMs }),
+    reusePort: loopCount > 1,
+    fetch: http,
     onError: lastResortResponse,
   });
+  /** Undoes a start that failed once the model listener was open, and rethrows. */
+  const failedStart = async (error: unknown, servers: ReadonlyArray<Server | undefined>): Promise<never> => {
+    lag.stop();
+    books?.stop();
+    budgetSync?.stop();
+    keys.stop();
+    await Promise.all(servers.map((opened) => opened?.stop()));
+    await alerts?.stop();
+    await closeLedger();
+    await tracing?.exporter.shutdown();
+    throw error;
+  };
   const adminServer = apart
     ? await runtime.serve({
         hostname: config.server.admin.host ?? config.server.host,
         port: config.server.admin.port!,
         fetch: createHttpHandler({ ledger, accepting: () => accepting, admin, metrics, dashboard, coolingDown, journalMaxLagMs }),
         onError: lastResortResponse,
-      }).catch(async (error: unknown) => {
-        books?.stop();
-        await server.stop();
-        await alerts?.stop();
-        await closeLedger();
-        await tracing?.exporter.shutdown();
-        throw error;
-      })
+      }).catch((error: unknown) => failedStart(error, [server]))
     : undefined;
+  if (loopCount > 1) {
+    loops = await startEventLoops({
+      runtime,
+      loops: loopCount,
+      port: server.port,
+      config,
+      serverSecret: keys.serverSecret,
+      storedKeys: async () => (store ? (await store.keysChangedSince(0)).keys : []),
+      storedBudgets: () => storedBudgets,
+      ledger,
+      rateLimits: () => snapshot.current.rateLimiter,
+      observer: observers(watchers),
+      http,
+    }).catch((error: unknown) => failedStart(error, [server, adminServer]));
+  }
   return {
     server,
     url: urlOf(server),
     adminUrl: adminServer && urlOf(adminServer),
     recovered,
+    eventLoops: loopCount,
     upstreamFetchLimit,
     traceStats: () => tracing?.exporter.stats(),
     reload: reload ?? (() => Promise.resolve({ reloaded: false, problems: ["this relay was not started from a config file (--config); there is nothing to reload"] })),
@@ -228,7 +283,9 @@ export async function startRelayService(config: Config, runtime: Runtime, option
       books?.stop();
       const graceMs = snapshot.current.config.server.shutdownGraceMs;
       const deadline = performance.now() + graceMs;
-      await relay.drained(graceMs);
+      // Every loop stops taking calls at once; each settles its calls with this loop's ledger before it reports drained.
+      await Promise.all([relay.drained(graceMs), loops?.drain(graceMs)]);
+      lag.stop();
       keys.stop();
       await alerts?.stop();
       await closeLedger();
@@ -240,6 +297,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([stopped, new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - performance.now()))))]);
       clearTimeout(timer);
+      loops?.terminate();
       stdout.flush();
     },
   };

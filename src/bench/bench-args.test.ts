@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { UsageError } from "../shared/cli-args.ts";
 import { parseBenchArgs, targetUrl } from "./bench-args.ts";
-import { relayVariants } from "./bench-relay-config.ts";
+import { relayVariants, withEventLoops } from "./bench-relay-config.ts";
 
 describe("parseBenchArgs", () => {
   it("defaults to the published methodology with journal and strict budget on", () => {
@@ -185,6 +185,19 @@ describe("targetUrl", () => {
     assert.deepEqual(options.capacity, { chunks: 20, chunkIntervalMs: 250, compare: ["go", "nginx"], goProxy: undefined, nginx: "nginx" });
     const tuned = parseBenchArgs(["--mode", "capacity", "--chunks", "50", "--chunk-interval-ms", "20", "--compare", "go", "--go-proxy", "./go-proxy", "--upstream-client", "socket"]);
     assert.deepEqual([tuned.capacity?.chunks, tuned.capacity?.chunkIntervalMs, tuned.capacity?.goProxy, tuned.upstreamClient], [50, 20, "./go-proxy", "socket"]);
+  });
+
+  it("--event-loops starts one Renio per value, each named by its loops", () => {
+    const options = parseBenchArgs(["--mode", "capacity", "--journal", "off", "--event-loops", "1,auto"]);
+    assert.deepEqual(options.eventLoops, [1, "auto"]);
+    assert.deepEqual(
+      withEventLoops(relayVariants(["sqlite"], options.journals), options.eventLoops).map((v) => [v.id, v.label, v.eventLoops]),
+      [["renio", "Renio, 1 loop", 1], ["renio-loops-auto", "Renio, auto loops", "auto"]],
+    );
+    assert.deepEqual(withEventLoops(relayVariants(["sqlite"], ["off"]), [2]).map((v) => [v.id, v.eventLoops]), [["renio", 2]], "one value: ids as they are");
+    assert.deepEqual(parseBenchArgs([]).eventLoops, [], "none given: Renio's default");
+    assert.throws(() => parseBenchArgs(["--event-loops", "0"]), (e: unknown) => e instanceof UsageError && /"0" is not a count from 1 to 64 or auto/.test(e.message));
+    assert.throws(() => parseBenchArgs(["--event-loops", "2,2"]), (e: unknown) => e instanceof UsageError && /names a value twice/.test(e.message));
   });
 
   it("capacity settings outside --mode capacity, or clashing with it, are usage errors", () => {

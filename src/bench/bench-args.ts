@@ -22,6 +22,9 @@ export interface CapacityOptions {
 /** Journal setting of the relay under test. */
 export type JournalSetting = "fsync" | "process" | "off";
 
+/** A value of --event-loops: a count, or `auto`. */
+export type EventLoopsSetting = number | "auto";
+
 /** Budget setting of the relay under test. */
 export type BudgetSetting = "strict" | "observe" | "off";
 
@@ -90,6 +93,8 @@ export interface BenchOptions {
   readonly capacity: CapacityOptions | undefined;
   /** How the Renios started here call the mock (server.upstreamClient; default theirs). */
   readonly upstreamClient: "auto" | "socket" | "fetch" | undefined;
+  /** One Renio per value (server.eventLoops); empty: Renio's default. */
+  readonly eventLoops: readonly EventLoopsSetting[];
 }
 
 const BENCH_OPTIONS = {
@@ -104,6 +109,7 @@ const BENCH_OPTIONS = {
   "go-proxy": { type: "string", valueName: "a file" },
   nginx: { type: "string", valueName: "a file" },
   "upstream-client": { type: "string", oneOf: ["auto", "socket", "fetch"] },
+  "event-loops": { type: "string" },
   journal: { type: "string" },
   budget: { type: "string", oneOf: ["strict", "observe", "off"] },
   storage: { type: "string" },
@@ -185,6 +191,7 @@ export function parseBenchArgs(args: readonly string[]): BenchOptions {
     soak,
     capacity,
     upstreamClient: v["upstream-client"] as BenchOptions["upstreamClient"],
+    eventLoops: v["event-loops"] === undefined ? [] : eventLoopsList(v["event-loops"]),
   };
 }
 
@@ -263,4 +270,17 @@ export function targetUrl(text: string): string {
   else if (path.endsWith("/v1")) url.pathname = `${path}/chat/completions`;
   else url.pathname = `${path}/v1/chat/completions`;
   return url.toString();
+}
+
+/** --event-loops: counts (1-64) or `auto`, comma-separated, each once. */
+function eventLoopsList(value: string): EventLoopsSetting[] {
+  const items = value.split(",").map((item) => item.trim());
+  const loops = items.map((item): EventLoopsSetting => {
+    if (item === "auto") return "auto";
+    const count = /^\d+$/.test(item) ? Number(item) : Number.NaN;
+    if (!Number.isInteger(count) || count < 1 || count > 64) throw new UsageError(`--event-loops: "${item}" is not a count from 1 to 64 or auto (e.g. --event-loops 1,2)`);
+    return count;
+  });
+  if (new Set(loops).size !== loops.length) throw new UsageError(`--event-loops: "${value}" names a value twice`);
+  return loops;
 }

@@ -9,7 +9,7 @@ import { BENCH_HELP } from "./bench-help.ts";
 import { startChildServer, type ChildServer } from "./bench-child.ts";
 import { machineInfo } from "./bench-machine.ts";
 import { createProgress } from "./bench-progress.ts";
-import { benchRelayConfig, benchSecret, relaySettings, relayVariants, SQLITE_STORAGE } from "./bench-relay-config.ts";
+import { benchRelayConfig, benchSecret, relaySettings, relayVariants, SQLITE_STORAGE, withEventLoops } from "./bench-relay-config.ts";
 import { givenPostgres, startThrowawayPostgres, type BenchPostgres } from "./bench-postgres.ts";
 import { renderReport, type BenchReport } from "./bench-report.ts";
 import { DISK_FLOOR_PLAN, measureDiskFloors } from "./disk-floor.ts";
@@ -87,7 +87,7 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
         postgres = options.pgUrl === undefined ? await startThrowawayPostgres() : givenPostgres(options.pgUrl);
       }
       const perModel = options.models.length > 1;
-      for (const variant of relayVariants(options.storages, options.journals, options.guardrails)) {
+      for (const variant of withEventLoops(relayVariants(options.storages, options.journals, options.guardrails), options.eventLoops)) {
         for (const [index, model] of options.models.entries()) {
           const name = [variant.name, ...(perModel ? [String(index)] : [])].filter((part) => part !== "").join("-");
           const relayDir = join(dir, name);
@@ -96,7 +96,7 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
           // One database per Renio on a throwaway server; on a given one, one total budget per Renio.
           const tag = [variant.journal, ...(variant.guardrails === "off" ? [] : [variant.guardrails]), ...(perModel ? [String(index)] : [])].join("_");
           const onPostgres = variant.storage === "postgres" ? { postgresUrl: await postgres!.databaseUrl(`renio_${tag}`), budgetId: `bench-total-${tag}` } : {};
-          const config = benchRelayConfig({ mockUrl: mock.url, model, dir: relayDir, journal: variant.journal, budget: options.budget, secret, metricsToken, upstreamClient: options.upstreamClient, guardrails: variant.guardrails, ...onPostgres });
+          const config = benchRelayConfig({ mockUrl: mock.url, model, dir: relayDir, journal: variant.journal, budget: options.budget, secret, metricsToken, upstreamClient: options.upstreamClient, eventLoops: variant.eventLoops, guardrails: variant.guardrails, ...onPostgres });
           writeFileSync(configPath, JSON.stringify(config, null, 2));
           const label = `${variant.label}${perModel ? ` ${model.name}` : ""}`;
           progress.update(`starting ${label}`);

@@ -14,6 +14,8 @@ export const BENCH_HELP = `usage: renio bench [options]
   --go-proxy BIN              the Go proxy binary (default: built from bench/go-proxy with go)
   --nginx BIN                 the nginx binary (default: nginx from PATH)
   --upstream-client auto|socket|fetch  server.upstreamClient of the Renios started here
+  --event-loops 1,2           server.eventLoops of the Renios started here; a list (counts or auto)
+                                starts one Renio per value, measured in the same rounds
   --journal fsync|process|off relay journal durability, or no journal (and so no budget); a list
                               (fsync,process) starts one Renio per setting, measured in the same rounds
   --budget strict|observe|off mode of a large total budget, or no budget

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import type { BenchModel, BudgetSetting, GuardrailsSetting, JournalSetting, StorageSetting } from "./bench-args.ts";
+import type { BenchModel, BudgetSetting, EventLoopsSetting, GuardrailsSetting, JournalSetting, StorageSetting } from "./bench-args.ts";
 import { renioRelayId } from "./durable-write.ts";
 
 /** The relay settings a benchmark ran with, as reported. */
@@ -42,6 +42,8 @@ export interface BenchRelayConfigInput {
   readonly metricsToken?: string;
   /** Its server.upstreamClient (default: Renio's own default). */
   readonly upstreamClient?: "auto" | "socket" | "fetch";
+  /** Its server.eventLoops (default: Renio's own default). */
+  readonly eventLoops?: EventLoopsSetting;
   /** A policy over every call, on requests and answers, with this action (default off: no guardrails section). */
   readonly guardrails?: GuardrailsSetting;
 }
@@ -70,6 +72,7 @@ export function benchRelayConfig(input: BenchRelayConfigInput): Record<string, u
       shutdownGraceMs: 2000,
       ...(input.metricsToken === undefined ? {} : { metricsToken: input.metricsToken }),
       ...(input.upstreamClient === undefined ? {} : { upstreamClient: input.upstreamClient }),
+      ...(input.eventLoops === undefined ? {} : { eventLoops: input.eventLoops }),
     },
     storage: input.postgresUrl === undefined ? { type: "sqlite", path: join(input.dir, "renio.db") } : { type: "postgres", url: input.postgresUrl },
     journal: journalOn ? { enabled: true, durability: input.journal } : { enabled: false },
@@ -121,6 +124,27 @@ export interface RelayVariant {
   readonly name: string;
   /** The id of the Renio identical but without guardrails, when one runs (the report sets them side by side). */
   readonly unguarded?: string;
+  /** Its server.eventLoops (absent: Renio's default). */
+  readonly eventLoops?: EventLoopsSetting;
+}
+
+/**
+ * Each Renio once per --event-loops value (none given: as they are). With more than one value,
+ * every id but the first value's and every label names its loops (`renio-off-loops-2`, "Renio off, 2 loops").
+ */
+export function withEventLoops(variants: readonly RelayVariant[], loops: readonly EventLoopsSetting[]): RelayVariant[] {
+  if (loops.length === 0) return [...variants];
+  if (loops.length === 1) return variants.map((variant) => ({ ...variant, eventLoops: loops[0] }));
+  return variants.flatMap((variant) =>
+    loops.map((eventLoops, index): RelayVariant => ({
+      ...variant,
+      eventLoops,
+      id: index === 0 ? variant.id : `${variant.id}-loops-${eventLoops}`,
+      label: `${variant.label}, ${eventLoops === "auto" ? "auto" : eventLoops} loop${eventLoops === 1 ? "" : "s"}`,
+      name: [variant.name, `loops-${eventLoops}`].filter((part) => part !== "").join("-"),
+      ...(variant.unguarded === undefined ? {} : { unguarded: index === 0 ? variant.unguarded : `${variant.unguarded}-loops-${eventLoops}` }),
+    })),
+  );
 }
 
 /**

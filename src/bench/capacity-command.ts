@@ -6,7 +6,7 @@ import type { BenchOptions, CapacityOptions } from "./bench-args.ts";
 import { startChildServer, type ChildServer } from "./bench-child.ts";
 import { machineInfo } from "./bench-machine.ts";
 import type { Progress } from "./bench-progress.ts";
-import { benchRelayConfig, benchSecret, relayVariants } from "./bench-relay-config.ts";
+import { benchRelayConfig, benchSecret, relayVariants, withEventLoops } from "./bench-relay-config.ts";
 import { renderCapacityReport, type CapacityReport } from "./capacity-report.ts";
 import { runCapacity, type CapacitySubject } from "./capacity-run.ts";
 import { createProcessProbe, clockTicksPerSecond } from "./process-usage.ts";
@@ -59,16 +59,16 @@ export async function runCapacityBench(context: CapacityRunContext): Promise<{ t
     setups.push({ id, label, setup });
   };
   const secret = benchSecret();
-  for (const variant of relayVariants(["sqlite"], options.journals)) {
+  for (const variant of withEventLoops(relayVariants(["sqlite"], options.journals), options.eventLoops)) {
     const relayDir = join(dir, variant.name || "renio");
     mkdirSync(relayDir, { recursive: true });
-    const config = benchRelayConfig({ mockUrl: mock.url, model: { name: options.model, translated: false }, dir: relayDir, journal: variant.journal, budget: options.budget, secret, upstreamClient: options.upstreamClient });
+    const config = benchRelayConfig({ mockUrl: mock.url, model: { name: options.model, translated: false }, dir: relayDir, journal: variant.journal, budget: options.budget, secret, upstreamClient: options.upstreamClient, eventLoops: variant.eventLoops });
     const configPath = join(relayDir, "renio.json");
     writeFileSync(configPath, JSON.stringify(config, null, 2));
     progress.update(`starting ${variant.label}`);
     const relay = await startChildServer("relay", [...self, "serve", "--config", configPath]);
     const budget = variant.journal === "off" ? "no journal, no budget" : `journal ${variant.journal}, ${options.budget} budget`;
-    add(relay, variant.id, variant.label, `${budget}, SQLite, server.upstreamClient ${options.upstreamClient ?? "auto"}`, [["authorization", `Bearer ${secret}`]]);
+    add(relay, variant.id, variant.label, `${budget}, SQLite, server.upstreamClient ${options.upstreamClient ?? "auto"}${variant.eventLoops === undefined ? "" : `, server.eventLoops ${variant.eventLoops}`}`, [["authorization", `Bearer ${secret}`]]);
   }
   if (options.baseline === "passthrough") {
     progress.update("starting the passthrough");

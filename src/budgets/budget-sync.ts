@@ -19,7 +19,7 @@ export interface BudgetSync {
  */
 export async function startBudgetSync(
   store: Pick<BudgetDefinitionStore, "listBudgets" | "budgetsVersion">,
-  catalog: BudgetCatalog,
+  catalog: Pick<BudgetCatalog, "replace">,
   pollMs: number,
   onError: (error: unknown) => void,
 ): Promise<BudgetSync> {

@@ -84,6 +84,8 @@ export async function runServeCommand(args: string[], runtime: Runtime, out: (li
   if (service.adminUrl !== undefined) out(`admin API at ${service.adminUrl} (admin routes are served only there)`);
   out(`storage: ${config.storage.type === "sqlite" ? `sqlite ${config.storage.path}` : "postgres"}, journal durability: ${config.journal.durability}`);
   out(`logging: ${config.logging.format}, level ${config.logging.level}`);
+  const oneLoopOnly = config.server.eventLoops !== 1 && (runtime.loopWorker === undefined || process.platform !== "linux");
+  out(`event loops: ${service.eventLoops}${oneLoopOnly ? ` (server.eventLoops ${config.server.eventLoops}: ${runtime.name} on ${process.platform} serves on one)` : ""}`);
   const capacity = capacityNotes(config.server, openFileLimit(), service.upstreamFetchLimit);
   out(capacity.line);
   for (const warning of capacity.warnings) err(warning);

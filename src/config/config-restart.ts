@@ -10,6 +10,7 @@ const RESTART_ONLY: ReadonlyArray<readonly [string, (config: Config) => unknown]
   ["server.admin.oidc", (config) => config.server.admin.oidc],
   ["server.upstreamClient", (config) => config.server.upstreamClient],
   ["server.idleTimeoutSeconds", (config) => config.server.idleTimeoutSeconds],
+  ["server.eventLoops", (config) => config.server.eventLoops],
   ["storage", (config) => config.storage],
   ["journal.enabled", (config) => config.journal.enabled],
   ["journal.durability", (config) => config.journal.durability],
@@ -25,11 +26,11 @@ export function restartNeeded(running: Config, next: Config): string[] {
 
 /** `next` with the restart-only settings of `running`: what a reload can put into effect. */
 export function withRestartOnly(next: Config, running: Config): Config {
-  const { host, port, admin, upstreamClient, idleTimeoutSeconds } = running.server;
+  const { host, port, admin, upstreamClient, idleTimeoutSeconds, eventLoops } = running.server;
   const { enabled, durability, retentionDays, booksCheckMs } = running.journal;
   return {
     ...next,
-    server: { ...next.server, host, port, upstreamClient, idleTimeoutSeconds, admin: { ...next.server.admin, host: admin.host, port: admin.port, oidc: admin.oidc } },
+    server: { ...next.server, host, port, upstreamClient, idleTimeoutSeconds, eventLoops, admin: { ...next.server.admin, host: admin.host, port: admin.port, oidc: admin.oidc } },
     storage: running.storage,
     journal: { ...next.journal, enabled, durability, retentionDays, booksCheckMs },
     tracing: running.tracing,

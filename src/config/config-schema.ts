@@ -167,6 +167,12 @@ export const configSchema = z.strictObject({
        * a long silence of a reasoning model is not cut here. Deno's server has no such timeout.
        */
       idleTimeoutSeconds: z.number().int().min(0).max(255).default(120).describe("a client connection with no byte either way for this long is closed (seconds; 0: never; at most 255): between calls and while a request arrives. A call in progress is timed by its own settings instead (the provider's `firstByteTimeoutMs`, `routing.chunkTimeoutMs`). Bun only. Restart to change"),
+      /**
+       * How many event loops serve HTTP (Bun on Linux; Deno serves on one): each listens on the
+       * same port and relays the calls its connections bring; the journal, budgets and rate limits
+       * stay with the first. `auto`: one per available core. See docs/capacity.md.
+       */
+      eventLoops: z.union([z.literal("auto"), z.number().int().min(1).max(64)]).default(1).describe("how many event loops serve HTTP, 1-64 or `auto` (one per available core). With more than one, each listens on `server.port` (`SO_REUSEPORT`: the kernel spreads connections over them) and relays the calls its connections bring, while the journal, budgets, rate limits, admin API, `/metrics` and the dashboard stay on the first, reached by messages; `server.maxConcurrentCalls` and `server.maxQueuedCalls` are split between the loops. Bun on Linux; Deno serves on one loop whatever the setting. See capacity.md. Restart to change"),
       /** Calls served at once (a stream holds its slot until it ends); above it calls wait (maxQueuedCalls, queueTimeoutMs) or get 503 `overloaded`. */
       maxConcurrentCalls: positiveInt.max(65_535).default(8192).describe("calls served at once, from arrival to their last byte (a stream holds its slot until it ends); above it a call waits or gets 503 `overloaded` with `retry-after: 1`, journaled as refused. At most 65535; see capacity.md"),
       /** Calls waiting for a slot at once; more get 503 `overloaded` at once. */

@@ -12,6 +12,7 @@ import { family, histogramSamples, labelText, moneySample, sample } from "../obs
 import { toNanos } from "../shared/money.ts";
 import { writeJournalHealth } from "./journal-metrics.ts";
 import type { BooksCheck } from "../budgets/books-check.ts";
+import { writeLoops, type LoopFigures } from "./loop-metrics.ts";
 
 /** What a scrape reads. */
 /** The histogram of admissions per journal write: its `_count` is the writes made (`renio bench` reads it). */
@@ -43,6 +44,8 @@ export interface MetricsSources {
   readonly journalMaxLagMs: number;
   /** The last check of the books (absent: none yet, or checks off). */
   readonly books?: () => BooksCheck | undefined;
+  /** The event loops serving HTTP (absent: none shown). */
+  readonly loops?: () => readonly LoopFigures[];
 }
 
 /**
@@ -70,6 +73,8 @@ export async function metricsPage(sources: MetricsSources): Promise<string> {
     sample(out, "renio_upstream_requests_limit", "", sources.upstreamFetchLimit);
   }
   writeOpenFiles(out);
+  const loops = sources.loops?.();
+  if (loops) writeLoops(out, loops);
 
   family(out, "renio_store_up", "gauge", "1 when the store takes writes (the relay admits calls), 0 when it does not.");
   sample(out, "renio_store_up", "", ready && !stats.failing ? 1 : 0);

@@ -11,6 +11,7 @@ import { requireBearer } from "./bearer-auth.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { CallMetrics } from "../observe/call-metrics.ts";
 import { metricsPage } from "./metrics-page.ts";
+import type { LoopFigures } from "./loop-metrics.ts";
 import { PROM_CONTENT_TYPE } from "../observe/prom-text.ts";
 import type { BooksCheck } from "../budgets/books-check.ts";
 
@@ -39,6 +40,10 @@ export interface MetricsSources {
   readonly books?: () => BooksCheck | undefined;
   /** What guardrail policies found so far. */
   readonly guardrails?: () => readonly GuardrailCount[];
+  /** The event loops serving HTTP, their lag and calls. */
+  readonly loops?: () => readonly LoopFigures[];
+  /** Brings the figures of other event loops up to date before a scrape is written. */
+  readonly refresh?: () => Promise<void>;
 }
 
 const UNAUTHORIZED = "GET /metrics needs `Authorization: Bearer <metrics token or admin token>`";
@@ -59,8 +64,9 @@ export function metricsRoute(config: Config, sources: MetricsSources): MetricsRo
       if (byMetricsToken === undefined) throw new RelayError(401, "unauthorized", UNAUTHORIZED);
       byMetricsToken(headers);
     },
-    page: () =>
-      metricsPage({
+    page: async () => {
+      await sources.refresh?.();
+      return metricsPage({
         calls: sources.calls,
         inFlight: sources.inFlight,
         slots: sources.slots,
@@ -74,7 +80,9 @@ export function metricsRoute(config: Config, sources: MetricsSources): MetricsRo
         journalMaxLagMs: sources.journalMaxLagMs(),
         books: sources.books,
         guardrails: sources.guardrails,
-      }),
+        loops: sources.loops,
+      });
+    },
     contentType: PROM_CONTENT_TYPE,
   };
 }

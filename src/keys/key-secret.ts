@@ -60,6 +60,11 @@ export function keySecretOf(serverSecret: string): KeySecret {
  * store's keys were hashed with stops the start instead of failing every stored key.
  */
 export async function resolveKeySecret(store: Pick<KeyStore, "ensureMeta">, configured: string | undefined): Promise<KeySecret> {
+  return keySecretOf(await resolveServerSecret(store, configured));
+}
+
+/** The server secret behind {@link resolveKeySecret} (for the relay's other event loops, which hash presented keys too). */
+export async function resolveServerSecret(store: Pick<KeyStore, "ensureMeta">, configured: string | undefined): Promise<string> {
   const secret = configured ?? (await store.ensureMeta("key_secret", randomBytes(32).toString("base64url")));
   const check = createHmac("sha256", secret).update("renio: key secret check").digest("hex");
   const stored = await store.ensureMeta("key_secret_check", check);
@@ -70,5 +75,5 @@ export async function resolveKeySecret(store: Pick<KeyStore, "ensureMeta">, conf
         : "server.keySecret is not the secret this store's keys were hashed with; use the same server.keySecret on every relay and CLI using this store",
     );
   }
-  return keySecretOf(secret);
+  return secret;
 }

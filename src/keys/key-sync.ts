@@ -25,7 +25,7 @@ export interface KeySyncOptions {
  * (one indexed read of one row when nothing changed) and applies the keys written since.
  * Refreshes run one at a time, so versions apply in order.
  */
-export async function startKeySync(store: Pick<KeyStore, "keysChangedSince">, keyring: Keyring, options: KeySyncOptions): Promise<KeySync> {
+export async function startKeySync(store: Pick<KeyStore, "keysChangedSince">, keyring: Pick<Keyring, "applyStoredKeys">, options: KeySyncOptions): Promise<KeySync> {
   let version = 0;
   let running: Promise<void> = Promise.resolve();
   const load = async () => {

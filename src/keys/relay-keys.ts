@@ -1,15 +1,17 @@
 import type { Config } from "../config/config-schema.ts";
 import { createKeyAdmin, type KeyAdmin } from "./key-admin.ts";
-import { resolveKeySecret } from "./key-secret.ts";
+import { keySecretOf, resolveServerSecret } from "./key-secret.ts";
 import { startKeySync } from "./key-sync.ts";
 import { createKeyring, type Keyring } from "./keyring.ts";
-import type { KeyStore } from "./key-store.ts";
+import type { KeyStore, StoredKey } from "./key-store.ts";
 
 /** A relay's keys: the keyring it authenticates with and, with a store, the key operations. */
 export interface RelayKeys {
   readonly keyring: Keyring;
   /** Absent without a store (`journal.enabled: false`): config keys only. */
   readonly admin: KeyAdmin | undefined;
+  /** The server secret stored keys are hashed under (absent without a store). */
+  readonly serverSecret: string | undefined;
   /** Stops polling the store. */
   stop(): void;
 }
@@ -22,13 +24,23 @@ export interface RelayKeys {
 export async function openRelayKeys(
   config: Config,
   store: KeyStore | undefined,
-  options: { readonly clock?: () => number; readonly onError?: (error: unknown | null) => void } = {},
+  options: {
+    readonly clock?: () => number;
+    readonly onError?: (error: unknown | null) => void;
+    /** Told about every stored key the keyring takes in after the first load (the relay's other event loops take them too). */
+    readonly onStoredKeys?: (keys: readonly StoredKey[]) => void;
+  } = {},
 ): Promise<RelayKeys> {
   const clock = options.clock ?? Date.now;
-  if (store === undefined) return { keyring: createKeyring(config.keys, { clock }), admin: undefined, stop: () => undefined };
-  const keySecret = await resolveKeySecret(store, config.server.keySecret);
+  if (store === undefined) return { keyring: createKeyring(config.keys, { clock }), admin: undefined, serverSecret: undefined, stop: () => undefined };
+  const serverSecret = await resolveServerSecret(store, config.server.keySecret);
+  const keySecret = keySecretOf(serverSecret);
   const keyring = createKeyring(config.keys, { keySecret, clock });
-  const sync = await startKeySync(store, keyring, { pollMs: config.server.keyRefreshMs, onError: options.onError });
+  const applyStoredKeys = (keys: readonly StoredKey[]) => {
+    keyring.applyStoredKeys(keys);
+    if (keys.length > 0) options.onStoredKeys?.(keys);
+  };
+  const sync = await startKeySync(store, { applyStoredKeys }, { pollMs: config.server.keyRefreshMs, onError: options.onError });
   const admin = createKeyAdmin({
     store,
     keySecret,
@@ -37,5 +49,5 @@ export async function openRelayKeys(
     clock,
     changed: sync.refresh,
   });
-  return { keyring, admin, stop: sync.stop };
+  return { keyring, admin, serverSecret, stop: sync.stop };
 }

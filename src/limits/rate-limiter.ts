@@ -62,12 +62,17 @@ export interface RateLimitState {
   readonly remaining: number;
 }
 
-/** Enforces the configured rate limits, in memory. */
-export interface RateLimiter {
-  /** Admits a call under every limit that applies, or throws RelayError 429 `rate_limit_exceeded`. */
-  admit(call: RateCall): RateTicket;
+/** Where the relay admits a call under the rate limits: in memory, or on the event loop that owns them (a promise). */
+export interface RateGate {
+  /** Admits a call under every limit that applies, or throws (rejects with) RelayError 429 `rate_limit_exceeded`. */
+  admit(call: RateCall): RateTicket | Promise<RateTicket>;
   /** Every configured limit as it stands now (read at a scrape, not per call). */
   state(): RateLimitState[];
+}
+
+/** Enforces the configured rate limits, in memory. */
+export interface RateLimiter extends RateGate {
+  admit(call: RateCall): RateTicket;
 }
 
 const NO_RULES: readonly RateRule[] = [];

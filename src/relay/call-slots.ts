@@ -39,11 +39,15 @@ interface Waiter {
   readonly queued: boolean;
 }
 
-/** Creates the slots; `limits` is what /metrics reports before the first call. */
-export function createCallSlots(initial: SlotLimits): CallSlots {
+/**
+ * Creates the slots; `limits` is what /metrics reports before the first call. With `loops` event
+ * loops serving, each holds its share of the limits (rounded up).
+ */
+export function createCallSlots(initial: SlotLimits, loops = 1): CallSlots {
   let active = 0;
   let waiting = 0;
-  let limits = initial;
+  let given = initial;
+  let limits = shareOf(initial, loops);
   /** Arrival order; waiters that left (timed out, client gone) are skipped when their turn comes. */
   let queue: Waiter[] = [];
   let head = 0;
@@ -52,8 +56,9 @@ export function createCallSlots(initial: SlotLimits): CallSlots {
     new RelayError(503, "overloaded", `Renio is serving its limit of ${limits.maxConcurrentCalls} concurrent calls (server.maxConcurrentCalls)${why}; retry shortly`, { "retry-after": "1" });
 
   return {
-    enter(current, signal) {
-      limits = current;
+    enter(config, signal) {
+      if (config !== given) [given, limits] = [config, shareOf(config, loops)];
+      const current = limits;
       if (active < current.maxConcurrentCalls && waiting === 0) {
         active++;
         return undefined;
@@ -103,4 +108,10 @@ export function createCallSlots(initial: SlotLimits): CallSlots {
     },
     state: () => ({ active, queued: waiting, limits }),
   };
+}
+
+/** One event loop's share of the limits. */
+function shareOf(limits: SlotLimits, loops: number): SlotLimits {
+  if (loops === 1) return limits;
+  return { maxConcurrentCalls: Math.ceil(limits.maxConcurrentCalls / loops), maxQueuedCalls: Math.ceil(limits.maxQueuedCalls / loops), queueTimeoutMs: limits.queueTimeoutMs };
 }

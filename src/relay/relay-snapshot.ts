@@ -6,7 +6,7 @@ import type { Fetch } from "../providers/provider.ts";
 import { createCallPricing, type CallPricing } from "../pricing/call-pricing.ts";
 import { createKeyring, type Keyring } from "../keys/keyring.ts";
 import { createModelRouter, type ModelRouter } from "../routing/model-router.ts";
-import { createRateLimiter, type RateClock, type RateLimiter } from "../limits/rate-limiter.ts";
+import { createRateLimiter, type RateClock, type RateGate } from "../limits/rate-limiter.ts";
 import type { RateStateBook } from "../limits/rate-state.ts";
 import type { TargetHealthBook } from "../routing/target-health.ts";
 
@@ -21,8 +21,8 @@ export interface RelaySnapshot {
   readonly router: ModelRouter;
   /** The price book and budget plan. */
   readonly pricing: CallPricing;
-  /** The config's rate limits (their state, per instance, is kept across reloads: rate-state.ts). */
-  readonly rateLimiter: RateLimiter;
+  /** The config's rate limits (their state, per instance, is kept across reloads: rate-state.ts; on a worker loop, the owner loop's). */
+  readonly rateLimiter: RateGate;
   /** The guardrail policies; absent when the config has none (calls skip the step). */
   readonly guardrails?: Guardrails;
 }

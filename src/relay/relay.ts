@@ -229,7 +229,9 @@ export function createRelay(deps: RelayDeps): Relay {
         };
 
         // Rate limits before the admission: a limited call is refused (journaled so) and writes no admitted entry.
-        const limits = rateLimiter.admit({ keyId: key.id, project: key.project, model: fields.model, tokens: quote.reservedTokens, wire: route.wire });
+        const held = rateLimiter.admit({ keyId: key.id, project: key.project, model: fields.model, tokens: quote.reservedTokens, wire: route.wire });
+        // In memory the ticket comes at once; a worker loop waits for the owner loop's.
+        const limits = held instanceof Promise ? await held : held;
         recorded = true;
         let admission: Admission;
         try {

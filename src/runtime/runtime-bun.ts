@@ -20,6 +20,7 @@ export const bunRuntime: Runtime = {
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,
       // Never Bun's development error page (a stack and source) for an error that escapes the handler.
       development: false,
+      reusePort: options.reusePort === true,
       ...(options.onError === undefined ? {} : { error: options.onError }),
       fetch: (request, bunServer) =>
         options.fetch(request, {
@@ -47,6 +48,7 @@ export const bunRuntime: Runtime = {
   // Compiled, the worker is embedded beside the entry point (scripts/build.sh adds it to the build).
   storeWorker: () =>
     new Worker(isCompiled() ? `${dirname(Bun.main)}/store-worker-bun.ts` : new URL("../store-worker-bun.ts", import.meta.url).href),
+  loopWorker: () => new Worker(isCompiled() ? `${dirname(Bun.main)}/loop-worker-bun.ts` : new URL("../loop-worker-bun.ts", import.meta.url).href),
   selfCommand: () => (isCompiled() ? [process.execPath] : [process.execPath, Bun.main]),
 };
 

@@ -24,6 +24,8 @@ export const denoRuntime: Runtime = {
   cutSafeFetch: (url, init) => fetch(url, init),
   openSqlite: openDenoSqlite,
   storeWorker: () => new Worker(new URL("../store-worker-deno.ts", import.meta.url).href, { type: "module" }),
+  // Deno.serve has no reusePort: Deno serves HTTP on one event loop.
+  loopWorker: undefined,
   selfCommand: () => [Deno.execPath(), "run", "-A", "--unstable-no-legacy-abort", new URL(Deno.mainModule).pathname],
 };
 

@@ -29,6 +29,8 @@ export interface ServeOptions {
   readonly idleTimeoutSeconds?: number;
   /** The answer when `fetch` throws or rejects (default: the runtime's own error page). */
   readonly onError?: (error: unknown) => Response;
+  /** Let other listeners (other event loops of this process) bind the same port; the kernel spreads connections over them (Linux). */
+  readonly reusePort?: boolean;
 }
 
 /** A listening server. */
@@ -77,6 +79,8 @@ export interface Runtime {
   openSqlite(path: string): SqliteDatabase;
   /** Starts a worker thread serving an SQLite store (see storage/store-thread.ts). */
   storeWorker(): Worker;
+  /** Starts a worker thread that serves HTTP as one more event loop (app/loop-worker.ts); undefined where the server cannot share its port. */
+  readonly loopWorker: (() => Worker) | undefined;
   /** argv prefix that starts this same program again (the executable, or runtime + script). */
   selfCommand(): string[];
 }

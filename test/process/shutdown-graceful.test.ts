@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import process from "node:process";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { StorageConfig } from "../../src/config/config-schema.ts";
@@ -39,10 +40,16 @@ async function openStream(url: string, anthropic: boolean): Promise<{ id: string
   return { id: response.headers.get("x-request-id")!, rest };
 }
 
-test("SIGTERM with streams in flight: they complete, the journal is flushed, exit 0, nothing interrupted after restart", async () => {
+for (const eventLoops of [1, 2]) {
+  const skip = eventLoops > 1 && (process.versions.bun === undefined || process.platform !== "linux") ? "several event loops: Bun on Linux only" : false;
+  test(`SIGTERM with streams in flight on ${eventLoops} event loop(s): they complete, the journal is flushed, exit 0, nothing interrupted after restart`, { skip, timeout: 60_000 }, () => sigtermWithStreams(eventLoops));
+}
+
+async function sigtermWithStreams(eventLoops: number): Promise<void> {
   const dir = scratchDir();
   const storage: StorageConfig = { type: "sqlite", path: join(dir, "renio.db") };
-  const configPath = writeConfig(dir, relayConfig(mock.url, storage, { budgets: [{ id: "all", scope: "total", period: "total", limit: 10 }] }));
+  const server = { host: "127.0.0.1", port: 0, shutdownGraceMs: 5000, eventLoops };
+  const configPath = writeConfig(dir, relayConfig(mock.url, storage, { server, budgets: [{ id: "all", scope: "total", period: "total", limit: 10 }] }));
   const relay = await startRelayProcess(configPath);
 
   const streams = await Promise.all(Array.from({ length: STREAMS }, (_, i) => openStream(relay.url, i % 2 === 1)));
@@ -71,4 +78,4 @@ test("SIGTERM with streams in flight: they complete, the journal is flushed, exi
   } finally {
     await store.close();
   }
-});
+}

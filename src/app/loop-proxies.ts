@@ -1,0 +1,76 @@
+import type { Admission } from "../budgets/budget-charge.ts";
+import type { Ledger, LedgerStats } from "../journal/ledger.ts";
+import type { RateGate, RateTicket } from "../limits/rate-limiter.ts";
+import type { CallObserver } from "../observe/call-observer.ts";
+import { StoreUnavailableError } from "../shared/relay-error.ts";
+import type { LoopPeer } from "./loop-peer.ts";
+import type { WorkerNote, WorkerRequest } from "./loop-messages.ts";
+
+/** The worker loop's end of the channel to the owner loop. */
+export type OwnerPeer = LoopPeer<WorkerRequest, WorkerNote>;
+
+const NO_STATS: LedgerStats = { admissionWriteSeconds: null, admissionGroupSizes: null, backlog: 0, applyLagMs: 0, failing: false, quarantined: new Map(), unsettled: 0 };
+
+/**
+ * A worker loop's ledger: the owner loop's, reached by messages. An admission is the owner's
+ * (one journal, one budget book: concurrent calls of every loop meet the same ceiling); a
+ * completion or refusal goes over one-way, in order, so it is the owner's before the worker
+ * reports itself drained.
+ */
+export function ownerLedger(owner: OwnerPeer): Ledger {
+  return {
+    admit: (start, charges) =>
+      (owner.request({ t: "admit", start, charges }) as Promise<Admission>).catch((error: unknown) => {
+        // Fail closed: an admission the owner could not answer is a refusal, never a call sent unrecorded.
+        throw error instanceof StoreUnavailableError ? error : new StoreUnavailableError();
+      }),
+    complete: (id, completion, charges, cost) => owner.note({ t: "complete", id, completion, charges, cost }),
+    refuse: (refusal) => owner.note({ t: "refuse", refusal }),
+    flush: () => owner.request({ t: "flush" }).then(() => undefined),
+    ready: () => owner.request({ t: "ready" }).then((ready) => ready === true, () => false),
+    close: () => owner.request({ t: "flush" }).then(() => undefined),
+    // The owner's /metrics and /readyz show the store; a worker hands those requests to it.
+    stats: () => NO_STATS,
+    budgetUsage: () => Promise.resolve([]),
+  };
+}
+
+/** The ticket of a call no limit applies to. */
+const UNLIMITED: RateTicket = { headers: {}, end() {}, cancel() {} };
+
+/**
+ * A worker loop's rate limits: the owner loop's buckets, one round trip per call when the config
+ * has any limit (none: no message at all). The ticket's end and cancel go over one-way.
+ */
+export function ownerRateGate(owner: OwnerPeer, limited: boolean): RateGate {
+  if (!limited) return { admit: () => UNLIMITED, state: () => [] };
+  return {
+    state: () => [],
+    admit: async (call) => {
+      const { ticket, headers } = (await owner.request({ t: "rate", call })) as { ticket: number; headers: Readonly<Record<string, string>> };
+      if (ticket === 0) return { headers, end() {}, cancel() {} };
+      return {
+        headers,
+        end: (usage, billed) => owner.note({ t: "rate-end", ticket, usage, billed }),
+        cancel: () => owner.note({ t: "rate-cancel", ticket }),
+      };
+    },
+  };
+}
+
+/**
+ * A worker loop's call observer: every call's end goes to the owner's metrics and call log
+ * (one page, one log), without the request body the journal may keep. `calls` counts this loop's.
+ */
+export function ownerObserver(owner: OwnerPeer): CallObserver & { readonly calls: number } {
+  let calls = 0;
+  return {
+    get calls() {
+      return calls;
+    },
+    ended(start, end, reserved) {
+      calls++;
+      owner.note({ t: "ended", start: start.requestBody === null ? start : { ...start, requestBody: null }, end, reserved });
+    },
+  };
+}

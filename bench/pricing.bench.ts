@@ -1,6 +1,7 @@
 /** Micro-benchmark of pricing a call: price lookup, reservation, budget charges. `node_modules/.bin/bun bench/pricing.bench.ts` */
 import { Bench } from "tinybench";
 import { createBudgetPlan } from "../src/budgets/budget-plan.ts";
+import { keySubject } from "../src/budgets/budget-scope.ts";
 import { costOf } from "../src/pricing/cost.ts";
 import { createPriceBook } from "../src/pricing/price-book.ts";
 import { reservationFor } from "../src/pricing/reservation.ts";
@@ -45,7 +46,7 @@ bench
     reservationFor({ requestBytes: 260, maxOutputTokens: 16, price, model: "mock-gpt" });
   })
   .add("budgetPlan.chargesFor (3 budgets)", () => {
-    plan.chargesFor(key.id, key.project, 0.001, now);
+    plan.chargesFor(keySubject(key.id, key.project), 0.001, now);
   })
   .add("pricing.quote (price + reservation + charges)", () => {
     pricing.quote(quoteInput);

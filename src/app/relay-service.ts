@@ -72,7 +72,7 @@ export interface RelayServiceOptions {
  */
 export async function startRelayService(config: Config, runtime: Runtime, options: RelayServiceOptions = {}): Promise<RelayService> {
   // The budgets in force: the config's (replaced on reload) and the store's (kept current by budget-sync.ts).
-  const catalog = createBudgetCatalog(config.budgets, config.budget.mode);
+  const catalog = createBudgetCatalog(config.budgets, config.budget.mode, config.teams);
   const { ledger, store, recovered, close: closeLedger } = await openLedger(config, runtime, { onError: reportJournalError, onQuarantine: reportQuarantined, budgetTerms: catalog.termsOf });
   let budgetSync: BudgetSync | undefined;
   let keys: RelayKeys;
@@ -124,7 +124,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     const problems = checkSemantics(effective);
     if (problems.length > 0) return { reloaded: false, problems: problems.map(formatProblem) };
     const built = createRelaySnapshot(effective, upstreamFetch, { clock: options.clock, budgets: catalog, keyring: keys.keyring, health, rateState });
-    catalog.reconfigure(effective.budgets, effective.budget.mode);
+    catalog.reconfigure(effective.budgets, effective.budget.mode, effective.teams);
     keys.keyring.replaceConfigKeys(effective.keys);
     await store?.setAlertRules(alertRulesOf(effective));
     snapshot.current = built;

@@ -11,6 +11,10 @@ export interface BudgetCharge {
   amount: number;
   /** Set for a budget created at run time (in the store): its terms in force are read when the call is decided. */
   stored?: true;
+  /** The cheaper model a call this budget cannot cover may be served by instead (the budget's onExceeded). */
+  downgrade?: string;
+  /** The limit is an override's in force (kept over the stored budget's terms). */
+  overridden?: true;
 }
 
 /** Result of admitting a call. */

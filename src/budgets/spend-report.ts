@@ -57,6 +57,8 @@ export interface JournalSpend extends SpendTotals {
   keyId: string | null;
   project: string | null;
   model: string | null;
+  /** The team the entries were charged as (absent: none). */
+  team?: string | null;
   /** Whether these entries were charged against budgets (they hold a reservation). */
   charged: boolean;
 }
@@ -178,7 +180,11 @@ function budgetRows(
 
 function inScope(scope: BudgetConfig["scope"], part: JournalSpend): boolean {
   if (scope === "total") return true;
-  return "project" in scope ? part.project === scope.project : part.keyId === scope.key;
+  if ("project" in scope) return part.project === scope.project;
+  if ("key" in scope) return part.keyId === scope.key;
+  if ("team" in scope) return part.team === scope.team;
+  // Tag and end-user budgets are reconciled from the entries' charges, not their key or project.
+  return false;
 }
 
 function sum(parts: readonly SpendTotals[]): SpendTotals {

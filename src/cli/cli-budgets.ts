@@ -1,3 +1,4 @@
+import { scopeLabel } from "../budgets/budget-scope.ts";
 import type { StoredBudget } from "../budgets/budget-definition.ts";
 import type { BudgetConfig } from "../config/config-schema.ts";
 import type { BudgetListing } from "../budgets/budget-admin.ts";
@@ -141,8 +142,7 @@ function parseAmount(text: string): number {
 /** `total`, `project:P` or `key:K` (`-` for a budget no longer defined). */
 export function scopeText(scope: BudgetConfig["scope"] | null): string {
   if (scope === null) return "-";
-  if (scope === "total") return "total";
-  return "project" in scope ? `project:${scope.project}` : `key:${scope.key}`;
+  return scopeLabel(scope);
 }
 
 function describe(b: StoredBudget): string {

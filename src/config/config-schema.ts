@@ -14,6 +14,7 @@ import { tracingSchema } from "./tracing-schema.ts";
 import { checkGeminiRegion, vertexSchema } from "./vertex-schema.ts";
 import { routedModelSchema, routingSchema, targetRoutingFields } from "./routing-schema.ts";
 import { idText, nameText } from "./schema-text.ts";
+import { attributionFields, teamSchema } from "./attribution-schema.ts";
 
 /** Largest budget limit: its billionths must stay an exact integer in a double. */
 const MAX_LIMIT = 9_000_000;
@@ -82,6 +83,7 @@ const keySchema = z.strictObject({
   models: z.array(nameText()).default(["*"]),
   /** Provider regions this key's data may go to; absent allows all. */
   regions: z.array(nameText()).optional(),
+  ...attributionFields,
 });
 
 /** What an admin token may do: `read` every admin GET (every role implies it), `keys` / `budgets` change those, `admin` everything. */
@@ -102,6 +104,12 @@ export const budgetScope = z.union([
   z.literal("total"),
   z.strictObject({ project: nameText() }),
   z.strictObject({ key: nameText() }),
+  /** Every project of a team. */
+  z.strictObject({ team: nameText() }),
+  /** Calls carrying one tag value. */
+  z.strictObject({ tag: z.strictObject({ name: nameText(64), value: nameText(64) }) }),
+  /** A template: each end user of the project gets a budget of its own, created on first use. */
+  z.strictObject({ endUser: z.strictObject({ project: nameText() }) }),
 ]);
 
 /** One budget: in the config's `budgets`, and the body that creates one at run time (admin API). */
@@ -112,6 +120,8 @@ export const budgetSchema = z.strictObject({
   /** Amounts are kept exact to a billionth in 64-bit integers, which bounds a limit. */
   limit: amount.max(MAX_LIMIT, `must be at most ${MAX_LIMIT.toLocaleString("en-US")} (amounts are kept exact to a billionth)`),
   mode: z.enum(["strict", "observe"]).optional(),
+  /** When the budget cannot cover a call: `refuse` it (429, the default), or serve it with a cheaper configured `model`, if that one's reservation fits. */
+  onExceeded: z.union([z.literal("refuse"), z.strictObject({ model: nameText() })]).optional(),
   /** Webhook alerts when the amount spent (settled) in a period reaches a share of the limit (docs/observability.md). */
   alerts: z
     .strictObject({
@@ -255,6 +265,8 @@ export const configSchema = z.strictObject({
   routing: routingSchema,
   keys: z.array(keySchema).default([]),
   budgets: z.array(budgetSchema).default([]),
+  /** Named groups of projects: budgets and reports by team (docs/budgets.md). */
+  teams: z.array(teamSchema).default([]),
   rateLimits: z.array(rateLimitSchema).default([]),
   /** Webhook targets of budget alerts and crash notices, and how they are delivered (docs/observability.md). */
   alerts: z

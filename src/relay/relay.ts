@@ -169,6 +169,11 @@ export function createRelay(deps: RelayDeps): Relay {
         }
         start.model = fields.model;
         start.stream = route.streams && fields.stream;
+        // Who the call is for: journaled with it, and the budgets of its team, tags and end user apply.
+        const who = snap.callers.identify(key, request.headers, fields);
+        if (who.endUser !== null) start.endUser = who.endUser;
+        if (who.team !== null) start.team = who.team;
+        if (who.tags.length > 0) start.tags = who.tags;
         const plan = router.resolve(key, fields.model, route.wire);
         const deadlineAt = input.startedAt + callDeadlineMs(request.headers, plan.timeoutMs, config.routing.maxRequestTimeoutMs);
         const cursor = new RouteCursor(plan.stages, random, plan.targets.length > 1);
@@ -200,6 +205,7 @@ export function createRelay(deps: RelayDeps): Relay {
           references: fields.references,
           serviceTier: fields.serviceTier,
           maxToolCalls: fields.maxToolCalls,
+          who,
           now: new Date(input.receivedAt),
         });
         const quote = quotes.call;

@@ -185,6 +185,11 @@ export function startValues(start: JournalStart): Insertable<JournalEntryTable> 
     client_address: start.clientAddress,
     request_body: start.requestBody,
     guardrails: start.guardrails ? JSON.stringify(start.guardrails) : null,
+    // Absent in admission-log records written before schema 11.
+    end_user: start.endUser ?? null,
+    team: start.team ?? null,
+    tags: start.tags && start.tags.length > 0 ? JSON.stringify(start.tags) : null,
+    downgraded_from: start.downgradedFrom ?? null,
     outcome: "started",
   };
 }

@@ -153,4 +153,10 @@ export interface JournalEntry extends JournalStart {
   attempts: JournalAttempt[] | null;
   /** What guardrail policies found (request, and the answer once finished); null when none fired. */
   guardrails: JournalGuardrail[] | null;
+  /** Who the call was for: end user (within its project), team, tags; null when none. */
+  endUser: string | null;
+  team: string | null;
+  tags: Array<[string, string]> | null;
+  /** The model asked for, when a budget served the call with the cheaper `model`. */
+  downgradedFrom: string | null;
 }

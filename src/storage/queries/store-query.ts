@@ -198,5 +198,9 @@ function toEntry(r: Selectable<JournalEntryTable>): JournalEntry {
     reconcile: r.reconcile as JournalEntry["reconcile"],
     attempts: r.attempts === null ? null : (JSON.parse(r.attempts) as JournalAttempt[]).map((attempt) => ({ ...attempt, cost: amount(attempt.cost) })),
     guardrails: r.guardrails === null ? null : (JSON.parse(r.guardrails) as JournalGuardrail[]),
+    endUser: r.end_user,
+    team: r.team,
+    tags: r.tags === null ? null : (JSON.parse(r.tags) as Array<[string, string]>),
+    downgradedFrom: r.downgraded_from,
   };
 }

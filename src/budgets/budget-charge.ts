@@ -19,7 +19,13 @@ export interface BudgetCharge {
 
 /** Result of admitting a call. */
 export type Admission =
-  | { admitted: true; /** Remaining amount of the tightest budget after the reservation, if any budget applies. */ remaining?: { budgetId: string; amount: number } }
+  | {
+      admitted: true;
+      /** Remaining amount of the tightest budget after the reservation, if any budget applies. */
+      remaining?: { budgetId: string; amount: number };
+      /** Admitted as the cheaper alternative (a budget could not cover the model asked for). */
+      downgraded?: true;
+    }
   | {
       admitted: false;
       /** The budget that could not cover the charge. */

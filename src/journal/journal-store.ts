@@ -18,6 +18,14 @@ export type Durability = "fsync" | "process";
 export interface AdmitItem {
   start: JournalStart;
   charges: readonly BudgetCharge[];
+  /** The call on a cheaper model, admitted instead when a budget that names it refuses the first (budget-downgrade.ts). */
+  cheaper?: AdmitAlternative;
+}
+
+/** A call's cheaper alternative: its entry as it would start, and its charges. */
+export interface AdmitAlternative {
+  start: JournalStart;
+  charges: readonly BudgetCharge[];
 }
 
 /**

@@ -1,3 +1,5 @@
+import { createOverrideAdmin } from "../budgets/budget-override-admin.ts";
+import { createTeamAdmin } from "../budgets/team-admin.ts";
 import process from "node:process";
 import { ConfigError, formatProblem } from "../config/config-error.ts";
 import { restartNeeded, withRestartOnly } from "../config/config-restart.ts";
@@ -157,8 +159,28 @@ export async function startRelayService(config: Config, runtime: Runtime, option
       applied: () => budgetSync?.refresh() ?? Promise.resolve(),
       onBudgetChange: auditBudgetChange(store),
     });
+  const refreshBudgets = () => budgetSync?.refresh() ?? Promise.resolve();
+  const overrides =
+    store &&
+    createOverrideAdmin({
+      store,
+      configBudgets: () => snapshot.current.config.budgets,
+      applied: refreshBudgets,
+      audit: async (action, target, before, after, actor) => void (await store.recordAudit({ actor, action, target, before, after })),
+    });
+  const teams =
+    store &&
+    createTeamAdmin({
+      store,
+      inForce: () => catalog.teams(),
+      configTeams: () => snapshot.current.config.teams,
+      applied: refreshBudgets,
+      audit: async (action, before, after, actor) => void await store.recordAudit({ actor, action, target: `team:${(after ?? before)!.id}`, before, after }),
+    });
   const admin = createAdminRoutes({
     tokens: () => adminTokens,
+    overrides,
+    teams,
     config: () => snapshot.current.config,
     store,
     sync: () => ledger.flush(),

@@ -1,3 +1,4 @@
+import { checkAttribution } from "./attribution-semantics.ts";
 import type { Config } from "./config-schema.ts";
 import type { ConfigProblem } from "./config-error.ts";
 import { checkProviders } from "./provider-semantics.ts";
@@ -90,6 +91,7 @@ export function checkSemantics(config: Config): ConfigProblem[] {
       problems.push({ path: ["budgets", index, "scope", "project"], message: `no key belongs to project "${budget.scope.project}"` });
     }
   });
+  problems.push(...checkAttribution(config));
   problems.push(...checkProviders(config.providers));
   problems.push(...checkAdmin(config.server));
   problems.push(...checkAlerts(config));

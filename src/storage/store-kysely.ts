@@ -1,3 +1,5 @@
+import { endBudgetOverride, listBudgetOverrides, setBudgetOverride } from "./queries/store-budget-overrides.ts";
+import { createTeam, deleteTeam, listTeams } from "./queries/store-teams.ts";
 import type { Kysely } from "kysely";
 import type { Store, StoreStats } from "./store.ts";
 import type { Database } from "./store-schema.ts";
@@ -130,6 +132,12 @@ export function createKyselyStore(
     createBudget: (budget) => write((trx) => createBudgetDefinition(trx, budget, Date.now())),
     updateBudget: (id, change) => write((trx) => updateBudgetDefinition(trx, id, change, Date.now(), dialect.lockRows)),
     deleteBudget: (id) => write((trx) => deleteBudgetDefinition(trx, id, Date.now(), dialect.lockRows)),
+    listOverrides: () => listBudgetOverrides(db, Date.now()),
+    setOverride: (override) => write((trx) => setBudgetOverride(trx, override)),
+    endOverride: (budgetId) => write((trx) => endBudgetOverride(trx, budgetId, Date.now())),
+    listTeams: () => listTeams(db),
+    createTeam: (team) => write((trx) => createTeam(trx, team, Date.now())),
+    deleteTeam: (id) => write((trx) => deleteTeam(trx, id)),
     close: () => {
       closed ??= release();
       return closed;

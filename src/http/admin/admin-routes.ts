@@ -1,3 +1,6 @@
+import type { OverrideAdmin } from "../../budgets/budget-override-admin.ts";
+import { createAdminTeamRoutes } from "./admin-teams.ts";
+import type { TeamAdmin } from "../../budgets/team-admin.ts";
 import { Hono } from "hono";
 import { REPORT_BY, REPORT_PERIODS, spendReport, type ReportBy, type ReportPeriod } from "../../budgets/spend-report.ts";
 import type { Config } from "../../config/config-schema.ts";
@@ -35,6 +38,10 @@ export interface AdminDeps {
   readonly reload?: Reload;
   /** Budgets of the config and the store (`/admin/budgets`). */
   readonly budgetAdmin: BudgetAdmin | undefined;
+  /** Budget overrides (absent without a store). */
+  readonly overrides?: OverrideAdmin | undefined;
+  /** Teams: the config's and the store's (absent without a store). */
+  readonly teams?: TeamAdmin | undefined;
   /** Keys in the store (`/admin/keys`, see admin-keys.ts). */
   readonly keys?: AdminKeysDeps;
   /** The admin audit (`GET /admin/audit`). */
@@ -94,7 +101,8 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
     await deps.sync?.();
     return c.json({ object: "list", data: await budgetStatus(store, await inForce(), deps.config().budget.mode, new Date()) });
   });
-  if (deps.budgetAdmin) admin.route("/budgets", createAdminBudgetRoutes(deps.budgetAdmin, () => deps.config().budget.mode));
+  if (deps.budgetAdmin) admin.route("/budgets", createAdminBudgetRoutes(deps.budgetAdmin, () => deps.config().budget.mode, deps.overrides));
+  if (deps.teams) admin.route("/teams", createAdminTeamRoutes(deps.teams));
 
   admin.get("/report", requireRole("read"), async (c) => {
     const by = oneOf(c.req.query("by"), REPORT_BY, "key", "by");

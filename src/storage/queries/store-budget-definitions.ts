@@ -81,7 +81,8 @@ async function lockedBudget(trx: Kysely<Database>, id: string, lockRows: boolean
   return storedBudgetOf(row);
 }
 
-async function bumpVersion(trx: Kysely<Database>): Promise<void> {
+/** Adds one to the budget definitions' version (relays re-read budgets, overrides and teams when it moves). */
+export async function bumpVersion(trx: Kysely<Database>): Promise<void> {
   // One statement: concurrent changes on PostgreSQL each add one (the row is locked by the update).
   await sql`update renio_meta set value = cast(cast(value as integer) + 1 as text) where key = ${BUDGET_DEFINITIONS_VERSION}`.execute(trx);
 }

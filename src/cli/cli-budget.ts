@@ -71,7 +71,8 @@ export function storeBudgetReader(store: BudgetCommandStore, settings: BudgetSet
   return {
     status: async () => budgetStatus(store, await inForce(), settings.defaultMode, new Date()),
     report: async (request) => {
-      const spend = await store.journalSpend({ since: request.since, until: request.until });
+      const by = request.by;
+      const spend = await store.journalSpend({ since: request.since, until: request.until, ...(by === "end-user" || by === "team" || by === "tag" ? { by } : {}) });
       if (request.by !== "budget") return spendReport(request, spend, [], [], settings.currency);
       return spendReport(request, spend, await inForce(), await store.budgetUsage(), settings.currency);
     },

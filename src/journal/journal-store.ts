@@ -64,6 +64,8 @@ export interface JournalQuery {
 export interface SpendRange {
   since?: number;
   until?: number;
+  /** Also group by who the calls were for (the report by end user, team or tag). */
+  by?: "end-user" | "team" | "tag";
 }
 
 /** One page of journal entries. */

@@ -4,10 +4,12 @@ import type { JournalEntry } from "../../../src/shared/journal-records.ts";
 import { startMockServer, type MockServer } from "../../support/relay-harness.ts";
 import { chatBody, errorOf, finishedEntries, post } from "../../support/relay-calls.ts";
 import { withRelay } from "../../support/with-relay.ts";
+import { spendReport, type SpendRow } from "../../../src/budgets/spend-report.ts";
 
 const KEY_A = "sk-renio-app-a-0001";
 const KEY_B = "sk-renio-app-b-0001";
 const CONFIG = {
+  teams: [{ id: "growth", projects: ["app-b"] }],
   keys: [
     { id: "app-a", secret: KEY_A, project: "app-a", endUser: ["header"], tags: { allow: { feature: ["search", "chat"] } } },
     { id: "app-b", secret: KEY_B, project: "app-b", tags: { allow: { feature: ["search", "chat"] }, unknown: "drop" } },
@@ -92,6 +94,35 @@ describe("who a call is for", () => {
       const malformed = await post(relay.url, "/v1/chat/completions", chatBody(), as(KEY_B, { "x-renio-tags": "feature" }));
       assert.equal(malformed.status, 400);
       assert.equal((await errorOf(malformed)).code, "invalid_tags");
+    });
+  });
+
+  test("the report groups spend by end user (within its project), team and tag", async () => {
+    await withRelay(mock.url, { ...CONFIG, budgets: [] }, async ({ relay, store }) => {
+      const calls: Array<[string, Record<string, string>]> = [
+        [KEY_B, { "x-renio-end-user": "ann", "x-renio-tags": "feature=chat" }],
+        [KEY_B, { "x-renio-end-user": "ann", "x-renio-tags": "feature=search" }],
+        [KEY_B, { "x-renio-end-user": "ben" }],
+        [KEY_A, { "x-renio-end-user": "ann" }],
+      ];
+      const costs: number[] = [];
+      for (const [key, headers] of calls) costs.push((await entryOf(store, await post(relay.url, "/v1/chat/completions", chatBody(), as(key, headers)))).cost!);
+      const report = async (by: "end-user" | "team" | "tag") => {
+        const rows = spendReport({ by, period: "month" }, await store.journalSpend({ by }), [], [], "USD").rows as SpendRow[];
+        return new Map(rows.map((row) => [row.group, { calls: row.calls, cost: row.cost }]));
+      };
+      const near = (a: number, b: number) => Math.abs(a - b) < 1e-9;
+      const byUser = await report("end-user");
+      assert.deepEqual([...byUser.keys()].sort(), ["app-a/ann", "app-b/ann", "app-b/ben"], "the same name in two projects is two end users");
+      assert.equal(byUser.get("app-b/ann")!.calls, 2);
+      assert.ok(near(byUser.get("app-b/ann")!.cost, costs[0]! + costs[1]!));
+      const byTeam = await report("team");
+      assert.equal(byTeam.get("growth")!.calls, 3);
+      assert.equal(byTeam.get(null)!.calls, 1, "app-a is in no team");
+      const byTag = await report("tag");
+      assert.equal(byTag.get("feature=chat")!.calls, 1);
+      assert.ok(near(byTag.get("feature=search")!.cost, costs[1]!));
+      assert.equal(byTag.get(null)!.calls, 2);
     });
   });
 });

@@ -176,6 +176,26 @@ export interface JournalReader extends BudgetUsageReader {
   usageByGroup(range: UsageRange, by?: UsageGroupBy, latency?: boolean): Promise<UsageGroup[]>;
   /** Entries received in the range totalled per time bucket (buckets without entries are left out). */
   usageSeries(query: UsageSeriesQuery): Promise<UsageBucket[]>;
+  /** The heaviest end users of a range (entries with an end user), dearest first. */
+  endUserSpend(query: EndUserQuery): Promise<EndUserSpend[]>;
+  /** A per-end-user budget's rows in one period (its end users), most used first. */
+  endUserBudgetRows(templateId: string, period: string, limit: number): Promise<BudgetUsage[]>;
+}
+
+/** Which end users {@link JournalReader.endUserSpend} sums: received in [since, until). */
+export interface EndUserQuery {
+  since: number;
+  until: number;
+  project?: string;
+  limit: number;
+}
+
+/** One end user's calls and cost in a range. */
+export interface EndUserSpend {
+  project: string | null;
+  endUser: string;
+  calls: number;
+  cost: number;
 }
 
 /** Work outside the request path: startup recovery, `renio budget reconcile`, retention. */

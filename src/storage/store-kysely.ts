@@ -1,3 +1,4 @@
+import { endUserBudgetRows, endUserSpend } from "./queries/store-spenders.ts";
 import { endBudgetOverride, listBudgetOverrides, setBudgetOverride } from "./queries/store-budget-overrides.ts";
 import { createTeam, deleteTeam, listTeams } from "./queries/store-teams.ts";
 import type { Kysely } from "kysely";
@@ -126,6 +127,8 @@ export function createKyselyStore(
     journalSpend: (range) => journalSpend(db, range),
     usageByGroup: (range, by, latency) => usageByGroup(db, range, by, latency),
     usageSeries: (query) => usageSeries(db, query),
+    endUserSpend: (query) => endUserSpend(db, query),
+    endUserBudgetRows: (templateId, period, limit) => endUserBudgetRows(db, templateId, period, limit),
     pruneJournal: (olderThan, batchSize) => write((trx, run) => pruneJournal(trx, run, hot, olderThan, batchSize)),
     listBudgets: () => listBudgetDefinitions(db),
     budgetsVersion: () => budgetDefinitionsVersion(db),

@@ -33,6 +33,8 @@ const PROXIED = {
   journalSpend: true,
   usageByGroup: true,
   usageSeries: true,
+  endUserSpend: true,
+  endUserBudgetRows: true,
   pruneJournal: true,
   listBudgets: true,
   budgetsVersion: true,

@@ -1,3 +1,4 @@
+import { spenderRoutes } from "./admin-spenders.ts";
 import type { OverrideAdmin } from "../../budgets/budget-override-admin.ts";
 import { createAdminTeamRoutes } from "./admin-teams.ts";
 import type { TeamAdmin } from "../../budgets/team-admin.ts";
@@ -122,6 +123,7 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
   admin.route("/alerts", alertRoutes(store, deps.sync));
   admin.route("/", createAdminBooksRoutes(store, deps.sync));
   admin.route("/dashboard", dashboardApi(store, deps.sync));
+  admin.route("/spenders", spenderRoutes(store, inForce, deps.sync));
 
   return admin;
 }

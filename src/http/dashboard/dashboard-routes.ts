@@ -3,6 +3,7 @@ import uplotCss from "uplot/dist/uPlot.min.css" with { type: "text" };
 import uplotJs from "uplot/dist/uPlot.iife.min.js" with { type: "text" };
 import css from "./dashboard.css" with { type: "text" };
 import js from "./dashboard.js" with { type: "text" };
+import spendersJs from "./dashboard-spenders.js" with { type: "text" };
 import html from "./index.html" with { type: "text" };
 import type { HttpEnv } from "../app.ts";
 
@@ -24,6 +25,7 @@ const ASSETS: ReadonlyMap<string, readonly [string, string]> = new Map([
   // String(): Bun's types call an .html import an HTML bundle; `type: "text"` makes it the file's text.
   ["/", ["text/html; charset=utf-8", String(html)]],
   ["/dashboard.js", ["text/javascript; charset=utf-8", js]],
+  ["/dashboard-spenders.js", ["text/javascript; charset=utf-8", spendersJs]],
   ["/dashboard.css", ["text/css; charset=utf-8", css]],
   ["/uplot.js", ["text/javascript; charset=utf-8", uplotJs]],
   ["/uplot.css", ["text/css; charset=utf-8", uplotCss]],

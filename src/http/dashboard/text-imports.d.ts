@@ -11,3 +11,7 @@ declare module "*/dashboard.js" {
   const text: string;
   export default text;
 }
+declare module "*/dashboard-spenders.js" {
+  const text: string;
+  export default text;
+}

@@ -1,0 +1,56 @@
+// The "Spenders" page of the dashboard: spend by team and by tag over time, the heaviest end
+// users, and each per-end-user budget's end users. Loaded after dashboard.js, whose helpers
+// (el, api, section, table, chart, rangePicker, money, number) and page registry it uses.
+
+const spenderDay = (day) => Date.parse(`${day}T00:00:00Z`);
+
+/** Days → one series per group (cost), for chart(). */
+function spendSeries(rows) {
+  const days = [...new Set(rows.map((r) => r.day))].sort();
+  const series = {};
+  for (const row of rows) (series[row.group] ??= days.map(() => null))[days.indexOf(row.day)] = row.cost;
+  return { times: days.map(spenderDay), series };
+}
+
+function spendByGroup(title, rows, empty) {
+  if (rows.length === 0) return el("p", { class: "muted", text: empty });
+  const { times, series } = spendSeries(rows);
+  return [
+    times.length > 1 ? chart(title, times, series, "spend") : null,
+    table([["Day", (r) => r.day], [title, (r) => r.group], ["Calls", (r) => r.calls, number, true], ["Spend", (r) => r.cost, money, true]], rows, { sortBy: 3 }),
+  ];
+}
+
+function spenders(page, range = "7d") {
+  const until = Date.now() + 1;
+  const since = Math.floor((until - RANGES[range]) / 86_400_000) * 86_400_000;
+  const today = Math.floor(until / 86_400_000) * 86_400_000;
+  const data = api(`/admin/spenders?since=${since}&until=${until}`);
+  page.replaceChildren(
+    el("h1", { text: "Spenders" }),
+    rangePicker(range, (next) => spenders(page, next)),
+    section("Spend by team, per day", async () => spendByGroup("Team", (await data).teams, "No call of a team's project in this range.")),
+    section("Spend by tag, per day", async () => spendByGroup("Tag", (await data).tags, "No tagged call in this range.")),
+    section("Heaviest end users today", async () => {
+      const body = await api(`/admin/spenders?since=${today}&until=${until}&limit=20`);
+      const columns = [["Project", (r) => r.project], ["End user", (r) => r.endUser], ["Calls", (r) => r.calls, number, true], ["Spend", (r) => r.cost, money, true]];
+      return table(columns, body.endUsers, { sortBy: 3, empty: "No call named an end user today." });
+    }),
+    section("Per-end-user budgets: their end users this period", async () => {
+      const { data: rows } = await api("/admin/budgets");
+      const templates = rows.filter((r) => r.scope && typeof r.scope === "object" && "endUser" in r.scope);
+      if (templates.length === 0) return el("p", { class: "muted", text: "No per-end-user budget." });
+      const lists = await Promise.all(templates.map((t) => api(`/admin/spenders/budgets/${encodeURIComponent(t.budgetId)}?limit=20`)));
+      return lists.map((list) =>
+        el("div", { "data-budget": list.budgetId },
+          el("h3", { text: `${list.budgetId} (${list.period}, limit ${money(list.limit)} each)` }),
+          table([["End user", (r) => r.endUser], ["Spent", (r) => r.spent, money, true], ["Reserved", (r) => r.reserved, money, true], ["Remaining", (r) => r.remaining, money, true]], list.data, { sortBy: 1, empty: "No end user yet." }),
+        ),
+      );
+    }),
+  );
+}
+
+PAGES.set("spenders", spenders);
+// dashboard.js shows the first page before this file runs: show this one when it was asked for.
+if (location.hash.slice(1).split("?")[0] === "spenders" && sessionStorage.getItem(TOKEN_KEY)) show();

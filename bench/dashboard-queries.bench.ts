@@ -79,8 +79,9 @@ for (const by of ["key", "project", "model", "provider"] as const) {
 }
 await timed("spenders: heaviest 20 end users, today", (s) => s.endUserSpend({ since: Math.floor(now / DAY) * DAY, until: now + 1, limit: 20 }));
 await timed("spenders: heaviest 20 end users, 24 h", (s) => s.endUserSpend({ ...day, limit: 20 }));
-await timed("spenders: spend by team per day (30 days)", (s) => s.journalSpend({ ...month, by: "team" }));
-await timed("spenders: spend by tag per day (30 days)", (s) => s.journalSpend({ ...month, by: "tag" }));
+await timed("spenders: spend by project (team) per day, 30 days", (s) => s.spendByDay(month, "project"));
+await timed("spenders: spend by tag per day, 7 days", (s) => s.spendByDay({ since: now - 7 * DAY, until: now + 1 }, "tags"));
+await timed("spenders: spend by tag per day, 30 days", (s) => s.spendByDay(month, "tags"));
 await timed("journal page, newest 100", (s) => s.listJournal({ limit: 100 }));
 await timed("journal page, one key, newest 100", (s) => s.listJournal({ keyId: "key-7", limit: 100 }));
 await timed("journal page, outcome upstream_error, newest 100", (s) => s.listJournal({ outcome: "upstream_error", limit: 100 }));

@@ -181,6 +181,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     tokens: () => adminTokens,
     overrides,
     teams,
+    teamOf: catalog.teamOf,
     config: () => snapshot.current.config,
     store,
     sync: () => ledger.flush(),

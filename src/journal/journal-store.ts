@@ -178,6 +178,8 @@ export interface JournalReader extends BudgetUsageReader {
   usageSeries(query: UsageSeriesQuery): Promise<UsageBucket[]>;
   /** The heaviest end users of a range (entries with an end user), dearest first. */
   endUserSpend(query: EndUserQuery): Promise<EndUserSpend[]>;
+  /** Calls and cost per UTC day (days since the epoch) and project (from the hourly rollup), or per day and tag set (the entries' `tags` JSON). */
+  spendByDay(range: Required<Pick<SpendRange, "since" | "until">>, by: "project" | "tags"): Promise<DaySpend[]>;
   /** A per-end-user budget's rows in one period (its end users), most used first. */
   endUserBudgetRows(templateId: string, period: string, limit: number): Promise<BudgetUsage[]>;
 }
@@ -188,6 +190,15 @@ export interface EndUserQuery {
   until: number;
   project?: string;
   limit: number;
+}
+
+/** One day's calls and cost of one group. */
+export interface DaySpend {
+  /** Days since the epoch (UTC). */
+  day: number;
+  group: string | null;
+  calls: number;
+  cost: number;
 }
 
 /** One end user's calls and cost in a range. */

@@ -1,4 +1,4 @@
-import { endUserBudgetRows, endUserSpend } from "./queries/store-spenders.ts";
+import { endUserBudgetRows, endUserSpend, projectDays, tagDays } from "./queries/store-spenders.ts";
 import { endBudgetOverride, listBudgetOverrides, setBudgetOverride } from "./queries/store-budget-overrides.ts";
 import { createTeam, deleteTeam, listTeams } from "./queries/store-teams.ts";
 import type { Kysely } from "kysely";
@@ -128,6 +128,7 @@ export function createKyselyStore(
     usageByGroup: (range, by, latency) => usageByGroup(db, range, by, latency),
     usageSeries: (query) => usageSeries(db, query),
     endUserSpend: (query) => endUserSpend(db, query),
+    spendByDay: (range, by) => (by === "project" ? projectDays(db, range) : tagDays(db, range)),
     endUserBudgetRows: (templateId, period, limit) => endUserBudgetRows(db, templateId, period, limit),
     pruneJournal: (olderThan, batchSize) => write((trx, run) => pruneJournal(trx, run, hot, olderThan, batchSize)),
     listBudgets: () => listBudgetDefinitions(db),

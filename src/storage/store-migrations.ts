@@ -221,6 +221,8 @@ export const migrations: Readonly<Record<number, Migration>> = {
       .columns(["received_at", "end_user"])
       .where(sql.ref("end_user"), "is not", null)
       .execute();
+    // Spend by tag over time reads only tagged entries.
+    await db.schema.createIndex("journal_entry_tags_time").on("journal_entry").columns(["received_at"]).where(sql.ref("tags"), "is not", null).execute();
     await db.schema.alterTable("budget_definition").addColumn("on_exceeded", "text").execute();
     await db.schema
       .createTable("budget_override")

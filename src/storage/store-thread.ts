@@ -34,6 +34,7 @@ const PROXIED = {
   usageByGroup: true,
   usageSeries: true,
   endUserSpend: true,
+  spendByDay: true,
   endUserBudgetRows: true,
   pruneJournal: true,
   listBudgets: true,

@@ -41,6 +41,8 @@ export interface AdminDeps {
   readonly budgetAdmin: BudgetAdmin | undefined;
   /** Budget overrides (absent without a store). */
   readonly overrides?: OverrideAdmin | undefined;
+  /** The team of a project, as the teams in force say. */
+  readonly teamOf?: (project: string) => string | null;
   /** Teams: the config's and the store's (absent without a store). */
   readonly teams?: TeamAdmin | undefined;
   /** Keys in the store (`/admin/keys`, see admin-keys.ts). */
@@ -123,7 +125,7 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
   admin.route("/alerts", alertRoutes(store, deps.sync));
   admin.route("/", createAdminBooksRoutes(store, deps.sync));
   admin.route("/dashboard", dashboardApi(store, deps.sync));
-  admin.route("/spenders", spenderRoutes(store, inForce, deps.sync));
+  admin.route("/spenders", spenderRoutes(store, inForce, deps.teamOf ?? (() => null), deps.sync));
 
   return admin;
 }

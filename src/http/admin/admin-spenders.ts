@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { periodOf } from "../../budgets/budget-plan.ts";
 import type { DefinedBudget } from "../../budgets/budget-usage.ts";
-import type { JournalReader } from "../../journal/journal-store.ts";
+import type { DaySpend as StoredDay, JournalReader } from "../../journal/journal-store.ts";
 import { RelayError } from "../../shared/relay-error.ts";
 import { sumAmounts } from "../../shared/money.ts";
 import type { HttpEnv } from "../app.ts";
@@ -13,7 +13,7 @@ const DAY = 86_400_000;
 const MAX_END_USERS = 500;
 
 /** One day's calls and cost of one team or tag. */
-interface DaySpend {
+interface DaySpendRow {
   day: string;
   group: string;
   calls: number;
@@ -26,7 +26,12 @@ interface DaySpend {
  * and `GET /admin/spenders/budgets/{id}` (a per-end-user budget's end users in its current
  * period, most used first).
  */
-export function spenderRoutes(store: JournalReader, budgets: () => Promise<readonly DefinedBudget[]>, sync: (() => Promise<void>) | undefined): Hono<HttpEnv> {
+export function spenderRoutes(
+  store: JournalReader,
+  budgets: () => Promise<readonly DefinedBudget[]>,
+  teamOf: (project: string) => string | null,
+  sync: (() => Promise<void>) | undefined,
+): Hono<HttpEnv> {
   const api = new Hono<HttpEnv>();
   api.use(requireRole("read"));
 
@@ -37,30 +42,17 @@ export function spenderRoutes(store: JournalReader, budgets: () => Promise<reado
     if (since >= until) throw new RelayError(400, "invalid_request", "`since` must be before `until`");
     const limit = limitParam(c.req.query("limit"), 20);
     await sync?.();
-    const [teams, tags, endUsers] = await Promise.all([
-      store.journalSpend({ since, until, by: "team" }),
-      store.journalSpend({ since, until, by: "tag" }),
-      store.endUserSpend({ since, until, limit }),
-    ]);
-    const byDay = (parts: typeof teams, groupsOf: (part: (typeof teams)[number]) => string[]): DaySpend[] => {
-      const sums = new Map<string, { day: string; group: string; calls: number; costs: number[] }>();
-      for (const part of parts) {
-        const day = new Date(part.day * DAY).toISOString().slice(0, 10);
-        for (const group of groupsOf(part)) {
-          const id = `${day}\u0000${group}`;
-          const sum = sums.get(id) ?? sums.set(id, { day, group, calls: 0, costs: [] }).get(id)!;
-          sum.calls += part.calls;
-          sum.costs.push(part.cost);
-        }
-      }
-      return [...sums.values()].map(({ day, group, calls, costs }) => ({ day, group, calls, cost: sumAmounts(costs) }));
-    };
+    const [projects, tags, endUsers] = await Promise.all([store.spendByDay({ since, until }, "project"), store.spendByDay({ since, until }, "tags"), store.endUserSpend({ since, until, limit })]);
     return c.json({
       object: "spenders",
       since,
       until,
-      teams: byDay(teams, (part) => (part.team ? [part.team] : [])),
-      tags: byDay(tags, (part) => (part.tags ? (JSON.parse(part.tags) as Array<[string, string]>).map(([name, value]) => `${name}=${value}`) : [])),
+      // A team's spend is its projects' (as the teams in force group them): read from the hourly rollup.
+      teams: byDay(projects, (group) => {
+        const team = group === null ? null : teamOf(group);
+        return team === null ? [] : [team];
+      }),
+      tags: byDay(tags, (group) => (group === null ? [] : (JSON.parse(group) as Array<[string, string]>).map(([name, value]) => `${name}=${value}`))),
       endUsers,
     });
   });
@@ -77,6 +69,21 @@ export function spenderRoutes(store: JournalReader, budgets: () => Promise<reado
     return c.json({ object: "list", budgetId: id, period, limit: budget.limit, data });
   });
   return api;
+}
+
+/** Day sums regrouped (a project's to its team, a tag set's to each of its tags), days as `YYYY-MM-DD`. */
+function byDay(parts: readonly StoredDay[], groupsOf: (group: string | null) => string[]): DaySpendRow[] {
+  const sums = new Map<string, { day: string; group: string; calls: number; costs: number[] }>();
+  for (const part of parts) {
+    const day = new Date(part.day * DAY).toISOString().slice(0, 10);
+    for (const group of groupsOf(part.group)) {
+      const id = `${day}\u0000${group}`;
+      const sum = sums.get(id) ?? sums.set(id, { day, group, calls: 0, costs: [] }).get(id)!;
+      sum.calls += part.calls;
+      sum.costs.push(part.cost);
+    }
+  }
+  return [...sums.values()].map(({ day, group, calls, costs }) => ({ day, group, calls, cost: sumAmounts(costs) }));
 }
 
 function limitParam(text: string | undefined, fallback: number): number {

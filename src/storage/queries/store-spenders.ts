@@ -1,5 +1,6 @@
 import { sql, type Kysely } from "kysely";
-import type { EndUserSpend, EndUserQuery } from "../../journal/journal-store.ts";
+import type { DaySpend, EndUserSpend, EndUserQuery, SpendRange } from "../../journal/journal-store.ts";
+import { decodeDimension, HOUR_MS } from "./store-rollup.ts";
 import type { BudgetUsage } from "../../budgets/budget-usage.ts";
 import { amountSum } from "../money-sql.ts";
 import type { Database } from "../store-schema.ts";
@@ -35,4 +36,36 @@ export async function endUserBudgetRows(db: Kysely<Database>, templateId: string
     .limit(limit)
     .execute();
   return rows.map(budgetUsageOf);
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Calls and cost per UTC day and project, from the hourly rollup (finished calls of the whole
+ * hours of the range): what a team's spend over time is made of, as fast over a month as over a
+ * day, however many end users there are.
+ */
+export async function projectDays(db: Kysely<Database>, range: Required<Pick<SpendRange, "since" | "until">>): Promise<DaySpend[]> {
+  const from = Math.floor(range.since / HOUR_MS) * HOUR_MS;
+  const rows = await db
+    .selectFrom("usage_hour")
+    .select([sql<number>`hour / ${sql.lit(DAY_MS)}`.as("day"), "project", sql<number>`sum(calls)`.as("calls"), sql<number>`sum(cost)`.as("cost")])
+    .where("hour", ">=", from)
+    .where("hour", "<", range.until)
+    .groupBy([sql`hour / ${sql.lit(DAY_MS)}`, "project"])
+    .execute();
+  return rows.map((row) => ({ day: Number(row.day), group: decodeDimension(row.project), calls: Number(row.calls), cost: Number(row.cost) }));
+}
+
+/** Calls and cost per UTC day and tag set (the journal's JSON), of the tagged entries of the range (a partial index holds only them). */
+export async function tagDays(db: Kysely<Database>, range: Required<Pick<SpendRange, "since" | "until">>): Promise<DaySpend[]> {
+  const rows = await db
+    .selectFrom("journal_entry")
+    .select([sql<number>`received_at / ${sql.lit(DAY_MS)}`.as("day"), "tags", sql<number>`count(*)`.as("calls"), amountSum(sql`coalesce(cost, 0)`).as("cost")])
+    .where("tags", "is not", null)
+    .where("received_at", ">=", range.since)
+    .where("received_at", "<", range.until)
+    .groupBy([sql`received_at / ${sql.lit(DAY_MS)}`, "tags"])
+    .execute();
+  return rows.map((row) => ({ day: Number(row.day), group: row.tags, calls: Number(row.calls), cost: Number(row.cost) }));
 }

@@ -47,3 +47,38 @@ test("/metrics shows spend by team and tag, and the day's end users by count, to
     for (const [rank, user] of USERS.entries()) assert.ok(near(metrics.sum("renio_top_end_user_cost_today", { rank: String(rank + 1) }), costOf(user)), `rank ${rank + 1}`);
   });
 });
+
+test("GET /admin/spenders: spend by team and tag per day, the heaviest end users; a per-end-user budget's end users", async () => {
+  const adminToken = "admin-token-for-spenders-0123456";
+  const config = {
+    server: { host: "127.0.0.1", port: 0, shutdownGraceMs: 2000, adminToken },
+    teams: [{ id: "growth", projects: ["tests"] }],
+    keys: [{ id: "test", secret: TEST_KEY, project: "tests", tags: { allow: { feature: ["chat"] } } }],
+    budgets: [{ id: "per-user", scope: { endUser: { project: "tests" } }, period: "day", limit: 100, mode: "strict" }],
+  };
+  await withRelay(mock.url, config, async ({ relay, store }) => {
+    const ids: string[] = [];
+    for (const user of ["ann", "ann", "ben"]) {
+      const response = await post(relay.url, "/v1/chat/completions", chatBody(), { "x-renio-end-user": user, "x-renio-tags": "feature=chat" });
+      await response.arrayBuffer();
+      ids.push(response.headers.get("x-request-id")!);
+    }
+    const entries = await finishedEntries(store, ids);
+    const total = ids.reduce((sum, id) => sum + entries.get(id)!.cost!, 0);
+    const get = async (path: string) => {
+      const response = await fetch(`${relay.url}/admin${path}`, { headers: { authorization: `Bearer ${adminToken}` } });
+      assert.equal(response.status, 200, path);
+      return (await response.json()) as Record<string, unknown>;
+    };
+    const today = new Date().toISOString().slice(0, 10);
+    const body = (await get("/spenders")) as { teams: Array<{ day: string; group: string; calls: number; cost: number }>; tags: typeof body.teams; endUsers: Array<{ endUser: string; calls: number }> };
+    assert.deepEqual(body.teams.map((r) => [r.day, r.group, r.calls]), [[today, "growth", 3]]);
+    assert.ok(Math.abs(body.teams[0]!.cost - total) < 1e-9);
+    assert.deepEqual(body.tags.map((r) => [r.group, r.calls]), [["feature=chat", 3]]);
+    assert.deepEqual(body.endUsers.map((r) => [r.endUser, r.calls]), [["ann", 2], ["ben", 1]]);
+    const users = (await get("/spenders/budgets/per-user")) as { data: Array<{ endUser: string; spent: number }> };
+    assert.deepEqual(users.data.map((r) => r.endUser), ["ann", "ben"], "most used first");
+    const listed = (await get("/budgets")) as { data: Array<{ budgetId: string }> };
+    assert.deepEqual(listed.data.filter((r) => r.budgetId.startsWith("per-user")).map((r) => r.budgetId), ["per-user"], "the budget list shows the template, not a row per end user");
+  });
+});

@@ -7,6 +7,11 @@ export const END_USER_SOURCES = ["header", "user", "safety_identifier", "metadat
 /** One place an end user may be named. */
 export type EndUserSource = (typeof END_USER_SOURCES)[number];
 
+/** A tag's name: what `x-renio-tags` can carry before its `=`. */
+export const tagName = idText(/^[A-Za-z0-9_.:-]+$/, "use letters, digits, _ . : -", 64);
+/** A tag's value: what `x-renio-tags` can carry after a name's `=` (no comma, no space at either end). */
+export const tagValue = nameText(64).regex(/^[^,\s](?:[^,]*[^,\s])?$/, "no comma, and no space at either end");
+
 /** A key's fields saying who its calls are for (docs/budgets.md: end users and tags). */
 export const attributionFields = {
   /**
@@ -18,7 +23,7 @@ export const attributionFields = {
   tags: z
     .strictObject({
       /** Tag names → the values allowed for each (so the number of tags stays bounded). */
-      allow: nameMap(nameText(64), z.array(nameText(64)).min(1).max(1000)).default(() => new Map()),
+      allow: nameMap(tagName, z.array(tagValue).min(1).max(1000)).default(() => new Map()),
       /** A tag outside `allow`: `refuse` answers 400 `tag_not_allowed`; `drop` forwards the call without it. */
       unknown: z.enum(["refuse", "drop"]).default("refuse"),
     })

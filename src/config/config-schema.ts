@@ -14,7 +14,7 @@ import { tracingSchema } from "./tracing-schema.ts";
 import { checkGeminiRegion, vertexSchema } from "./vertex-schema.ts";
 import { routedModelSchema, routingSchema, targetRoutingFields } from "./routing-schema.ts";
 import { idText, nameText } from "./schema-text.ts";
-import { attributionFields, teamSchema } from "./attribution-schema.ts";
+import { attributionFields, tagName, tagValue, teamSchema } from "./attribution-schema.ts";
 
 /** Largest budget limit: its billionths must stay an exact integer in a double. */
 const MAX_LIMIT = 9_000_000;
@@ -107,7 +107,7 @@ export const budgetScope = z.union([
   /** Every project of a team. */
   z.strictObject({ team: nameText() }),
   /** Calls carrying one tag value. */
-  z.strictObject({ tag: z.strictObject({ name: nameText(64), value: nameText(64) }) }),
+  z.strictObject({ tag: z.strictObject({ name: tagName, value: tagValue }) }),
   /** A template: each end user of the project gets a budget of its own, created on first use. */
   z.strictObject({ endUser: z.strictObject({ project: nameText() }) }),
 ]);

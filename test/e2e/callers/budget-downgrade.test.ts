@@ -4,6 +4,7 @@ import { after, before, describe, test } from "node:test";
 import type { StorageConfig } from "../../../src/config/config-schema.ts";
 import { reservationFor } from "../../../src/pricing/reservation.ts";
 import type { Store } from "../../../src/storage/store.ts";
+import { booksReport } from "../../../src/budgets/books-check.ts";
 import { testPostgresUrl } from "../../support/postgres.ts";
 import { startMockServer, type MockServer } from "../../support/relay-harness.ts";
 import { chatBody, errorOf, finishedEntries, mockStats, openStore, post } from "../../support/relay-calls.ts";
@@ -85,6 +86,7 @@ async function assertBooks(store: Store, served: ReadonlyMap<string, "dear" | "c
   assert.ok(row!.spent <= LIMIT, `spent ${row!.spent} ≤ ${LIMIT}`);
   assert.ok(Math.abs(row!.spent - settled) < 1e-9, `row ${row!.spent} = journal ${settled}`);
   assert.equal(row!.reserved, 0);
+  assert.ok(booksReport(await store.checkBooks()).ok, "the books' check holds");
 }
 
 describe("a budget that serves a cheaper model instead of refusing, under 200 concurrent calls", () => {

@@ -6,6 +6,7 @@ import type { StorageConfig } from "../../../src/config/config-schema.ts";
 import { BUILTIN_PRICES } from "../../../src/pricing/prices-builtin.ts";
 import { reservationFor } from "../../../src/pricing/reservation.ts";
 import type { Store } from "../../../src/storage/store.ts";
+import { booksReport } from "../../../src/budgets/books-check.ts";
 import { testPostgresUrl } from "../../support/postgres.ts";
 import { startMockServer, type MockServer } from "../../support/relay-harness.ts";
 import { chatBody, errorOf, finishedEntries, mockStats, openStore, post } from "../../support/relay-calls.ts";
@@ -96,6 +97,9 @@ async function assertBooks(store: Store, accepted: ReadonlyMap<string, string>):
     assert.equal(row.reserved, 0);
   }
   assert.ok(accepted.size >= 40, `the team budget covers 40 calls (accepted ${accepted.size})`);
+  const books = booksReport(await store.checkBooks());
+  assert.ok(books.ok, `the books' check: every budget row (team and 20 end users) equals the journal's charges on it: ${JSON.stringify(books.rows.filter((r) => r.spentDrift !== 0 || r.reservedDrift !== 0))}`);
+  assert.ok(books.rows.length >= USERS + 1);
 }
 
 describe("200 concurrent calls of 20 end users under a per-end-user budget and a team budget that binds first", () => {

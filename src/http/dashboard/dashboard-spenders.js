@@ -36,6 +36,11 @@ function spenders(page, range = "7d") {
       const columns = [["Project", (r) => r.project], ["End user", (r) => r.endUser], ["Calls", (r) => r.calls, number, true], ["Spend", (r) => r.cost, money, true]];
       return table(columns, body.endUsers, { sortBy: 3, empty: "No call named an end user today." });
     }),
+    section("Overrides in force", async () => {
+      const { data: rows } = await api("/admin/budgets/overrides");
+      const columns = [["Budget", (r) => r.budgetId], ["Limit", (r) => r.limit, money, true], ["Until", (r) => r.untilIso], ["Set by", (r) => r.actor]];
+      return table(columns, rows, { empty: "No budget is overridden (renio budget override … --until)." });
+    }),
     section("Per-end-user budgets: their end users this period", async () => {
       const { data: rows } = await api("/admin/budgets");
       const templates = rows.filter((r) => r.scope && typeof r.scope === "object" && "endUser" in r.scope);

@@ -1,3 +1,4 @@
+import { termsBudgetId } from "./budget-scope.ts";
 import type { BudgetConfig } from "../config/config-schema.ts";
 import type { BudgetMode, BudgetTerms, StoredBudget } from "./budget-definition.ts";
 import { termsOf } from "./budget-definition.ts";
@@ -60,7 +61,8 @@ export function createBudgetCatalog(config: readonly BudgetConfig[], defaultMode
   rebuild();
   return {
     plan: () => plan,
-    termsOf: (budgetId) => terms.get(budgetId),
+    // An end user's row follows its template's terms (a paused or deleted template covers every end user).
+    termsOf: (budgetId) => terms.get(termsBudgetId(budgetId)),
     stored: () => stored,
     replace(next, nextExtras) {
       read = next;

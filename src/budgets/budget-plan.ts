@@ -102,7 +102,7 @@ export function createBudgetPlan(
 
   const chargeOf = (b: Applicable, budgetId: string, amount: number, now: Date): BudgetCharge => {
     const charge: BudgetCharge = { budgetId, period: periods[b.period], limit: b.limit, mode: b.mode, amount };
-    if (b.stored && !b.perEndUser) charge.stored = true;
+    if (b.stored) charge.stored = true;
     if (b.downgrade !== undefined) charge.downgrade = b.downgrade;
     if (overridden.size > 0) {
       const override = overridden.get(budgetId);

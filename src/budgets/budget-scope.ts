@@ -26,6 +26,11 @@ export function splitEndUserBudgetId(budgetId: string): { templateId: string; en
   return slash < 0 ? undefined : { templateId: budgetId.slice(0, slash), endUser: budgetId.slice(slash + 1) };
 }
 
+/** The id of the budget whose terms a charge's row follows: a per-end-user row's template, else the row's own id. */
+export function termsBudgetId(budgetId: string): string {
+  return splitEndUserBudgetId(budgetId)?.templateId ?? budgetId;
+}
+
 /** The key a tag budget is found by: name and value. */
 export function tagKey(name: string, value: string): string {
   return `${name}\u0000${value}`;

@@ -5,6 +5,7 @@ import type { BudgetTotals } from "../../budgets/budget-decision.ts";
 import type { BudgetTerms } from "../../budgets/budget-definition.ts";
 import { decideUnderTerms } from "../../budgets/budget-terms.ts";
 import { downgradeApplies } from "../../budgets/budget-downgrade.ts";
+import { termsBudgetId } from "../../budgets/budget-scope.ts";
 import { addDelta, reservationDeltas, type BudgetDeltas } from "../../budgets/budget-deltas.ts";
 import { budgetKey } from "../../budgets/budget-key.ts";
 import type { BudgetUsage } from "../../budgets/budget-usage.ts";
@@ -80,12 +81,13 @@ function decideItem(
 /** The terms in force of the stored budgets the batch charges (none: no statement; config budgets' charges carry their terms). */
 async function loadTerms(run: RunQuery, items: readonly AdmitItem[], hot: HotStatements): Promise<(budgetId: string) => BudgetTerms | undefined> {
   const charged = new Map<string, BudgetCharge>();
-  for (const item of items) for (const charge of chargesOf(item)) if (charge.stored) charged.set(charge.budgetId, charge);
+  // An end user's row follows its template's definition.
+  for (const item of items) for (const charge of chargesOf(item)) if (charge.stored) charged.set(termsBudgetId(charge.budgetId), charge);
   if (charged.size === 0) return () => undefined;
   const ids = [...charged.keys()].sort();
   const terms = new Map<string, BudgetTerms>();
   for (const row of (await run<BudgetTermsRow>(hot.selectBudgetTerms(ids))).rows) terms.set(row.id, termsOfRow(row, charged.get(row.id) as BudgetCharge));
-  return (budgetId) => terms.get(budgetId);
+  return (budgetId) => terms.get(termsBudgetId(budgetId));
 }
 
 async function loadRows(

@@ -4,6 +4,18 @@ import { admin, ADMIN_TOKEN, errorIn } from "../../support/admin-api.ts";
 import { startMockServer, type MockServer } from "../../support/relay-harness.ts";
 import { chatBody, finishedEntries, post } from "../../support/relay-calls.ts";
 import { withRelay } from "../../support/with-relay.ts";
+import process from "node:process";
+import { testPostgresUrl } from "../../support/postgres.ts";
+import { pgExec } from "../../support/store-targets.ts";
+
+/** A fresh database on the test PostgreSQL. */
+async function scratchDatabase(name: string): Promise<string> {
+  const base = testPostgresUrl();
+  await pgExec(base, `create database ${name}`);
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
 
 let mock: MockServer;
 
@@ -54,3 +66,26 @@ test("teams at run time: created and deleted through the admin API (audited), in
     assert.equal((await admin(relay.url, "DELETE", "/teams/growth")).status, 404);
   });
 });
+
+for (const backend of ["sqlite", "postgres"] as const) {
+  test(`a per-end-user budget created at run time: each end user's row follows it, paused, lowered and deleted (${backend})`, async () => {
+    const storage = backend === "postgres" ? { storage: { type: "postgres", url: await scratchDatabase(`renio_users_${process.pid}`) } } : {};
+    const config = { server: { host: "127.0.0.1", port: 0, shutdownGraceMs: 2000, adminToken: ADMIN_TOKEN }, ...storage };
+    await withRelay(mock.url, config, async ({ relay }) => {
+      const created = await admin(relay.url, "POST", "/budgets", { id: "users", scope: { endUser: { project: "tests" } }, period: "day", limit: 10 });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const call = async () => {
+        const response = await post(relay.url, "/v1/chat/completions", chatBody(), { "x-renio-end-user": "ann" });
+        await response.arrayBuffer();
+        return [response.status, response.headers.get("x-renio-budget")];
+      };
+      assert.deepEqual((await call())[0], 200);
+      assert.equal((await admin(relay.url, "PATCH", "/budgets/users", { paused: true })).status, 200);
+      assert.deepEqual(await call(), [429, "users/ann"], "a paused template pauses every end user's row");
+      assert.equal((await admin(relay.url, "PATCH", "/budgets/users", { paused: false, limit: 0 })).status, 200);
+      assert.deepEqual(await call(), [429, "users/ann"], "its lowered limit applies to the rows");
+      assert.equal((await admin(relay.url, "DELETE", "/budgets/users")).status, 200);
+      assert.deepEqual((await call())[0], 200, "deleted, it no longer applies");
+    });
+  });
+}

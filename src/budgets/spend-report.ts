@@ -156,6 +156,8 @@ function budgetRows(
   const whole = request.since === undefined && request.until === undefined;
   const rows: BudgetReconciliationRow[] = [];
   for (const budget of budgets) {
+    // Tag and per-end-user budgets are not sums of keys or projects: `renio budget check` holds their rows against the journal's charges.
+    if (typeof budget.scope === "object" && ("tag" in budget.scope || "endUser" in budget.scope)) continue;
     const periods = new Map<string, JournalSpend[]>();
     for (const part of spend) {
       if (!part.charged || !inScope(budget.scope, part)) continue;
@@ -213,7 +215,6 @@ function inScope(scope: BudgetConfig["scope"], part: JournalSpend): boolean {
   if ("project" in scope) return part.project === scope.project;
   if ("key" in scope) return part.keyId === scope.key;
   if ("team" in scope) return part.team === scope.team;
-  // Tag and end-user budgets are reconciled from the entries' charges, not their key or project.
   return false;
 }
 

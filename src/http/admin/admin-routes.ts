@@ -113,7 +113,8 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
     const since = timeParam(c.req.query("since"), "since");
     const until = timeParam(c.req.query("until"), "until");
     await deps.sync?.();
-    const spend = await store.journalSpend({ since, until, ...(by === "end-user" || by === "team" || by === "tag" ? { by } : {}) });
+    // By budget: grouped by team too, for team budgets.
+    const spend = await store.journalSpend({ since, until, ...(by === "end-user" || by === "team" || by === "tag" ? { by } : by === "budget" ? { by: "team" as const } : {}) });
     const stored = by === "budget" ? await store.budgetUsage() : [];
     const report = spendReport({ by: by as ReportBy, period: period as ReportPeriod, since, until }, spend, by === "budget" ? await inForce() : [], stored, deps.config().budget.currency);
     return c.json({ object: "report", ...report });

@@ -25,6 +25,9 @@ export function checkAttribution(config: Config): ConfigProblem[] {
     if (typeof scope === "object" && "tag" in scope && allowed.get(scope.tag.name)?.has(scope.tag.value) !== true) {
       problems.push({ path: ["budgets", index, "scope", "tag"], message: `no key allows the tag "${scope.tag.name}=${scope.tag.value}" (add it to a key's \`tags.allow\`)` });
     }
+    if (typeof scope === "object" && "endUser" in scope && budget.alerts !== undefined) {
+      problems.push({ path: ["budgets", index, "alerts"], message: "a per-end-user budget has a row per end user and takes no alerts; watch renio_top_end_user_cost_today or the dashboard's Spenders page" });
+    }
     if (typeof budget.onExceeded === "object") {
       const model = budget.onExceeded.model;
       if (!config.models.has(model)) problems.push({ path: ["budgets", index, "onExceeded", "model"], message: `unknown model "${model}"` });

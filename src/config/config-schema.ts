@@ -9,15 +9,15 @@ import { mockFields } from "./mock-schema.ts";
 import { openAiFields } from "./openai-schema.ts";
 import { priceSchema } from "./price-schema.ts";
 import { rateLimitSchema } from "./rate-limit-schema.ts";
-import { amount, durationMs, positiveInt } from "./schema-numbers.ts";
+import { durationMs, positiveInt } from "./schema-numbers.ts";
 import { tracingSchema } from "./tracing-schema.ts";
 import { checkGeminiRegion, vertexSchema } from "./vertex-schema.ts";
 import { routedModelSchema, routingSchema, targetRoutingFields } from "./routing-schema.ts";
 import { idText, nameText } from "./schema-text.ts";
-import { attributionFields, tagName, tagValue, teamSchema } from "./attribution-schema.ts";
+import { attributionFields, teamSchema } from "./attribution-schema.ts";
+import { budgetSchema } from "./budget-schema.ts";
 
-/** Largest budget limit: its billionths must stay an exact integer in a double. */
-const MAX_LIMIT = 9_000_000;
+export { budgetSchema, budgetScope } from "./budget-schema.ts";
 
 const timeouts = {
   /** Time allowed to connect to the upstream (ms). */
@@ -97,40 +97,6 @@ const adminTokenSchema = z.strictObject({
   /** The token itself (usually `${ENV_VAR}`, at least 16 characters), or `sha256:<64 hex>` of it. */
   secret: z.string().min(16, "must be at least 16 characters (or sha256:<hex>)"),
   roles: z.array(z.enum(ADMIN_ROLES)).min(1),
-});
-
-/** Which calls a budget covers. */
-export const budgetScope = z.union([
-  z.literal("total"),
-  z.strictObject({ project: nameText() }),
-  z.strictObject({ key: nameText() }),
-  /** Every project of a team. */
-  z.strictObject({ team: nameText() }),
-  /** Calls carrying one tag value. */
-  z.strictObject({ tag: z.strictObject({ name: tagName, value: tagValue }) }),
-  /** A template: each end user of the project gets a budget of its own, created on first use. */
-  z.strictObject({ endUser: z.strictObject({ project: nameText() }) }),
-]);
-
-/** One budget: in the config's `budgets`, and the body that creates one at run time (admin API). */
-export const budgetSchema = z.strictObject({
-  id: idText(/^[A-Za-z0-9_.:-]+$/, "use letters, digits, _ . : -"),
-  scope: budgetScope,
-  period: z.enum(["total", "month", "day"]).default("month"),
-  /** Amounts are kept exact to a billionth in 64-bit integers, which bounds a limit. */
-  limit: amount.max(MAX_LIMIT, `must be at most ${MAX_LIMIT.toLocaleString("en-US")} (amounts are kept exact to a billionth)`),
-  mode: z.enum(["strict", "observe"]).optional(),
-  /** When the budget cannot cover a call: `refuse` it (429, the default), or serve it with a cheaper configured `model`, if that one's reservation fits. */
-  onExceeded: z.union([z.literal("refuse"), z.strictObject({ model: nameText() })]).optional(),
-  /** Webhook alerts when the amount spent (settled) in a period reaches a share of the limit (docs/observability.md). */
-  alerts: z
-    .strictObject({
-      /** Percent of the limit, each fired once per period (default 50, 80, 100). */
-      thresholds: z.array(z.number().gt(0).max(1000)).min(1).default([50, 80, 100]),
-      /** The id of an `alerts.webhooks` entry. */
-      webhook: nameText(),
-    })
-    .optional(),
 });
 
 /** Where alerts are delivered: a URL whose requests are signed with the secret (HMAC-SHA256). */

@@ -1,3 +1,4 @@
+import { dropSchema11 } from "../support/schema-rollback.ts";
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { BudgetCharge } from "../../src/budgets/budget-charge.ts";
@@ -209,12 +210,7 @@ for (const backend of backends) {
       await target.exec("alter table budget_usage drop column pruned_nanos");
       await target.exec("drop index journal_entry_guardrails_time");
       await target.exec("alter table journal_entry drop column guardrails");
-      // 11: who a call is for, a budget's cheaper model, overrides and teams.
-      for (const index of ["journal_entry_end_user_time", "journal_entry_tags_time"]) await target.exec(`drop index ${index}`);
-      for (const column of ["end_user", "team", "tags", "downgraded_from"]) await target.exec(`alter table journal_entry drop column ${column}`);
-      await target.exec("alter table budget_definition drop column on_exceeded");
-      await target.exec("drop table budget_override");
-      await target.exec("drop table team_definition");
+      await dropSchema11((sql) => target.exec(sql));
       await target.exec("update renio_meta set value = '6' where key = 'schema_version'");
       store = await target.open();
       await assertAggregatesMatchJournal(store, "after the upgrade");

@@ -1,7 +1,7 @@
 /**
  * The dashboard's queries on a journal of a million entries (SQLite): fills a throwaway file
  * with 1,000,000 entries spread over 30 days (20 keys, 8 models, 3 providers, 4 % errors,
- * 2 % refusals) in one INSERT … SELECT, then times each aggregate the /admin/dashboard/*
+ * 2 % refusals; 100,000 distinct end users, 3 teams, 4 tag values) in one INSERT … SELECT, then times each aggregate the /admin/dashboard/*
  * endpoints run, over the ranges the pages use. The fill goes past the store, so the hourly
  * rollup is then built from the entries (as migration 7 builds it on an upgraded store).
  * Run: node_modules/.bin/bun bench/dashboard-queries.bench.ts   (RENIO_BENCH_ROWS: entries,
@@ -34,14 +34,15 @@ if (present < ROWS) raw.exec(`
   with recursive n(i) as (select 0 union all select i + 1 from n where i < ${ROWS - 1})
   insert into journal_entry (id, received_at, key_id, project, route, model, provider, upstream_model, stream,
     request_bytes, client_address, finished_at, outcome, status, ttfb_ms, total_ms, upstream_ms,
-    input_tokens, cached_input_tokens, output_tokens, cost)
+    input_tokens, cached_input_tokens, output_tokens, cost, end_user, team, tags)
   select printf('e%09d', i), ${now - span} + (i * ${Math.floor(span / ROWS)}), 'key-' || (i % 20), 'project-' || (i % 5),
     '/v1/chat/completions', 'model-' || (i % 8), 'provider-' || (i % 3), 'upstream-' || (i % 8), i % 2, 800, '127.0.0.1',
     ${now - span} + (i * ${Math.floor(span / ROWS)}) + 900,
     case when i % 50 = 0 then 'refused' when i % 25 = 1 then 'upstream_error' else 'ok' end,
     case when i % 50 = 0 then 402 when i % 25 = 1 then 502 else 200 end,
     120 + (i % 300), 400 + (i % 1000), 399 + (i % 1000) - (i % 7) * 0.1,
-    100 + (i % 900), i % 100, 20 + (i % 400), 0.0001 * (1 + i % 40)
+    100 + (i % 900), i % 100, 20 + (i % 400), 0.0001 * (1 + i % 40),
+    'user-' || ((i * 7919) % 100000), 'team-' || (i % 5 % 3), '[["feature","f' || (i % 4) || '"]]'
   from n`);
 raw.close();
 console.log(present >= ROWS ? `reusing ${present} entries in ${path}` : `filled ${ROWS} entries in ${((performance.now() - fillStarted) / 1000).toFixed(1)} s`);
@@ -76,6 +77,11 @@ await timed("overview: series, 30 days by hour", (s) => s.usageSeries({ ...month
 for (const by of ["key", "project", "model", "provider"] as const) {
   await timed(`usage by ${by} (30 days)`, (s) => s.usageByGroup(month, by));
 }
+await timed("spenders: heaviest 20 end users, today", (s) => s.endUserSpend({ since: Math.floor(now / DAY) * DAY, until: now + 1, limit: 20 }));
+await timed("spenders: heaviest 20 end users, 24 h", (s) => s.endUserSpend({ ...day, limit: 20 }));
+await timed("spenders: spend by project (team) per day, 30 days", (s) => s.spendByDay(month, "project"));
+await timed("spenders: spend by tag per day, 7 days", (s) => s.spendByDay({ since: now - 7 * DAY, until: now + 1 }, "tags"));
+await timed("spenders: spend by tag per day, 30 days", (s) => s.spendByDay(month, "tags"));
 await timed("journal page, newest 100", (s) => s.listJournal({ limit: 100 }));
 await timed("journal page, one key, newest 100", (s) => s.listJournal({ keyId: "key-7", limit: 100 }));
 await timed("journal page, outcome upstream_error, newest 100", (s) => s.listJournal({ outcome: "upstream_error", limit: 100 }));

@@ -1,6 +1,7 @@
 /** Micro-benchmark of pricing a call: price lookup, reservation, budget charges. `node_modules/.bin/bun bench/pricing.bench.ts` */
 import { Bench } from "tinybench";
 import { createBudgetPlan } from "../src/budgets/budget-plan.ts";
+import { keySubject } from "../src/budgets/budget-scope.ts";
 import { costOf } from "../src/pricing/cost.ts";
 import { createPriceBook } from "../src/pricing/price-book.ts";
 import { reservationFor } from "../src/pricing/reservation.ts";
@@ -25,6 +26,18 @@ const key = createKeyring(config.keys).find("renio-bench-secret-0001")!;
 const route = ROUTES.get("/v1/chat/completions")!;
 const prices = createPriceBook(config.prices);
 const plan = createBudgetPlan(config.budgets, config.budget.mode);
+/** The same budgets plus a per-end-user budget of the key's project, a team budget and a tag budget. */
+const spenderPlan = createBudgetPlan(
+  [
+    ...config.budgets,
+    { id: "users", scope: { endUser: { project: key.project } }, period: "day", limit: 1 },
+    { id: "team", scope: { team: "growth" }, period: "month", limit: 100 },
+    { id: "search", scope: { tag: { name: "feature", value: "search" } }, period: "day", limit: 10 },
+  ],
+  config.budget.mode,
+  new Map([[key.project, "growth"]]),
+);
+const spender = { keyId: key.id, project: key.project, team: "growth", endUser: "user-4711", tags: [["feature", "search"]] as Array<[string, string]> };
 const pricing = createCallPricing(config);
 const price = prices.priceOf("mock-gpt")!;
 const now = new Date();
@@ -45,7 +58,10 @@ bench
     reservationFor({ requestBytes: 260, maxOutputTokens: 16, price, model: "mock-gpt" });
   })
   .add("budgetPlan.chargesFor (3 budgets)", () => {
-    plan.chargesFor(key.id, key.project, 0.001, now);
+    plan.chargesFor(keySubject(key.id, key.project), 0.001, now);
+  })
+  .add("budgetPlan.chargesFor (3 budgets + end user, team, tag)", () => {
+    spenderPlan.chargesFor(spender, 0.001, now);
   })
   .add("pricing.quote (price + reservation + charges)", () => {
     pricing.quote(quoteInput);

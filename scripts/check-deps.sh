@@ -24,7 +24,7 @@ relay
 journal limits alerts guardrails
 pricing
 routing
-keys budgets
+keys budgets callers
 observe
 providers
 usage

@@ -1,5 +1,7 @@
 import type { BudgetCharge } from "../budgets/budget-charge.ts";
 import type { StoredBudget } from "../budgets/budget-definition.ts";
+import type { StoredExtras } from "../budgets/budget-catalog.ts";
+import type { AdmitAlternative } from "../journal/journal-store.ts";
 import type { Config } from "../config/config-schema.ts";
 import type { StoredKey } from "../keys/key-store.ts";
 import type { RateCall } from "../limits/rate-limiter.ts";
@@ -32,7 +34,7 @@ export interface HandedResponse {
 
 /** Worker → owner, answered. */
 export type WorkerRequest =
-  | { readonly t: "admit"; readonly start: JournalStart; readonly charges: readonly BudgetCharge[] }
+  | { readonly t: "admit"; readonly start: JournalStart; readonly charges: readonly BudgetCharge[]; readonly cheaper?: AdmitAlternative }
   /** Answered with the ticket number (0: no limit applies) and the response headers, or the 429. */
   | { readonly t: "rate"; readonly call: RateCall }
   | { readonly t: "flush" }
@@ -56,7 +58,13 @@ export interface LoopStart {
   /** The server secret stored keys are hashed under (undefined without a store). */
   readonly serverSecret: string | undefined;
   readonly storedKeys: readonly StoredKey[];
-  readonly storedBudgets: readonly StoredBudget[];
+  readonly storedBudgets: StoredBudgets;
+}
+
+/** The stored budgets as last read, with the overrides and teams read beside them. */
+export interface StoredBudgets {
+  readonly budgets: readonly StoredBudget[];
+  readonly extras: StoredExtras | undefined;
 }
 
 /** Owner → worker, answered. */
@@ -71,7 +79,7 @@ export type OwnerRequest =
 /** Owner → worker, one-way. */
 export type OwnerNote =
   | { readonly t: "keys"; readonly keys: readonly StoredKey[] }
-  | { readonly t: "budgets"; readonly budgets: readonly StoredBudget[] };
+  | { readonly t: "budgets"; readonly stored: StoredBudgets };
 
 /** A loop's figures for /metrics. */
 export interface LoopStats {

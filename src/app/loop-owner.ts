@@ -1,6 +1,5 @@
 import os from "node:os";
 import process from "node:process";
-import type { StoredBudget } from "../budgets/budget-definition.ts";
 import type { Config } from "../config/config-schema.ts";
 import type { LoopFigures } from "../http/loop-metrics.ts";
 import type { Ledger } from "../journal/ledger.ts";
@@ -9,7 +8,7 @@ import type { RateGate, RateTicket } from "../limits/rate-limiter.ts";
 import type { CallObserver } from "../observe/call-observer.ts";
 import type { SlotState } from "../relay/call-slots.ts";
 import type { FetchHandler, Runtime } from "../runtime/runtime.ts";
-import { plainMessage, type HandedRequest, type HandedResponse, type LoopStats, type OwnerNote, type OwnerRequest, type WorkerNote, type WorkerRequest } from "./loop-messages.ts";
+import { plainMessage, type HandedRequest, type HandedResponse, type LoopStats, type OwnerNote, type StoredBudgets, type OwnerRequest, type WorkerNote, type WorkerRequest } from "./loop-messages.ts";
 import { createLoopPeer, type LoopPeer } from "./loop-peer.ts";
 
 /** How long a scrape waits for a worker loop's figures before showing the last ones it gave (ms). */
@@ -38,7 +37,7 @@ export interface LoopOwnerDeps {
   /** Every stored key, read now (a worker starts with them; later changes come by {@link EventLoops.storedKeys}). */
   readonly storedKeys: () => Promise<readonly StoredKey[]>;
   /** The stored budgets as last read. */
-  readonly storedBudgets: () => readonly StoredBudget[];
+  readonly storedBudgets: () => StoredBudgets;
   readonly ledger: Ledger;
   /** The rate limits in force (the owner's snapshot's). */
   readonly rateLimits: () => RateGate;
@@ -53,7 +52,7 @@ export interface EventLoops {
   /** Stored keys the owner's keyring just took in. */
   storedKeys(keys: readonly StoredKey[]): void;
   /** The stored budgets, just read. */
-  storedBudgets(budgets: readonly StoredBudget[]): void;
+  storedBudgets(stored: StoredBudgets): void;
   /** A reload: resolves once every worker loop serves with the new config. */
   reconfigure(config: Config): Promise<void>;
   /** Asks every worker loop for its figures (for a scrape). */
@@ -88,7 +87,7 @@ export async function startEventLoops(deps: LoopOwnerDeps): Promise<EventLoops> 
         request(message) {
           switch (message.t) {
             case "admit":
-              return deps.ledger.admit(message.start, message.charges);
+              return deps.ledger.admit(message.start, message.charges, message.cheaper);
             case "rate": {
               const ticket = deps.rateLimits().admit(message.call);
               return ticket instanceof Promise ? ticket.then((t) => hold(held, ++tickets, t)) : hold(held, ++tickets, ticket);
@@ -134,7 +133,7 @@ export async function startEventLoops(deps: LoopOwnerDeps): Promise<EventLoops> 
   const all = <T>(ask: (peer: LoopPeer<OwnerRequest, OwnerNote>) => Promise<T>) => Promise.all(workers.map((worker) => ask(worker.peer)));
   return {
     storedKeys: (keys) => workers.forEach((worker) => worker.peer.note({ t: "keys", keys })),
-    storedBudgets: (budgets) => workers.forEach((worker) => worker.peer.note({ t: "budgets", budgets })),
+    storedBudgets: (stored) => workers.forEach((worker) => worker.peer.note({ t: "budgets", stored })),
     // Bounded: a loop that does not answer (it died, and took its listener with it) never holds up a reload.
     reconfigure: (config) => within(all((peer) => peer.request({ t: "config", config })), STATS_WAIT_MS * 5).then(() => undefined),
     async refresh() {

@@ -19,8 +19,8 @@ const NO_STATS: LedgerStats = { admissionWriteSeconds: null, admissionGroupSizes
  */
 export function ownerLedger(owner: OwnerPeer): Ledger {
   return {
-    admit: (start, charges) =>
-      (owner.request({ t: "admit", start, charges }) as Promise<Admission>).catch((error: unknown) => {
+    admit: (start, charges, cheaper) =>
+      (owner.request({ t: "admit", start, charges, cheaper }) as Promise<Admission>).catch((error: unknown) => {
         // Fail closed: an admission the owner could not answer is a refusal, never a call sent unrecorded.
         throw error instanceof StoreUnavailableError ? error : new StoreUnavailableError();
       }),

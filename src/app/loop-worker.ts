@@ -63,8 +63,8 @@ export function serveLoop(port: LoopPort, runtime: Runtime): void {
 
 async function startLoop(start: LoopStart, owner: OwnerPeer, runtime: Runtime): Promise<WorkerLoop> {
   const { config } = start;
-  const catalog = createBudgetCatalog(config.budgets, config.budget.mode);
-  catalog.replace(start.storedBudgets);
+  const catalog = createBudgetCatalog(config.budgets, config.budget.mode, config.teams);
+  catalog.replace(start.storedBudgets.budgets, start.storedBudgets.extras);
   const keyring = createKeyring(config.keys, { keySecret: start.serverSecret === undefined ? undefined : keySecretOf(start.serverSecret) });
   keyring.applyStoredKeys(start.storedKeys);
   // Cooldowns are this loop's own: each loop learns of a failing target from its own calls.
@@ -101,12 +101,12 @@ async function startLoop(start: LoopStart, owner: OwnerPeer, runtime: Runtime): 
   return {
     reconfigure(next) {
       snapshot.current = snapshotOf(next);
-      catalog.reconfigure(next.budgets, next.budget.mode);
+      catalog.reconfigure(next.budgets, next.budget.mode, next.teams);
       keyring.replaceConfigKeys(next.keys);
     },
     note(message) {
       if (message.t === "keys") keyring.applyStoredKeys(message.keys);
-      else catalog.replace(message.budgets);
+      else catalog.replace(message.stored.budgets, message.stored.extras);
     },
     stats: () => ({ loop: start.loop, inFlight: relay.inFlight, slots: relay.slotState(), lag: lag.histogram, calls: observer.calls }),
     async drain(graceMs) {

@@ -1,7 +1,9 @@
+import { createOverrideAdmin } from "../budgets/budget-override-admin.ts";
+import { createTeamAdmin } from "../budgets/team-admin.ts";
 import process from "node:process";
 import { ConfigError, formatProblem } from "../config/config-error.ts";
 import { restartNeeded, withRestartOnly } from "../config/config-restart.ts";
-import { createBudgetCatalog } from "../budgets/budget-catalog.ts";
+import { createBudgetCatalog, type StoredExtras } from "../budgets/budget-catalog.ts";
 import type { Config } from "../config/config-schema.ts";
 import { checkSemantics } from "../config/config-semantics.ts";
 import { adminActor, adminTokensOf } from "../http/admin/admin-auth.ts";
@@ -39,7 +41,7 @@ import { eventLoopCount, loopTotals, startEventLoops, type EventLoops } from "./
 import { createCallSlots } from "../relay/call-slots.ts";
 import { watchLoopLag } from "../observe/loop-lag.ts";
 import type { StoredBudget } from "../budgets/budget-definition.ts";
-import type { LoopStats } from "./loop-messages.ts";
+import type { LoopStats, StoredBudgets } from "./loop-messages.ts";
 
 /** A running relay. */
 export interface RelayService {
@@ -80,16 +82,16 @@ export interface RelayServiceOptions {
  */
 export async function startRelayService(config: Config, runtime: Runtime, options: RelayServiceOptions = {}): Promise<RelayService> {
   // The budgets in force: the config's (replaced on reload) and the store's (kept current by budget-sync.ts).
-  const catalog = createBudgetCatalog(config.budgets, config.budget.mode);
+  const catalog = createBudgetCatalog(config.budgets, config.budget.mode, config.teams);
   const { ledger, store, recovered, close: closeLedger } = await openLedger(config, runtime, { onError: reportJournalError, onQuarantine: reportQuarantined, budgetTerms: catalog.termsOf });
   // With more than one event loop, the others (app/loop-owner.ts) take every stored key and budget this one reads.
   const loopCount = eventLoopCount(config.server.eventLoops, runtime);
   let loops: EventLoops | undefined;
-  let storedBudgets: readonly StoredBudget[] = [];
-  const replaceBudgets = (read: readonly StoredBudget[]) => {
-    catalog.replace(read);
-    storedBudgets = read;
-    loops?.storedBudgets(read);
+  let storedBudgets: StoredBudgets = { budgets: [], extras: undefined };
+  const replaceBudgets = (budgets: readonly StoredBudget[], extras?: StoredExtras) => {
+    catalog.replace(budgets, extras);
+    storedBudgets = { budgets, extras };
+    loops?.storedBudgets(storedBudgets);
   };
   let budgetSync: BudgetSync | undefined;
   let keys: RelayKeys;
@@ -154,7 +156,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     const problems = checkSemantics(effective);
     if (problems.length > 0) return { reloaded: false, problems: problems.map(formatProblem) };
     const built = createRelaySnapshot(effective, upstreamFetch, { clock: options.clock, budgets: catalog, keyring: keys.keyring, health, rateState });
-    catalog.reconfigure(effective.budgets, effective.budget.mode);
+    catalog.reconfigure(effective.budgets, effective.budget.mode, effective.teams);
     keys.keyring.replaceConfigKeys(effective.keys);
     await store?.setAlertRules(alertRulesOf(effective));
     snapshot.current = built;
@@ -190,9 +192,30 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     });
   const oidcConfig = config.server.admin.oidc;
   const oidc = oidcConfig && createOidcSignIn(oidcConfig);
+  const refreshBudgets = () => budgetSync?.refresh() ?? Promise.resolve();
+  const overrides =
+    store &&
+    createOverrideAdmin({
+      store,
+      configBudgets: () => snapshot.current.config.budgets,
+      applied: refreshBudgets,
+      audit: async (action, target, before, after, actor) => void (await store.recordAudit({ actor, action, target, before, after })),
+    });
+  const teams =
+    store &&
+    createTeamAdmin({
+      store,
+      inForce: () => catalog.teams(),
+      configTeams: () => snapshot.current.config.teams,
+      applied: refreshBudgets,
+      audit: async (action, before, after, actor) => void await store.recordAudit({ actor, action, target: `team:${(after ?? before)!.id}`, before, after }),
+    });
   const admin = createAdminRoutes({
     tokens: () => adminTokens,
     sessions: oidc?.sessions,
+    overrides,
+    teams,
+    teamOf: catalog.teamOf,
     config: () => snapshot.current.config,
     store,
     sync: () => ledger.flush(),

@@ -27,6 +27,8 @@ export type EventLoopsSetting = number | "auto";
 
 /** Budget setting of the relay under test. */
 export type BudgetSetting = "strict" | "observe" | "off";
+/** What the bench budget covers: every call, the bench key, or each end user (every call names the end user `bench-user`). */
+export type BudgetScopeSetting = "total" | "key" | "end-user";
 
 /** Storage of the relay under test: a temporary SQLite file, or PostgreSQL (throwaway or --pg-url). */
 export type StorageSetting = "sqlite" | "postgres";
@@ -65,6 +67,7 @@ export interface BenchOptions {
   /** One Renio per setting, measured in the same rounds (e.g. fsync and process side by side). */
   readonly journals: readonly JournalSetting[];
   readonly budget: BudgetSetting;
+  readonly budgetScope: BudgetScopeSetting;
   /** One Renio per storage and journal setting (e.g. sqlite and postgres side by side). */
   readonly storages: readonly StorageSetting[];
   /** One Renio per setting, measured in the same rounds (e.g. off and redact side by side). */
@@ -112,6 +115,7 @@ const BENCH_OPTIONS = {
   "event-loops": { type: "string" },
   journal: { type: "string" },
   budget: { type: "string", oneOf: ["strict", "observe", "off"] },
+  "budget-scope": { type: "string", oneOf: ["total", "key", "end-user"] },
   storage: { type: "string" },
   "pg-url": { type: "string", valueName: "a URL" },
   guardrails: { type: "string" },
@@ -146,7 +150,7 @@ export function parseBenchArgs(args: readonly string[]): BenchOptions {
   const target = v.target === undefined ? undefined : targetUrl(v.target);
   const headers = v.header.map(headerPair);
   if (headers.length > 0 && target === undefined) throw new UsageError("--header applies to --target only");
-  if (target !== undefined && (v.journal !== undefined || v.budget !== undefined || v.storage !== undefined || v["pg-url"] !== undefined || v.guardrails !== undefined)) {
+  if (target !== undefined && (v.journal !== undefined || v.budget !== undefined || v["budget-scope"] !== undefined || v.storage !== undefined || v["pg-url"] !== undefined || v.guardrails !== undefined)) {
     throw new UsageError("--journal, --budget, --storage, --pg-url and --guardrails configure the Renio started here; they do not apply to --target (configure the target's own guardrails)");
   }
   if (capacity !== undefined && v.guardrails !== undefined) throw new UsageError("--guardrails applies to --mode json, stream or both; --mode capacity runs its Renios without guardrails");
@@ -176,6 +180,7 @@ export function parseBenchArgs(args: readonly string[]): BenchOptions {
     journal,
     journals,
     budget: allOff ? "off" : (v.budget ?? "strict"),
+    budgetScope: v["budget-scope"] ?? "total",
     storages,
     guardrails,
     pgUrl,

@@ -9,7 +9,7 @@ import { BENCH_HELP } from "./bench-help.ts";
 import { startChildServer, type ChildServer } from "./bench-child.ts";
 import { machineInfo } from "./bench-machine.ts";
 import { createProgress } from "./bench-progress.ts";
-import { benchRelayConfig, benchSecret, relaySettings, relayVariants, SQLITE_STORAGE, withEventLoops } from "./bench-relay-config.ts";
+import { benchRelayConfig, benchSecret, relaySettings, relayVariants, SQLITE_STORAGE, withEventLoops, BENCH_END_USER } from "./bench-relay-config.ts";
 import { givenPostgres, startThrowawayPostgres, type BenchPostgres } from "./bench-postgres.ts";
 import { renderReport, type BenchReport } from "./bench-report.ts";
 import { DISK_FLOOR_PLAN, measureDiskFloors } from "./disk-floor.ts";
@@ -81,7 +81,7 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
     if (options.target === undefined) {
       const secret = benchSecret();
       const metricsToken = benchSecret();
-      directHeaders = [["authorization", `Bearer ${secret}`]];
+      directHeaders = [["authorization", `Bearer ${secret}`], ...(options.budgetScope === "end-user" ? [BENCH_END_USER] : [])];
       if (options.storages.includes("postgres")) {
         progress.update(options.pgUrl === undefined ? "starting a throwaway PostgreSQL" : "using the given PostgreSQL");
         postgres = options.pgUrl === undefined ? await startThrowawayPostgres() : givenPostgres(options.pgUrl);
@@ -96,7 +96,7 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
           // One database per Renio on a throwaway server; on a given one, one total budget per Renio.
           const tag = [variant.journal, ...(variant.guardrails === "off" ? [] : [variant.guardrails]), ...(perModel ? [String(index)] : [])].join("_");
           const onPostgres = variant.storage === "postgres" ? { postgresUrl: await postgres!.databaseUrl(`renio_${tag}`), budgetId: `bench-total-${tag}` } : {};
-          const config = benchRelayConfig({ mockUrl: mock.url, model, dir: relayDir, journal: variant.journal, budget: options.budget, secret, metricsToken, upstreamClient: options.upstreamClient, eventLoops: variant.eventLoops, guardrails: variant.guardrails, ...onPostgres });
+          const config = benchRelayConfig({ mockUrl: mock.url, model, dir: relayDir, journal: variant.journal, budget: options.budget, budgetScope: options.budgetScope, secret, metricsToken, upstreamClient: options.upstreamClient, eventLoops: variant.eventLoops, guardrails: variant.guardrails, ...onPostgres });
           writeFileSync(configPath, JSON.stringify(config, null, 2));
           const label = `${variant.label}${perModel ? ` ${model.name}` : ""}`;
           progress.update(`starting ${label}`);
@@ -140,7 +140,7 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
       machine: machineInfo(),
       runtime: `${runtime.name} ${runtime.version}`,
       ...(options.target === undefined
-        ? { relay: relaySettings(options.journals, options.budget, options.models, options.storages.map((storage) => (storage === "postgres" ? postgres!.description : SQLITE_STORAGE)), options.guardrails) }
+        ? { relay: relaySettings(options.journals, options.budget, options.models, options.storages.map((storage) => (storage === "postgres" ? postgres!.description : SQLITE_STORAGE)), options.guardrails, options.budgetScope) }
         : { target: { url: options.target, headerNames: options.headers.map(([name]) => name) } }),
       ...(options.baseline ? { baseline: options.baseline } : {}),
       ...(mockCalls !== undefined ? { mockCalls } : {}),

@@ -19,6 +19,8 @@ export const BENCH_HELP = `usage: renio bench [options]
   --journal fsync|process|off relay journal durability, or no journal (and so no budget); a list
                               (fsync,process) starts one Renio per setting, measured in the same rounds
   --budget strict|observe|off mode of a large total budget, or no budget
+  --budget-scope total|key|end-user  what that budget covers: every call (default), the bench key, or
+                                each end user (a per-end-user budget; every call names the end user)
   --storage sqlite|postgres   the relay's store (default sqlite, a temporary file); postgres starts a
                                 throwaway server (initdb, loopback port; PG_BIN or initdb on PATH)
                                 unless --pg-url; a list (sqlite,postgres) runs one Renio per storage

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import type { BenchModel, BudgetSetting, EventLoopsSetting, GuardrailsSetting, JournalSetting, StorageSetting } from "./bench-args.ts";
+import type { BenchModel, BudgetScopeSetting, BudgetSetting, EventLoopsSetting, GuardrailsSetting, JournalSetting, StorageSetting } from "./bench-args.ts";
 import { renioRelayId } from "./durable-write.ts";
 
 /** The relay settings a benchmark ran with, as reported. */
@@ -11,6 +11,8 @@ export interface RelaySettings {
   /** When one Renio ran per model (--model list), and which of them were translated. */
   readonly models?: readonly BenchModel[];
   readonly budget: BudgetSetting;
+  /** What the budget covers, when not every call (--budget-scope). */
+  readonly budgetScope?: BudgetScopeSetting;
   readonly storage: string;
   /** When a Renio with guardrails ran (--guardrails), one Renio per setting, and its policy. */
   readonly guardrails?: { readonly settings: readonly GuardrailsSetting[]; readonly policy: BenchGuardrailPolicy };
@@ -32,6 +34,8 @@ export interface BenchRelayConfigInput {
   readonly dir: string;
   readonly journal: JournalSetting;
   readonly budget: BudgetSetting;
+  /** What the budget covers (default every call). */
+  readonly budgetScope?: BudgetScopeSetting;
   /** A PostgreSQL database URL to store into; absent: SQLite in `dir`. */
   readonly postgresUrl?: string;
   /** Id of the total budget (relays sharing one PostgreSQL database each charge their own). */
@@ -82,7 +86,7 @@ export function benchRelayConfig(input: BenchRelayConfigInput): Record<string, u
       : { mock: { type: "mock", baseUrl: input.mockUrl } },
     models: { [input.model.name]: input.model.translated ? { provider: "mock-anthropic", translate: true } : { provider: "mock" } },
     keys: [{ id: "bench", secret: input.secret }],
-    budgets: budgetOn ? [{ id: input.budgetId ?? "bench-total", scope: "total", period: "total", limit: 9_000_000, mode: input.budget }] : [],
+    budgets: budgetOn ? [{ id: input.budgetId ?? "bench-total", scope: benchBudgetScope(input.budgetScope ?? "total"), period: "total", limit: 9_000_000, mode: input.budget }] : [],
     prices: { [input.model.name]: { input: 1, output: 2 } },
     ...(input.guardrails === undefined || input.guardrails === "off"
       ? {}
@@ -100,6 +104,7 @@ export function relaySettings(
   models: readonly BenchModel[],
   storages: readonly string[] = [SQLITE_STORAGE],
   guardrails: readonly GuardrailsSetting[] = ["off"],
+  budgetScope: BudgetScopeSetting = "total",
 ): RelaySettings {
   const journal = journals[0]!;
   const listed = models.length > 1 || models.some((model) => model.translated);
@@ -108,6 +113,7 @@ export function relaySettings(
     ...(journals.length > 1 ? { journals } : {}),
     ...(listed ? { models } : {}),
     budget: journals.every((setting) => setting === "off") ? "off" : budget,
+    ...(budgetScope === "total" ? {} : { budgetScope }),
     storage: storages.join(" and "),
     ...(guardrails.some((setting) => setting !== "off") ? { guardrails: { settings: guardrails, policy: BENCH_GUARDRAIL_POLICY } } : {}),
   };
@@ -172,4 +178,11 @@ export function relayVariants(storages: readonly StorageSetting[], journals: rea
       });
     }),
   );
+}
+
+/** The header every call of the bench names its end user with, under `--budget-scope end-user`. */
+export const BENCH_END_USER: readonly [string, string] = ["x-renio-end-user", "bench-user"];
+
+function benchBudgetScope(scope: BudgetScopeSetting): unknown {
+  return scope === "key" ? { key: "bench" } : scope === "end-user" ? { endUser: { project: "default" } } : "total";
 }

@@ -277,7 +277,7 @@ function setupLines(report: BenchReport, format: TableFormat): string[] {
   const subject = report.target
     ? `target: ${report.target.url}${report.target.headerNames.length > 0 ? ` (headers: ${report.target.headerNames.join(", ")})` : ""}`
     : `relay: Renio ${report.renioVersion}, ${journalText(report.relay)}, ` +
-      `budget ${report.relay?.budget === "off" ? "off" : `${report.relay?.budget} (one total budget, large limit)`}, storage ${report.relay?.storage}`;
+      `budget ${report.relay?.budget === "off" ? "off" : `${report.relay?.budget} (${BUDGET_SCOPE_TEXT[report.relay?.budgetScope ?? "total"]}, large limit)`}, storage ${report.relay?.storage}`;
   return [
     `${bullet}machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.os}`,
     `${bullet}runtime: ${report.runtime} (load client, mock${report.target ? "" : ", relay"}${report.baseline ? ", passthrough" : ""})`,
@@ -327,3 +327,6 @@ function journalText(relay: RelaySettings | undefined): string {
 function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
+
+/** How the report names the budget's scope (--budget-scope). */
+const BUDGET_SCOPE_TEXT = { total: "one total budget", key: "one budget of the bench key", "end-user": "a per-end-user budget, one end user" } as const;

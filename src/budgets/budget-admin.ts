@@ -1,3 +1,4 @@
+import { splitEndUserBudgetId } from "./budget-scope.ts";
 import type { BudgetChange, BudgetMode, NewBudget, StoredBudget } from "./budget-definition.ts";
 import { fromNanos, toNanos } from "./budget-amounts.ts";
 import { budgetKey } from "./budget-key.ts";
@@ -113,6 +114,8 @@ function listing(usage: readonly BudgetUsage[], defined: ReadonlyMap<string, Def
   const rows: BudgetListing[] = [];
   const current = new Set<string>();
   for (const row of usage) {
+    // A per-end-user budget's rows (one per end user, `template/end-user`) are listed apart (GET /admin/spenders/budgets/{id}).
+    if (splitEndUserBudgetId(row.budgetId) !== undefined) continue;
     const budget = defined.get(row.budgetId);
     if (budget === undefined) {
       rows.push({ ...row, source: null, scope: null, mode: null, paused: false });

@@ -10,6 +10,8 @@ export interface StoredBudget {
   period: BudgetConfig["period"];
   limit: number;
   mode: BudgetMode;
+  /** When it cannot cover a call: refuse (absent), or serve the call with a cheaper model. */
+  onExceeded?: BudgetConfig["onExceeded"];
   /** A paused budget refuses every call it covers (429 `budget_paused`) until resumed. */
   paused: boolean;
   /** Epoch ms. */

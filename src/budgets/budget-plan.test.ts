@@ -1,3 +1,4 @@
+import { keySubject } from "./budget-scope.ts";
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { BudgetConfig } from "../config/config-schema.ts";
@@ -30,12 +31,12 @@ const budgets: BudgetConfig[] = [
 test("charges every budget whose scope applies", () => {
   const plan = createBudgetPlan(budgets, "strict");
   const now = new Date("2026-03-04T10:00:00Z");
-  assert.deepEqual(plan.chargesFor("k1", "a", 0.25, now), [
+  assert.deepEqual(plan.chargesFor(keySubject("k1", "a"), 0.25, now), [
     { budgetId: "all", period: "total", limit: 100, mode: "strict", amount: 0.25 },
     { budgetId: "team-a", period: "2026-03", limit: 50, mode: "observe", amount: 0.25 },
     { budgetId: "key-1", period: "2026-03-04", limit: 5, mode: "strict", amount: 0.25 },
   ]);
-  assert.deepEqual(plan.chargesFor("k2", "b", 1, now), [
+  assert.deepEqual(plan.chargesFor(keySubject("k2", "b"), 1, now), [
     { budgetId: "all", period: "total", limit: 100, mode: "strict", amount: 1 },
     { budgetId: "team-b", period: "2026-03-04", limit: 7, mode: "strict", amount: 1 },
   ]);
@@ -43,7 +44,7 @@ test("charges every budget whose scope applies", () => {
 
 test("default mode applies to budgets without one", () => {
   const plan = createBudgetPlan(budgets, "observe");
-  const charges = plan.chargesFor("k9", "b", 1, new Date(0));
+  const charges = plan.chargesFor(keySubject("k9", "b"), 1, new Date(0));
   assert.deepEqual(charges.map((c) => [c.budgetId, c.mode, c.period]), [
     ["all", "observe", "total"],
     ["team-b", "observe", "1970-01-01"],
@@ -51,10 +52,10 @@ test("default mode applies to budgets without one", () => {
 });
 
 test("no budgets, no charges; periods roll over with the date", () => {
-  assert.deepEqual(createBudgetPlan([], "strict").chargesFor("k1", "a", 1, new Date()), []);
+  assert.deepEqual(createBudgetPlan([], "strict").chargesFor(keySubject("k1", "a"), 1, new Date()), []);
   const plan = createBudgetPlan(budgets, "strict");
-  const before = plan.chargesFor("k1", "x", 1, new Date("2026-03-31T23:59:59.999Z"));
-  const after = plan.chargesFor("k1", "x", 2, new Date("2026-04-01T00:00:00Z"));
+  const before = plan.chargesFor(keySubject("k1", "x"), 1, new Date("2026-03-31T23:59:59.999Z"));
+  const after = plan.chargesFor(keySubject("k1", "x"), 2, new Date("2026-04-01T00:00:00Z"));
   assert.deepEqual(before.map((c) => c.period), ["total", "2026-03-31"]);
   assert.deepEqual(after.map((c) => [c.period, c.amount]), [["total", 2], ["2026-04-01", 2]]);
   assert.notEqual(before, after);

@@ -1,5 +1,7 @@
 import type { BudgetChange, NewBudget, StoredBudget } from "./budget-definition.ts";
 import type { BudgetUsage } from "./budget-usage.ts";
+import type { LimitOverride } from "./budget-plan.ts";
+import type { TeamConfig } from "../config/attribution-schema.ts";
 
 /** The budgets' store port: the budgets created at run time, and the budget rows as stored. storage/ implements it. */
 
@@ -23,4 +25,24 @@ export interface BudgetDefinitionStore {
   updateBudget(id: string, change: BudgetChange): Promise<{ before: StoredBudget; after: StoredBudget }>;
   /** Deletes the definition (the budget stops applying); its usage rows stay. Returns it as it was. */
   deleteBudget(id: string): Promise<StoredBudget>;
+  /** The overrides in force now. */
+  listOverrides(): Promise<BudgetOverride[]>;
+  /** Sets a budget row's override (replacing one in force, which it returns). */
+  setOverride(override: BudgetOverride): Promise<BudgetOverride | null>;
+  /** Ends a budget row's override now; 404 `override_not_found` when none is in force. */
+  endOverride(budgetId: string): Promise<BudgetOverride>;
+  /** Teams created at run time. */
+  listTeams(): Promise<TeamConfig[]>;
+  /** 409 `team_exists` when the id is taken. */
+  createTeam(team: TeamConfig): Promise<TeamConfig>;
+  /** 404 `team_not_found`. */
+  deleteTeam(id: string): Promise<TeamConfig>;
+}
+
+/** A budget's limit for a bounded window, ending by itself at `until` (epoch ms). */
+export interface BudgetOverride extends LimitOverride {
+  /** Who set it. */
+  actor: string;
+  /** Epoch ms. */
+  createdAt: number;
 }

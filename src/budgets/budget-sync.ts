@@ -18,7 +18,7 @@ export interface BudgetSync {
  * and retried at the next tick; the catalog keeps what it had.
  */
 export async function startBudgetSync(
-  store: Pick<BudgetDefinitionStore, "listBudgets" | "budgetsVersion">,
+  store: Pick<BudgetDefinitionStore, "listBudgets" | "budgetsVersion" | "listOverrides" | "listTeams">,
   catalog: Pick<BudgetCatalog, "replace">,
   pollMs: number,
   onError: (error: unknown) => void,
@@ -31,7 +31,8 @@ export async function startBudgetSync(
   const load = async (): Promise<void> => {
     // The version first: budgets read after it are at least as new, so a change between the two reads is read again next time.
     const seen = await store.budgetsVersion();
-    catalog.replace(await store.listBudgets());
+    const [budgets, overrides, teams] = await Promise.all([store.listBudgets(), store.listOverrides(), store.listTeams()]);
+    catalog.replace(budgets, { overrides, teams });
     version = seen;
   };
   const refresh = (): Promise<void> => {

@@ -1,3 +1,4 @@
+import { keySubject } from "./budget-scope.ts";
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { BudgetCharge } from "./budget-charge.ts";
@@ -35,16 +36,16 @@ test("a paused budget refuses, naming itself; charges without terms or not store
 test("the catalog charges config and stored budgets, swaps stored ones at once, and lets config ids win", () => {
   const catalog = createBudgetCatalog([{ id: "cfg", scope: "total", period: "total", limit: 5 }], "strict");
   const now = new Date("2026-12-03T10:00:00Z");
-  assert.deepEqual(catalog.plan().chargesFor("k1", "p1", 1, now).map((c) => c.budgetId), ["cfg"]);
+  assert.deepEqual(catalog.plan().chargesFor(keySubject("k1", "p1"), 1, now).map((c) => c.budgetId), ["cfg"]);
   const team: StoredBudget = { id: "team", scope: { project: "p1" }, period: "day", limit: 3, mode: "observe", paused: false, createdAt: 0, updatedAt: 0 };
   catalog.replace([team, { ...team, id: "cfg", limit: 0 }]);
-  assert.deepEqual(catalog.plan().chargesFor("k1", "p1", 1, now), [
+  assert.deepEqual(catalog.plan().chargesFor(keySubject("k1", "p1"), 1, now), [
     { budgetId: "cfg", period: "total", limit: 5, mode: "strict", amount: 1 },
     { budgetId: "team", period: "2026-12-03", limit: 3, mode: "observe", amount: 1, stored: true },
   ]);
   assert.deepEqual(catalog.termsOf("team"), { limit: 3, mode: "observe", paused: false });
   assert.equal(catalog.termsOf("cfg"), undefined, "a stored budget with a config id is ignored");
   catalog.replace([]);
-  assert.deepEqual(catalog.plan().chargesFor("k1", "p1", 1, now).map((c) => c.budgetId), ["cfg"]);
+  assert.deepEqual(catalog.plan().chargesFor(keySubject("k1", "p1"), 1, now).map((c) => c.budgetId), ["cfg"]);
   assert.equal(catalog.termsOf("team"), undefined);
 });

@@ -28,9 +28,10 @@ export function decideUnderTerms(
     const terms = termsOf(charge.budgetId);
     if (terms === undefined) continue;
     if (terms.paused) return { admission: { admitted: false, budgetId: charge.budgetId, limit: terms.limit, remaining: 0, paused: true }, charges };
-    if (terms.limit === charge.limit && terms.mode === charge.mode) continue;
+    const limit = charge.overridden ? charge.limit : terms.limit;
+    if (limit === charge.limit && terms.mode === charge.mode) continue;
     current ??= [...charges];
-    current[i] = { ...charge, limit: terms.limit, mode: terms.mode };
+    current[i] = { ...charge, limit, mode: terms.mode };
   }
   const decided = current ?? charges;
   return { admission: decideCharges(decided, totalsOf), charges: decided };

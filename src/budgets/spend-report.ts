@@ -11,7 +11,7 @@ import { fromNanos, sumAmounts, toNanos } from "../shared/money.ts";
  */
 
 /** What a report groups by. */
-export const REPORT_BY = ["key", "project", "model", "budget"] as const;
+export const REPORT_BY = ["key", "project", "model", "budget", "end-user", "team", "tag"] as const;
 export type ReportBy = (typeof REPORT_BY)[number];
 
 /** The periods a report sums over (calendar, UTC); `--by budget` uses each budget's own. */
@@ -57,6 +57,12 @@ export interface JournalSpend extends SpendTotals {
   keyId: string | null;
   project: string | null;
   model: string | null;
+  /** With a report by team: the team the entries were charged as. */
+  team?: string | null;
+  /** With a report by end user: the end user (within `project`). */
+  endUser?: string | null;
+  /** With a report by tag: the entries' tags, as the journal holds them (JSON of [name, value] pairs). */
+  tags?: string | null;
   /** Whether these entries were charged against budgets (they hold a reservation). */
   charged: boolean;
 }
@@ -122,11 +128,12 @@ export function spendReport(
   const groups = new Map<string, { period: string; group: string | null; parts: JournalSpend[] }>();
   for (const part of spend) {
     const period = periodOf(request.period, new Date(part.day * DAY_MS));
-    const group = by === "key" ? part.keyId : by === "project" ? part.project : part.model;
-    const id = `${period}\u0000${group ?? ""}\u0000${group === null ? 0 : 1}`;
-    let entry = groups.get(id);
-    if (entry === undefined) groups.set(id, (entry = { period, group, parts: [] }));
-    entry.parts.push(part);
+    for (const group of groupsOf(by, part)) {
+      const id = `${period}\u0000${group ?? ""}\u0000${group === null ? 0 : 1}`;
+      let entry = groups.get(id);
+      if (entry === undefined) groups.set(id, (entry = { period, group, parts: [] }));
+      entry.parts.push(part);
+    }
   }
   const rows = [...groups.values()]
     .map(({ period, group, parts }) => ({ period, group, ...sum(parts) }))
@@ -149,6 +156,8 @@ function budgetRows(
   const whole = request.since === undefined && request.until === undefined;
   const rows: BudgetReconciliationRow[] = [];
   for (const budget of budgets) {
+    // Tag and per-end-user budgets are not sums of keys or projects: `renio budget check` holds their rows against the journal's charges.
+    if (typeof budget.scope === "object" && ("tag" in budget.scope || "endUser" in budget.scope)) continue;
     const periods = new Map<string, JournalSpend[]>();
     for (const part of spend) {
       if (!part.charged || !inScope(budget.scope, part)) continue;
@@ -176,9 +185,37 @@ function budgetRows(
   return rows.sort((a, b) => compare(a.budgetId, b.budgetId) || compare(a.period, b.period));
 }
 
+/**
+ * The groups a part of the journal's sums falls in: its key, project, model or team; its end
+ * user as `project/end-user` (an end user belongs to its key's project); each of its tags as
+ * `name=value` (a call with two tags counts in both groups, so tag groups may add up to more
+ * than the total).
+ */
+function groupsOf(by: Exclude<ReportBy, "budget">, part: JournalSpend): Array<string | null> {
+  switch (by) {
+    case "key":
+      return [part.keyId];
+    case "project":
+      return [part.project];
+    case "model":
+      return [part.model];
+    case "team":
+      return [part.team ?? null];
+    case "end-user":
+      return [part.endUser == null ? null : `${part.project ?? ""}/${part.endUser}`];
+    case "tag": {
+      const tags = part.tags == null ? [] : (JSON.parse(part.tags) as Array<[string, string]>);
+      return tags.length === 0 ? [null] : tags.map(([name, value]) => `${name}=${value}`);
+    }
+  }
+}
+
 function inScope(scope: BudgetConfig["scope"], part: JournalSpend): boolean {
   if (scope === "total") return true;
-  return "project" in scope ? part.project === scope.project : part.keyId === scope.key;
+  if ("project" in scope) return part.project === scope.project;
+  if ("key" in scope) return part.keyId === scope.key;
+  if ("team" in scope) return part.team === scope.team;
+  return false;
 }
 
 function sum(parts: readonly SpendTotals[]): SpendTotals {

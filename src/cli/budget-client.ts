@@ -2,7 +2,9 @@ import { userInfo } from "node:os";
 import { auditBudgetChange } from "../budgets/budget-audit.ts";
 import type { StoredBudget } from "../budgets/budget-definition.ts";
 import type { BudgetConfig } from "../config/config-schema.ts";
-import { parseBudgetChange, parseNewBudget } from "../http/admin/admin-budgets.ts";
+import { overrideBody, parseBudgetChange, parseNewBudget } from "../http/admin/admin-budgets.ts";
+import { createOverrideAdmin } from "../budgets/budget-override-admin.ts";
+import type { BudgetOverride } from "../budgets/budget-store.ts";
 import { createBudgetAdmin, type BudgetListing } from "../budgets/budget-admin.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { Store } from "../storage/store.ts";
@@ -18,6 +20,10 @@ export interface BudgetClient {
   remove(id: string): Promise<StoredBudget>;
   /** The books' invariant, checked now (budgets/books-check.ts). */
   checkBooks(): Promise<BooksReport>;
+  /** Sets an override from an admin API body (`limit`, `until`, `endUser`). */
+  override(id: string, body: { limit: number; until: number; endUser?: string }): Promise<BudgetOverride>;
+  /** Ends an override now. */
+  endOverride(id: string, endUser: string | undefined): Promise<BudgetOverride>;
 }
 
 /** The admin API (or the store, with the same rules) refused: its status, code and message. */
@@ -71,6 +77,8 @@ export function httpBudgetClient(url: string, token: string): BudgetClient {
       const { object: _object, ...report } = await request<BooksReport & { object: string }>("GET", "/books");
       return report;
     },
+    override: (id, body) => request<BudgetOverride>("POST", `${path(id)}/override`, body),
+    endOverride: (id, endUser) => request<BudgetOverride>("DELETE", `${path(id)}/override${endUser === undefined ? "" : `?endUser=${encodeURIComponent(endUser)}`}`),
   };
 }
 
@@ -78,6 +86,11 @@ export function httpBudgetClient(url: string, token: string): BudgetClient {
 export function storeBudgetClient(store: Store, configBudgets: readonly BudgetConfig[], defaultMode: NonNullable<BudgetConfig["mode"]>): BudgetClient {
   const actor = `local:${userInfo().username}`;
   const admin = createBudgetAdmin({ store, configBudgets: () => configBudgets, defaultMode: () => defaultMode, onBudgetChange: auditBudgetChange(store) });
+  const overrides = createOverrideAdmin({
+    store,
+    configBudgets: () => configBudgets,
+    audit: async (action, target, before, after, who) => void (await store.recordAudit({ actor: who, action, target, before, after })),
+  });
   const asRequestError = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
@@ -92,5 +105,15 @@ export function storeBudgetClient(store: Store, configBudgets: readonly BudgetCo
     update: (id, body) => asRequestError(() => admin.update(id, parseBudgetChange(body), actor)),
     remove: (id) => asRequestError(() => admin.remove(id, actor)),
     checkBooks: async () => booksReport(await store.checkBooks()),
+    override: (id, body) => asRequestError(() => overrides.set({ budgetId: id, ...parseOverrideBody(body) }, actor)),
+    endOverride: (id, endUser) => asRequestError(() => overrides.end(id, endUser, actor)),
   };
+}
+
+/** An override body checked as the admin API checks it. */
+function parseOverrideBody(body: unknown): { limit: number; until: number; endUser?: string } {
+  const parsed = overrideBody.safeParse(body);
+  if (!parsed.success) throw new RelayError(400, "invalid_request", `Invalid override: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+  const { limit, until, endUser } = parsed.data;
+  return endUser === undefined ? { limit, until } : { limit, until, endUser };
 }

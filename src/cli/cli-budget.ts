@@ -71,7 +71,9 @@ export function storeBudgetReader(store: BudgetCommandStore, settings: BudgetSet
   return {
     status: async () => budgetStatus(store, await inForce(), settings.defaultMode, new Date()),
     report: async (request) => {
-      const spend = await store.journalSpend({ since: request.since, until: request.until });
+      const by = request.by;
+      // By budget: grouped by team too, for team budgets.
+      const spend = await store.journalSpend({ since: request.since, until: request.until, ...(by === "end-user" || by === "team" || by === "tag" ? { by } : by === "budget" ? { by: "team" as const } : {}) });
       if (request.by !== "budget") return spendReport(request, spend, [], [], settings.currency);
       return spendReport(request, spend, await inForce(), await store.budgetUsage(), settings.currency);
     },

@@ -1,3 +1,4 @@
+import { scopeLabel } from "../budgets/budget-scope.ts";
 import type { StoredBudget } from "../budgets/budget-definition.ts";
 import type { BudgetConfig } from "../config/config-schema.ts";
 import type { BudgetListing } from "../budgets/budget-admin.ts";
@@ -12,7 +13,7 @@ import type { BooksReport } from "../budgets/books-check.ts";
  * The `renio budget(s)` subcommands that work through a running relay or on the store (manage
  * budgets; check the books); the others (status, reconcile, report) read the store: cli-budget.ts.
  */
-export const BUDGET_ADMIN_SUBCOMMANDS = ["list", "set", "delete", "pause", "resume", "check"] as const;
+export const BUDGET_ADMIN_SUBCOMMANDS = ["list", "set", "delete", "pause", "resume", "check", "override"] as const;
 
 
 /** A validated `renio budgets …` command line. */
@@ -20,7 +21,8 @@ export type BudgetAdminCommand =
   | { readonly sub: "list"; readonly target: TargetFlags; readonly json: boolean }
   | { readonly sub: "check"; readonly target: TargetFlags; readonly json: boolean }
   | { readonly sub: "set"; readonly target: TargetFlags; readonly json: boolean; readonly id: string; readonly fields: SetFields }
-  | { readonly sub: "delete" | "pause" | "resume"; readonly target: TargetFlags; readonly json: boolean; readonly id: string };
+  | { readonly sub: "delete" | "pause" | "resume"; readonly target: TargetFlags; readonly json: boolean; readonly id: string }
+  | { readonly sub: "override"; readonly target: TargetFlags; readonly json: boolean; readonly id: string; readonly endUser?: string; readonly set?: { limit: number; until: number } };
 
 /** What `set` was given (absent: unchanged, or the default when created). */
 export interface SetFields {
@@ -33,26 +35,35 @@ export interface SetFields {
 const TARGET = { ...TARGET_OPTIONS, json: { type: "boolean" } } as const;
 const SET = {
   ...TARGET,
-  scope: { type: "string", valueName: "total, project:NAME or key:ID" },
+  scope: { type: "string", valueName: "total, project:NAME, key:ID, team:ID, tag:NAME=VALUE or end-user:PROJECT" },
   period: { type: "string", oneOf: ["day", "month", "total"] },
   limit: { type: "string", valueName: "an amount" },
   mode: { type: "string", oneOf: ["strict", "observe"] },
 } as const;
 
+const OVERRIDE = {
+  ...TARGET,
+  limit: { type: "string", valueName: "an amount" },
+  until: { type: "string", valueName: "an ISO 8601 time, or +30m, +2h, +1d" },
+  "end-user": { type: "string", valueName: "the end user (a per-end-user budget)" },
+  end: { type: "boolean" },
+} as const;
+
 /** True when the subcommand of `args` is one of {@link BUDGET_ADMIN_SUBCOMMANDS}. */
 export function isBudgetAdminLine(args: readonly string[]): boolean {
-  return (BUDGET_ADMIN_SUBCOMMANDS as readonly string[]).includes(subcommandOf(args, { ...SET, "cost-at": { type: "string" } }) ?? "");
+  return (BUDGET_ADMIN_SUBCOMMANDS as readonly string[]).includes(subcommandOf(args, { ...SET, ...OVERRIDE, "cost-at": { type: "string" } }) ?? "");
 }
 
 /** Validates `renio budgets list|set|delete|pause|resume …`; throws {@link UsageError}. Touches no store or network. */
 export function parseBudgetAdminArgs(args: readonly string[]): BudgetAdminCommand {
-  const line = parseSubcommand(args, { list: TARGET, set: SET, delete: TARGET, pause: TARGET, resume: TARGET, check: TARGET }, { set: 1, delete: 1, pause: 1, resume: 1 });
+  const line = parseSubcommand(args, { list: TARGET, set: SET, delete: TARGET, pause: TARGET, resume: TARGET, check: TARGET, override: OVERRIDE }, { set: 1, delete: 1, pause: 1, resume: 1, override: 1 });
   const { json } = line.values;
   const target = targetFlags(line.values);
   if (line.sub === "list") return { sub: "list", target, json };
   if (line.sub === "check") return { sub: "check", target, json };
   const id = line.positionals[0];
   if (id === undefined) throw new UsageError(`${line.sub} needs a budget ID`);
+  if (line.sub === "override") return parseOverride(line.values, target, json, id);
   if (line.sub !== "set") return { sub: line.sub, target, json, id };
   const { scope, period, limit, mode } = line.values;
   const fields: { -readonly [K in keyof SetFields]: SetFields[K] } = {};
@@ -83,6 +94,12 @@ export async function executeBudgetAdminCommand(command: BudgetAdminCommand, cli
     if (command.json) out(JSON.stringify(report, null, 2));
     else printBooks(report, out);
     return report.ok ? 0 : 1;
+  }
+  if (command.sub === "override") {
+    const override = command.set === undefined ? await client.endOverride(command.id, command.endUser) : await client.override(command.id, { ...command.set, ...(command.endUser === undefined ? {} : { endUser: command.endUser }) });
+    if (command.json) out(JSON.stringify(command.set === undefined ? { ...override, ended: true } : override, null, 2));
+    else out(`${command.set === undefined ? "ended the override of" : "overrode"} budget ${override.budgetId}: limit ${round(override.limit)} until ${new Date(override.until).toISOString()}`);
+    return 0;
   }
   let budget: StoredBudget;
   if (command.sub === "set") budget = await setBudget(client, command.id, command.fields);
@@ -127,9 +144,36 @@ function periodMatches(period: string, kind: NonNullable<SetFields["period"]>): 
 
 function parseScope(text: string): BudgetConfig["scope"] {
   if (text === "total") return "total";
-  const match = /^(project|key):(.+)$/.exec(text);
-  if (!match) throw new UsageError(`--scope must be total, project:NAME or key:ID, got "${text}"`);
-  return match[1] === "project" ? { project: match[2]! } : { key: match[2]! };
+  const match = /^(project|key|team|tag|end-user):(.+)$/.exec(text);
+  const tag = match?.[1] === "tag" ? /^([^=]+)=(.+)$/.exec(match[2]!) : undefined;
+  if (!match || tag === null) throw new UsageError(`--scope must be total, project:NAME, key:ID, team:ID, tag:NAME=VALUE or end-user:PROJECT, got "${text}"`);
+  const value = match[2]!;
+  if (match[1] === "project") return { project: value };
+  if (match[1] === "key") return { key: value };
+  if (match[1] === "team") return { team: value };
+  if (tag !== undefined) return { tag: { name: tag[1]!, value: tag[2]! } };
+  return { endUser: { project: value } };
+}
+
+/** `override ID --limit X --until T [--end-user U]`, or `override ID --end [--end-user U]`. */
+function parseOverride(values: { limit?: string; until?: string; "end-user"?: string; end?: boolean }, target: TargetFlags, json: boolean, id: string): BudgetAdminCommand {
+  const endUser = values["end-user"];
+  const base = { sub: "override" as const, target, json, id, ...(endUser === undefined ? {} : { endUser }) };
+  if (values.end === true) {
+    if (values.limit !== undefined || values.until !== undefined) throw new UsageError("override --end takes no --limit or --until");
+    return base;
+  }
+  if (values.limit === undefined || values.until === undefined) throw new UsageError("override needs --limit and --until (or --end to end one now)");
+  return { ...base, set: { limit: parseAmount(values.limit), until: parseUntil(values.until, Date.now()) } };
+}
+
+/** An ISO 8601 time, or `+N` minutes (m), hours (h) or days (d) from `now`; epoch ms. */
+export function parseUntil(text: string, now: number): number {
+  const relative = /^\+(\d+)([mhd])$/.exec(text);
+  if (relative) return now + Number(relative[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000 }[relative[2] as "m" | "h" | "d"];
+  const at = /^\d{4}-\d{2}-\d{2}T/.test(text) ? Date.parse(text) : Number.NaN;
+  if (!Number.isFinite(at)) throw new UsageError(`--until must be an ISO 8601 time (2026-12-24T18:00:00Z) or +30m, +2h, +1d, got "${text}"`);
+  return at;
 }
 
 function parseAmount(text: string): number {
@@ -141,8 +185,7 @@ function parseAmount(text: string): number {
 /** `total`, `project:P` or `key:K` (`-` for a budget no longer defined). */
 export function scopeText(scope: BudgetConfig["scope"] | null): string {
   if (scope === null) return "-";
-  if (scope === "total") return "total";
-  return "project" in scope ? `project:${scope.project}` : `key:${scope.key}`;
+  return scopeLabel(scope);
 }
 
 function describe(b: StoredBudget): string {

@@ -57,10 +57,12 @@ const BUDGET: CommandHelp = {
   synopsis: [
     "budget status [TARGET] [--json]",
     "budget reconcile [TARGET] [--cost-at reserved|zero] [--json]",
-    "budget report [TARGET] [--by key|project|model|budget] [--period day|month]\n[--since ISO|2h|7d] [--until ISO|2h] [--json]",
+    "budget report [TARGET] [--by key|project|model|budget|end-user|team|tag] [--period day|month]\n[--since ISO|2h|7d] [--until ISO|2h] [--json]",
     "budget list [TARGET] [--json]",
-    "budget set ID [--scope total|project:NAME|key:ID] [--period day|month|total] [--limit N]\n[--mode strict|observe] [TARGET] [--json]",
+    "budget set ID [--scope total|project:NAME|key:ID|team:ID|tag:NAME=VALUE|end-user:PROJECT] [--period day|month|total] [--limit N]\n[--mode strict|observe] [TARGET] [--json]",
     "budget delete|pause|resume ID [TARGET] [--json]",
+    "budget override ID --limit N --until ISO|+2h [--end-user U] [TARGET] [--json]",
+    "budget override ID --end [--end-user U] [TARGET] [--json]",
     "budget check [TARGET] [--json]",
   ],
   summary:

@@ -10,14 +10,15 @@ import { openAiFields } from "./openai-schema.ts";
 import { priceSchema } from "./price-schema.ts";
 import { rateLimitSchema } from "./rate-limit-schema.ts";
 import { adminOidcSchema } from "./admin-oidc-schema.ts";
-import { amount, durationMs, positiveInt } from "./schema-numbers.ts";
+import { durationMs, positiveInt } from "./schema-numbers.ts";
 import { tracingSchema } from "./tracing-schema.ts";
 import { checkGeminiRegion, vertexSchema } from "./vertex-schema.ts";
 import { routedModelSchema, routingSchema, targetRoutingFields } from "./routing-schema.ts";
 import { idText, nameText } from "./schema-text.ts";
+import { attributionFields, teamSchema } from "./attribution-schema.ts";
+import { budgetSchema } from "./budget-schema.ts";
 
-/** Largest budget limit: its billionths must stay an exact integer in a double. */
-const MAX_LIMIT = 9_000_000;
+export { budgetSchema, budgetScope } from "./budget-schema.ts";
 
 const timeouts = {
   /** Time allowed to connect to the upstream (ms). */
@@ -83,6 +84,7 @@ const keySchema = z.strictObject({
   models: z.array(nameText()).default(["*"]).describe("public model names the key may call; also bounds the fallbacks that may serve it"),
   /** Provider regions this key's data may go to; absent allows all. */
   regions: z.array(nameText()).optional().describe("provider regions the key's calls may go to"),
+  ...attributionFields,
 });
 
 /** What an admin token may do: `read` every admin GET (every role implies it), `keys` / `budgets` change those, `admin` everything. */
@@ -96,32 +98,6 @@ const adminTokenSchema = z.strictObject({
   /** The token itself (usually `${ENV_VAR}`, at least 16 characters), or `sha256:<64 hex>` of it. */
   secret: z.string().min(16, "must be at least 16 characters (or sha256:<hex>)").describe("`${ENV}` (≥ 16 characters) or `sha256:<hex>` of it; only the hash is kept"),
   roles: z.array(z.enum(ADMIN_ROLES)).min(1).describe("any of `read`, `keys`, `budgets`, `admin`"),
-});
-
-/** Which calls a budget covers. */
-export const budgetScope = z.union([
-  z.literal("total"),
-  z.strictObject({ project: nameText().describe("the project whose keys' calls count") }),
-  z.strictObject({ key: nameText().describe("the key whose calls count") }),
-]);
-
-/** One budget: in the config's `budgets`, and the body that creates one at run time (admin API). */
-export const budgetSchema = z.strictObject({
-  id: idText(/^[A-Za-z0-9_.:-]+$/, "use letters, digits, _ . : -").describe("the budget's name"),
-  scope: budgetScope.describe("`\"total\"` (every call), `{\"project\": P}` or `{\"key\": ID}`"),
-  period: z.enum(["total", "month", "day"]).default("month").describe("`total` (never resets), `month` or `day`; calendar periods in UTC"),
-  /** Amounts are kept exact to a billionth in 64-bit integers, which bounds a limit. */
-  limit: amount.max(MAX_LIMIT, `must be at most ${MAX_LIMIT.toLocaleString("en-US")} (amounts are kept exact to a billionth)`).describe("the ceiling, in `budget.currency` (at most 9,000,000: amounts are exact to a billionth)"),
-  mode: z.enum(["strict", "observe"]).optional().describe("`strict` or `observe`"),
-  /** Webhook alerts when the amount spent (settled) in a period reaches a share of the limit (docs/observability.md). */
-  alerts: z
-    .strictObject({
-      /** Percent of the limit, each fired once per period (default 50, 80, 100). */
-      thresholds: z.array(z.number().gt(0).max(1000)).min(1).default([50, 80, 100]).describe("percentages of the limit"),
-      /** The id of an `alerts.webhooks` entry. */
-      webhook: nameText().describe("the id of an `alerts.webhooks[]` entry"),
-    })
-    .optional().describe("webhook alerts when spend reaches a share of the limit (Alerts)"),
 });
 
 /** Where alerts are delivered: a URL whose requests are signed with the secret (HMAC-SHA256). */
@@ -264,6 +240,8 @@ export const configSchema = z.strictObject({
   routing: routingSchema.describe("defaults of every model"),
   keys: z.array(keySchema).default([]).describe("Renio keys of the config (more can be issued at run time: keys.md)"),
   budgets: z.array(budgetSchema).default([]).describe("budgets of the config (more can be created at run time)"),
+  /** Named groups of projects: budgets and reports by team (docs/budgets.md). */
+  teams: z.array(teamSchema).default([]).describe("named groups of projects (more can be created at run time: `POST /admin/teams`)"),
   rateLimits: z.array(rateLimitSchema).default([]).describe("rate limits, in memory, per relay (rate-limits.md)"),
   /** Webhook targets of budget alerts and crash notices, and how they are delivered (docs/observability.md). */
   alerts: z

@@ -1,4 +1,5 @@
 import { didYouMean } from "../shared/did-you-mean.ts";
+import { checkAttribution } from "./attribution-semantics.ts";
 import type { Config } from "./config-schema.ts";
 import type { ConfigProblem } from "./config-error.ts";
 import { checkProviders } from "./provider-semantics.ts";
@@ -91,6 +92,7 @@ export function checkSemantics(config: Config): ConfigProblem[] {
       problems.push({ path: ["budgets", index, "scope", "project"], message: `no key belongs to project "${budget.scope.project}"${didYouMean(budget.scope.project, [...projects])}` });
     }
   });
+  problems.push(...checkAttribution(config));
   problems.push(...checkProviders(config.providers));
   problems.push(...checkAdmin(config.server));
   problems.push(...checkAlerts(config));

@@ -18,6 +18,14 @@ export type Durability = "fsync" | "process";
 export interface AdmitItem {
   start: JournalStart;
   charges: readonly BudgetCharge[];
+  /** The call on a cheaper model, admitted instead when a budget that names it refuses the first (budget-downgrade.ts). */
+  cheaper?: AdmitAlternative;
+}
+
+/** A call's cheaper alternative: its entry as it would start, and its charges. */
+export interface AdmitAlternative {
+  start: JournalStart;
+  charges: readonly BudgetCharge[];
 }
 
 /**
@@ -56,6 +64,8 @@ export interface JournalQuery {
 export interface SpendRange {
   since?: number;
   until?: number;
+  /** Also group by who the calls were for (the report by end user, team or tag). */
+  by?: "end-user" | "team" | "tag";
 }
 
 /** One page of journal entries. */
@@ -166,6 +176,37 @@ export interface JournalReader extends BudgetUsageReader {
   usageByGroup(range: UsageRange, by?: UsageGroupBy, latency?: boolean): Promise<UsageGroup[]>;
   /** Entries received in the range totalled per time bucket (buckets without entries are left out). */
   usageSeries(query: UsageSeriesQuery): Promise<UsageBucket[]>;
+  /** The heaviest end users of a range (entries with an end user), dearest first. */
+  endUserSpend(query: EndUserQuery): Promise<EndUserSpend[]>;
+  /** Calls and cost per UTC day (days since the epoch) and project (from the hourly rollup), or per day and tag set (the entries' `tags` JSON). */
+  spendByDay(range: Required<Pick<SpendRange, "since" | "until">>, by: "project" | "tags"): Promise<DaySpend[]>;
+  /** A per-end-user budget's rows in one period (its end users), most used first. */
+  endUserBudgetRows(templateId: string, period: string, limit: number): Promise<BudgetUsage[]>;
+}
+
+/** Which end users {@link JournalReader.endUserSpend} sums: received in [since, until). */
+export interface EndUserQuery {
+  since: number;
+  until: number;
+  project?: string;
+  limit: number;
+}
+
+/** One day's calls and cost of one group. */
+export interface DaySpend {
+  /** Days since the epoch (UTC). */
+  day: number;
+  group: string | null;
+  calls: number;
+  cost: number;
+}
+
+/** One end user's calls and cost in a range. */
+export interface EndUserSpend {
+  project: string | null;
+  endUser: string;
+  calls: number;
+  cost: number;
 }
 
 /** Work outside the request path: startup recovery, `renio budget reconcile`, retention. */

@@ -4,6 +4,7 @@ import type { BudgetConfig } from "../config/config-schema.ts";
 import type { Histogram } from "../shared/histogram.ts";
 import type { JournalCompletion, JournalRefusal, JournalStart } from "../shared/journal-records.ts";
 import type { QuarantineCounts } from "./record-isolation.ts";
+import type { AdmitAlternative } from "./journal-store.ts";
 
 /**
  * The relay's view of storage: the write-ahead journal and the budget ledger.
@@ -15,9 +16,11 @@ export interface Ledger {
   /**
    * Durably records `start` and atomically reserves every charge, in one commit shared with
    * concurrent calls. If any strict charge does not fit, nothing is reserved and the entry is
-   * recorded as refused. Rejects with StoreUnavailableError when the commit fails.
+   * recorded as refused. With `cheaper`, a refusal by a budget that names a cheaper model
+   * gives way to that alternative, decided in the same commit (admitted: `downgraded`, and the
+   * entry is the alternative's start). Rejects with StoreUnavailableError when the commit fails.
    */
-  admit(start: JournalStart, charges: readonly BudgetCharge[]): Promise<Admission>;
+  admit(start: JournalStart, charges: readonly BudgetCharge[], cheaper?: AdmitAlternative): Promise<Admission>;
   /** Completes an admitted entry and settles its charges to `actualCost` (batched; never throws). */
   complete(id: string, completion: JournalCompletion, charges: readonly BudgetCharge[], actualCost: number): void;
   /** Records a call refused before admission (bad key, bad input). Batched; never throws. */

@@ -5,7 +5,8 @@ import { createBudgetBook } from "../budgets/budget-book.ts";
 import type { JournalLog } from "./admission-log/journal-log.ts";
 import type { BudgetUsage } from "../budgets/budget-usage.ts";
 import type { BudgetTerms } from "../budgets/budget-definition.ts";
-import type { LogApplyStore, StoreLifecycle, QuarantinedRecord, QuarantineStore } from "./journal-store.ts";
+import { downgradeApplies } from "../budgets/budget-downgrade.ts";
+import type { AdmitAlternative, LogApplyStore, StoreLifecycle, QuarantinedRecord, QuarantineStore } from "./journal-store.ts";
 import { encodeLogRecord, type DecidedAdmission, type LogRecord } from "./admission-log/admission-log-record.ts";
 import { createGroupCommit } from "./group-commit.ts";
 import { createLogApplier } from "./log-applier.ts";
@@ -216,13 +217,18 @@ export function createLogLedger(store: LogApplyStore & QuarantineStore & StoreLi
   };
 
   return {
-    async admit(start: JournalStart, charges: readonly BudgetCharge[]): Promise<Admission> {
+    async admit(start: JournalStart, charges: readonly BudgetCharge[], cheaper?: AdmitAlternative): Promise<Admission> {
       // Backpressure: while the database is far behind, calls wait for it (a failing one refuses them).
       while (applier.full && !applier.failing && !closing) await applier.untilRoom();
       if (closing) throw new StoreUnavailableError("Renio is shutting down; the request was not sent");
       if (applier.failing || storeDown) throw new StoreUnavailableError();
-      const { admission, charges: decided } = book.admit(charges);
-      const record: { admit: DecidedAdmission } = { admit: { start, charges: decided, admitted: admission.admitted, decidedAt: now(), instanceId: options.instanceId } };
+      let { admission, charges: decided } = book.admit(charges);
+      let entry = start;
+      if (cheaper !== undefined && downgradeApplies(admission, charges)) {
+        const second = book.admit(cheaper.charges);
+        if (second.admission.admitted) [admission, decided, entry] = [{ ...second.admission, downgraded: true }, second.charges, cheaper.start];
+      }
+      const record: { admit: DecidedAdmission } = { admit: { start: entry, charges: decided, admitted: admission.admitted, decidedAt: now(), instanceId: options.instanceId } };
       if (!admission.admitted && admission.paused) record.admit.paused = true;
       const line = encodeLogRecord(record);
       // A lone call (nothing else open or being written) is written at once, without waiting for the turn to end.

@@ -1,7 +1,7 @@
 import type { Admission, BudgetCharge } from "../budgets/budget-charge.ts";
 import type { JournalCompletion, JournalRefusal, JournalStart } from "../shared/journal-records.ts";
 import type { Ledger } from "./ledger.ts";
-import type { AdmitItem, BatchAdmissionStore, Durability, FinishItem, JournalReader, StoreLifecycle, StoreMaintenance, QuarantinedRecord, QuarantineStore } from "./journal-store.ts";
+import type { AdmitAlternative, AdmitItem, BatchAdmissionStore, Durability, FinishItem, JournalReader, StoreLifecycle, StoreMaintenance, QuarantinedRecord, QuarantineStore } from "./journal-store.ts";
 import { StoreUnavailableError } from "../shared/relay-error.ts";
 import { CommitUnknownError } from "../shared/store-write-errors.ts";
 import { encodeLogRecord } from "./admission-log/admission-log-record.ts";
@@ -175,9 +175,10 @@ export function createSqlLedger<S extends SqlLedgerStore>(store: S, options: Sql
 
   return {
     store,
-    admit: (start: JournalStart, charges: readonly BudgetCharge[]): Promise<Admission> => {
+    admit: (start: JournalStart, charges: readonly BudgetCharge[], cheaper?: AdmitAlternative): Promise<Admission> => {
       if (closing) return Promise.reject(new StoreUnavailableError("Renio is shutting down; the request was not sent"));
-      return new Promise<Admission>((resolve, reject) => admits.add({ item: { start, charges }, resolve, reject }));
+      const item: AdmitItem = cheaper === undefined ? { start, charges } : { start, charges, cheaper };
+      return new Promise<Admission>((resolve, reject) => admits.add({ item, resolve, reject }));
     },
     complete: (id: string, completion: JournalCompletion, charges: readonly BudgetCharge[], actualCost: number): void => {
       finishes.add({ kind: "complete", id, completion, charges, actualCost, finishedAt: now() });

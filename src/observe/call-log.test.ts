@@ -96,4 +96,15 @@ describe("call log", () => {
     const [debug] = linesOf({ format: "json", level: "debug" }, (log) => log.log("error", "journal write failed", error));
     assert.match((JSON.parse(debug!) as { stack: string }).stack, /disk full/);
   });
+
+  test("a call's end user, team, tags and downgrade are in both formats; a call without them gets no such field", () => {
+    const who: JournalStart = { ...start, endUser: "ann smith", team: "growth", tags: [["feature", "search"]], downgradedFrom: "big-model" };
+    const [json] = linesOf({ format: "json", level: "info" }, (log) => log.ended(who, end(200)));
+    const parsed = JSON.parse(json!) as Record<string, unknown>;
+    assert.deepEqual([parsed["endUser"], parsed["team"], parsed["tags"], parsed["downgradedFrom"]], ["ann smith", "growth", ["feature=search"], "big-model"]);
+    const [text] = linesOf({ format: "text", level: "info" }, (log) => log.ended(who, end(200)));
+    assert.match(text!, / end_user="ann smith" team=growth tags="feature=search" downgraded_from=big-model /);
+    const [plain] = linesOf({ format: "json", level: "info" }, (log) => log.ended(start, end(200)));
+    assert.equal("endUser" in (JSON.parse(plain!) as Record<string, unknown>), false);
+  });
 });

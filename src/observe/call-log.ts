@@ -88,7 +88,8 @@ function callJson(level: LogLevel, start: Readonly<JournalStart>, end: Readonly<
     `,"provider":${str(start.provider)},"upstreamModel":${str(start.upstreamModel)},"stream":${start.stream}` +
     `,"status":${end.status},"outcome":"${end.outcome}","errorCode":${str(end.errorCode)}` +
     `,"inputTokens":${usage === null ? "null" : usage.inputTokens},"cachedInputTokens":${usage === null ? "null" : usage.cachedInputTokens},"outputTokens":${usage === null ? "null" : usage.outputTokens}` +
-    `,"cost":${end.cost === null ? "null" : formatAmount(end.cost)},"ms":${num(end.totalMs)},"ttfbMs":${num(end.ttfbMs)},"upstreamMs":${num(end.upstreamMs)}}\n`
+    `,"cost":${end.cost === null ? "null" : formatAmount(end.cost)},"ms":${num(end.totalMs)},"ttfbMs":${num(end.ttfbMs)},"upstreamMs":${num(end.upstreamMs)}` +
+    `${whoJson(start)}}\n`
   );
 }
 
@@ -117,6 +118,26 @@ function callText(level: LogLevel, start: Readonly<JournalStart>, end: Readonly<
     `${new Date().toISOString()} ${level} call ${end.status} ${end.outcome}${end.errorCode === null ? "" : ` error=${fmt(end.errorCode)}`}` +
     ` route=${fmt(start.route)} model=${fmt(start.model)} provider=${fmt(start.provider)} project=${fmt(start.project)} key=${fmt(start.keyId)}` +
     `${tokens}${end.cost === null ? "" : ` cost=${formatAmount(end.cost)}`} ms=${num(end.totalMs)}${end.ttfbMs === null ? "" : ` ttfb=${num(end.ttfbMs)}`}` +
-    `${end.upstreamMs === null ? "" : ` upstream=${num(end.upstreamMs)}`} request=${fmt(start.requestId ?? start.id)}\n`
+    `${end.upstreamMs === null ? "" : ` upstream=${num(end.upstreamMs)}`}${whoText(start)} request=${fmt(start.requestId ?? start.id)}\n`
   );
+}
+
+/** Who the call was for, as JSON members (only those it has). */
+function whoJson(start: Readonly<JournalStart>): string {
+  let text = "";
+  if (start.endUser) text += `,"endUser":${str(start.endUser)}`;
+  if (start.team) text += `,"team":${str(start.team)}`;
+  if (start.tags && start.tags.length > 0) text += `,"tags":${JSON.stringify(start.tags.map(([name, value]) => `${name}=${value}`))}`;
+  if (start.downgradedFrom) text += `,"downgradedFrom":${str(start.downgradedFrom)}`;
+  return text;
+}
+
+/** Who the call was for, as logfmt pairs (only those it has). */
+function whoText(start: Readonly<JournalStart>): string {
+  let text = "";
+  if (start.endUser) text += ` end_user=${fmt(start.endUser)}`;
+  if (start.team) text += ` team=${fmt(start.team)}`;
+  if (start.tags && start.tags.length > 0) text += ` tags=${fmt(start.tags.map(([name, value]) => `${name}=${value}`).join(","))}`;
+  if (start.downgradedFrom) text += ` downgraded_from=${fmt(start.downgradedFrom)}`;
+  return text;
 }

@@ -1,3 +1,4 @@
+import { createSpenderMetrics } from "./spender-metrics.ts";
 import type { CallObserver } from "./call-observer.ts";
 import { createHistogram, observe, SECONDS_BUCKETS, type Histogram } from "../shared/histogram.ts";
 import { OUTCOMES, type JournalCompletion, type JournalStart, type Outcome } from "../shared/journal-records.ts";
@@ -65,6 +66,7 @@ export function createCallMetrics(options: CallMetricsOptions): CallMetrics {
   const refusals = new Map<string, number>();
   const all: CallSeries[] = [];
   const allLatencies: LatencySeries[] = [];
+  const spenders = createSpenderMetrics(options.currency);
 
   const latencyOf = (route: string, provider: string, model: string): LatencySeries => {
     const byModel = level(level(latencies, route), provider);
@@ -114,6 +116,7 @@ export function createCallMetrics(options: CallMetricsOptions): CallMetrics {
         found.tokens[2]! += usage.outputTokens;
       }
       if (end.cost !== null) found.costNanos += toNanos(end.cost);
+      spenders.ended(start, end);
     },
     write(out) {
       family(out, "renio_calls_total", "counter", "Model calls by how they ended (refused calls included).");
@@ -145,6 +148,7 @@ export function createCallMetrics(options: CallMetricsOptions): CallMetrics {
       for (const s of all) moneySample(out, "renio_cost_total", `${s.labels},${currency}`, s.costNanos);
       family(out, "renio_reserved_total", "counter", "Reservations calls held against their budgets until they settled, in the budget currency (against renio_cost_total: the headroom reservations take).");
       for (const s of all) moneySample(out, "renio_reserved_total", `${s.labels},${currency}`, s.reservedNanos);
+      spenders.write(out);
     },
   };
 }

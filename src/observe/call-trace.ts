@@ -175,6 +175,10 @@ class RecordingTrace implements CallTrace {
     if (start.project !== null) server["renio.project"] = start.project;
     if (start.provider !== null) server["renio.provider"] = start.provider;
     if (start.requestId !== null) server["renio.request_id"] = start.requestId;
+    if (start.endUser) server["renio.end_user"] = start.endUser;
+    if (start.team) server["renio.team"] = start.team;
+    if (start.tags && start.tags.length > 0) server["renio.tags"] = start.tags.map(([name, value]) => `${name}=${value}`).join(",");
+    if (start.downgradedFrom) server["renio.downgraded_from"] = start.downgradedFrom;
     // plain-object: the key is `renio.cost_` and a three-letter currency code, never a prototype member's name
     if (facts.cost !== null) server[facts.currency === "USD" ? "renio.cost_usd" : `renio.cost_${facts.currency.toLowerCase()}`] = facts.cost;
 

@@ -5,6 +5,10 @@ import { createPriceBook, type Price } from "./price-book.ts";
 import { reservationFor, type Reservation } from "./reservation.ts";
 import { defaultOutputTokens } from "../budgets/default-output.ts";
 import type { BudgetCharge } from "../budgets/budget-charge.ts";
+import { keySubject, type ChargeSubject } from "../budgets/budget-scope.ts";
+
+/** Who a call is for beyond its key: its team, end user and tags. */
+export type CallIdentity = Pick<ChargeSubject, "team" | "endUser" | "tags">;
 import { RelayError } from "../shared/relay-error.ts";
 import type { ServerToolKind, Usage } from "../shared/usage.ts";
 import type { CallerKey } from "../keys/keyring.ts";
@@ -57,6 +61,8 @@ export interface QuoteInput {
   serviceTier?: string;
   /** The request's `max_tool_calls`. */
   maxToolCalls?: number;
+  /** Who the call is for (budget scopes by team, tag and end user); absent: the key alone. */
+  who?: CallIdentity;
   now: Date;
 }
 
@@ -82,11 +88,11 @@ export function createCallPricing(config: Config, catalog: BudgetCatalog = creat
   const priceOf = (model: string, upstreamModel: string): Price | null => prices.priceOf(model) ?? prices.priceOf(upstreamModel) ?? null;
   return {
     priceOf,
-    quote({ key, route, model, upstreamModel, requestBytes, maxOutputTokens, choices, references, serviceTier, maxToolCalls, now }) {
+    quote({ key, route, model, upstreamModel, requestBytes, maxOutputTokens, choices, references, serviceTier, maxToolCalls, who, now }) {
       const known = priceOf(model, upstreamModel);
       if (!route.billable) return { price: known ?? FREE, reserved: 0, reservedTokens: 0, charges: [] };
       // Fresh charge objects per call: the amount is filled in once the reservation is known.
-      const charges = catalog.plan().chargesFor(key.id, key.project, 0, now);
+      const charges = catalog.plan().chargesFor(who === undefined ? keySubject(key.id, key.project, catalog.teamOf(key.project)) : { keyId: key.id, project: key.project, ...who }, 0, now);
       const strict = charges.some((charge) => charge.mode === "strict");
       let price = known;
       if (price === null) {

@@ -1,4 +1,5 @@
-import type { BudgetCatalog } from "../budgets/budget-catalog.ts";
+import { createBudgetCatalog, type BudgetCatalog } from "../budgets/budget-catalog.ts";
+import { createCallerIdentities, type CallerIdentities } from "../callers/call-identity.ts";
 import type { Config } from "../config/config-schema.ts";
 import { createProviders } from "../providers/provider-registry.ts";
 import { createGuardrails, type Guardrails } from "../guardrails/guardrails.ts";
@@ -25,6 +26,8 @@ export interface RelaySnapshot {
   readonly rateLimiter: RateGate;
   /** The guardrail policies; absent when the config has none (calls skip the step). */
   readonly guardrails?: Guardrails;
+  /** Who each call is for (end user, team, tags), by its key's policy. */
+  readonly callers: CallerIdentities;
 }
 
 /** Where the relay finds the current snapshot: one property, replaced (never mutated) on reload. */
@@ -48,11 +51,13 @@ export interface SnapshotShared {
 
 /** Builds the providers, keyring, router, pricing and rate limits of a validated config. */
 export function createRelaySnapshot(config: Config, fetch: Fetch, shared: SnapshotShared = {}): RelaySnapshot {
+  const budgets = shared.budgets ?? createBudgetCatalog(config.budgets, config.budget.mode, config.teams);
   return {
     config,
     keyring: shared.keyring ?? createKeyring(config.keys),
     router: createModelRouter(config, createProviders(config, fetch), shared.health),
-    pricing: createCallPricing(config, shared.budgets),
+    pricing: createCallPricing(config, budgets),
+    callers: createCallerIdentities(config.keys, budgets.teamOf),
     rateLimiter: createRateLimiter(config.rateLimits, shared.clock, shared.rateState),
     guardrails: createGuardrails(config.guardrails),
   };

@@ -4,13 +4,11 @@ import type { Usage, WireFormat } from "../shared/usage.ts";
 import type { Ledger } from "../journal/ledger.ts";
 import { firstAllowed, type GuardedCall } from "../guardrails/guarded-call.ts";
 import { RelayError, StoreUnavailableError } from "../shared/relay-error.ts";
-import type { CallQuote } from "../pricing/call-pricing.ts";
 import { blankStart, type CallInput } from "../shared/call-context.ts";
 import { presentedSecret, type CallerKey, type Keyring } from "../keys/keyring.ts";
 import type { RelaySnapshot, SnapshotCell } from "./relay-snapshot.ts";
 import { readBody } from "./read-body.ts";
-import { outputLimitField } from "../providers/output-limit-field.ts";
-import { inspectRequestBody, NOT_JSON, rewriteRequestBody } from "./request-body.ts";
+import { inspectRequestBody, NOT_JSON } from "./request-body.ts";
 import { createInFlightCalls } from "./in-flight-calls.ts";
 import { createCallSlots, type CallSlots, type SlotState } from "./call-slots.ts";
 import { createConnectCheck, type ConnectCheck } from "../routing/upstream-connect.ts";
@@ -24,8 +22,11 @@ import { attemptsFor, settleCall } from "./call-settlement.ts";
 import { storedBody } from "../journal/stored-body.ts";
 import { callDeadlineMs } from "../routing/call-deadline.ts";
 import { RouteCursor, type Target } from "../routing/route-plan.ts";
-import { quoteRoute, type RouteQuote } from "../pricing/route-quote.ts";
+import type { RouteQuote } from "../pricing/route-quote.ts";
 import { journalText, TEXT_BOUNDS, textProblem } from "../shared/input-text.ts";
+import { cheaperModelOf } from "../budgets/budget-downgrade.ts";
+import { cheaperRoute, downgradedStart, downgradeHeaders, priceRoute, type RouteCall } from "./call-route.ts";
+import { outputLimitField } from "../providers/output-limit-field.ts";
 import { budgetExceeded, budgetHeaders, coolingDown, refusalOf, refusedKey } from "./call-refusals.ts";
 
 /** Everything the relay needs. */
@@ -110,7 +111,7 @@ export function createRelay(deps: RelayDeps): Relay {
   ): Promise<Response> => {
     // Anthropic's API names its request id `request-id` (the Anthropic SDK's `_request_id`).
     const ids: Record<string, string> = input.route.wire === "anthropic" ? { "x-request-id": input.requestId, "request-id": input.requestId } : { "x-request-id": input.requestId };
-    const headers = { ...ids, ...budgetHeaders(admission), ...limits.headers };
+    const headers = { ...ids, ...budgetHeaders(admission), ...limits.headers, ...(admission.downgraded ? downgradeHeaders(start) : undefined) };
     const { quotes } = routed;
     const attempts = attemptsFor(quotes, clock, snap.config.routing.cooldown);
     const route = { cursor: routed.cursor, attempts, bodyFor: routed.bodyFor, deadlineAt: routed.deadlineAt, chunkTimeoutMs: snap.config.routing.chunkTimeoutMs, clock, random, onAttempt: routed.onAttempt, streams: start.stream };
@@ -169,8 +170,14 @@ export function createRelay(deps: RelayDeps): Relay {
         }
         start.model = fields.model;
         start.stream = route.streams && fields.stream;
+        // Who the call is for: journaled with it, and the budgets of its team, tags and end user apply.
+        const who = snap.callers.identify(key, request.headers, fields);
+        if (who.endUser !== null) start.endUser = who.endUser;
+        if (who.team !== null) start.team = who.team;
+        if (who.tags.length > 0) start.tags = who.tags;
         const plan = router.resolve(key, fields.model, route.wire);
-        const deadlineAt = input.startedAt + callDeadlineMs(request.headers, plan.timeoutMs, config.routing.maxRequestTimeoutMs);
+        const deadlineOf = (timeoutMs: number) => input.startedAt + callDeadlineMs(request.headers, timeoutMs, config.routing.maxRequestTimeoutMs);
+        let deadlineAt = deadlineOf(plan.timeoutMs);
         const cursor = new RouteCursor(plan.stages, random, plan.targets.length > 1);
         let target = cursor.next(clock()) ?? coolingDown(plan, clock());
         // Guardrails: a call no policy can apply to skips the step (one check); others are scanned per target region.
@@ -191,62 +198,41 @@ export function createRelay(deps: RelayDeps): Relay {
         start.provider = target.provider.id;
         start.upstreamModel = target.upstreamModel;
         start.region = target.provider.region;
-        const quotes = quoteRoute(pricing, plan, target, {
-          key,
-          route,
-          requestBytes: guarded?.largestBytes ?? body.byteLength,
-          maxOutputTokens: fields.maxOutputTokens,
-          choices: fields.choices,
-          references: fields.references,
-          serviceTier: fields.serviceTier,
-          maxToolCalls: fields.maxToolCalls,
-          now: new Date(input.receivedAt),
-        });
-        const quote = quotes.call;
         const dropUsageChunk = start.stream && route.wire === "openai" && route.path !== "/v1/responses" && !fields.includeUsage;
-        // rewriteRequestBody returns `body` itself or a fresh array, both ArrayBuffer-backed; each target gets its model and output limit.
-        const rewrite = (to: Target, toQuote: CallQuote) => {
-          const source = guarded === undefined ? body : guarded.bodyFor(to.provider.region);
-          return source && (rewriteRequestBody(source, {
-            model: to.upstreamModel === fields.model ? undefined : to.upstreamModel,
-            addIncludeUsage: dropUsageChunk,
-            outputLimit: toQuote.enforceOutputLimit === undefined ? undefined : { field: outputLimitField(route.path, to.upstreamModel), tokens: toQuote.enforceOutputLimit },
-            maxToolCalls: toQuote.enforceMaxToolCalls,
-            toolMaxUses: toQuote.enforceToolMaxUses,
-          }) as Uint8Array<ArrayBuffer>);
-        };
-        const upstreamBody = rewrite(target, quotes.of(target)!)!;
-        // Other targets' bodies are written when a retry first needs them.
-        let bodies: Map<Target, Uint8Array<ArrayBuffer> | undefined> | undefined;
-        const bodyFor = (to: Target): Uint8Array<ArrayBuffer> | undefined => {
-          if (to === target) return upstreamBody;
-          bodies ??= new Map();
-          if (!bodies.has(to)) {
-            const toQuote = quotes.of(to);
-            bodies.set(to, toQuote === undefined ? undefined : rewrite(to, toQuote));
-          }
-          return bodies.get(to);
-        };
+        const routeCall: RouteCall = { key, route, body, fields, who, guarded, dropUsageChunk, receivedAt: input.receivedAt };
+        let priced = priceRoute(pricing, plan, cursor, target, routeCall);
+        let quotes = priced.quotes;
+        // A budget that names a cheaper model: that call is priced too, and admitted instead in the same commit if the first does not fit.
+        const cheaper = guarded === undefined ? cheaperModelOf(quotes.call.charges, fields.model) : undefined;
+        const alternative = cheaper === undefined ? undefined : cheaperRoute(snap, cheaper, routeCall, clock(), random);
+        const cheaperStart = alternative === undefined || cheaper === undefined ? undefined : downgradedStart(start, cheaper, alternative.first);
+        const cheaperDeadline = alternative && deadlineOf(alternative.plan.timeoutMs);
 
         // Rate limits before the admission: a limited call is refused (journaled so) and writes no admitted entry.
-        const held = rateLimiter.admit({ keyId: key.id, project: key.project, model: fields.model, tokens: quote.reservedTokens, wire: route.wire });
+        const held = rateLimiter.admit({ keyId: key.id, project: key.project, model: fields.model, tokens: quotes.call.reservedTokens, wire: route.wire });
         // In memory the ticket comes at once; a worker loop waits for the owner loop's.
         const limits = held instanceof Promise ? await held : held;
         recorded = true;
         let admission: Admission;
         try {
-          admission = await ledger.admit(start, quote.charges);
+          admission = await ledger.admit(start, quotes.call.charges, cheaperStart === undefined || alternative === undefined ? undefined : { start: cheaperStart, charges: alternative.quotes.call.charges });
         } catch (error) {
           limits.cancel();
           throw error;
         }
         if (!admission.admitted) {
           limits.cancel();
-          throw budgetExceeded(admission, config.budget.currency, quote, outputLimitField(route.path, fields.model), Date.now());
+          throw budgetExceeded(admission, config.budget.currency, quotes.call, outputLimitField(route.path, fields.model), Date.now());
+        }
+        if (admission.downgraded && alternative !== undefined && cheaperStart !== undefined) {
+          Object.assign(start, cheaperStart);
+          priced = alternative;
+          quotes = priced.quotes;
+          deadlineAt = cheaperDeadline ?? deadlineAt;
         }
         forwarded = true;
         const onAttempt = (to: Target) => trace.routed({ provider: to.provider, providerName: config.providers.get(to.provider.id)?.type ?? to.provider.id, maxTokens: fields.maxOutputTokens, upstreamModel: to.upstreamModel });
-        return await forward(snap, start, { first: target, cursor, quotes, bodyFor, deadlineAt, onAttempt, guarded }, input, admission, limits, { dropUsageChunk, trace }, leave);
+        return await forward(snap, start, { first: priced.first, cursor: priced.cursor, quotes, bodyFor: priced.bodyFor, deadlineAt, onAttempt, guarded }, input, admission, limits, { dropUsageChunk, trace }, leave);
       } catch (error) {
         if (!forwarded) leave();
         if (!recorded && error instanceof RelayError && !(error instanceof StoreUnavailableError)) {

@@ -1,9 +1,10 @@
 import { OUTPUT_LIMIT_FIELDS, type OutputLimitField } from "../providers/output-limit-field.ts";
 import { requestReferences, serverToolKind, takesMaxUses, type RequestReferences } from "../pricing/request-references.ts";
+import type { IdentityFields } from "../callers/call-identity.ts";
 import { scanTopLevel, type TopLevelMember } from "./json-top-level.ts";
 
-/** The request fields the relay needs, read once from the body. */
-export interface RequestFields {
+/** The request fields the relay needs, read once from the body (with those naming the end user and tags). */
+export interface RequestFields extends IdentityFields {
   model?: string;
   stream: boolean;
   /** `stream_options.include_usage === true`. */
@@ -98,6 +99,7 @@ export function inspectRequestBody(bytes: Uint8Array): InspectedBody {
     if (typeof toolCalls !== "number" || !Number.isSafeInteger(toolCalls) || toolCalls <= 0) return { ok: false, problem: "`max_tool_calls` must be a positive integer" };
     fields.maxToolCalls = toolCalls;
   }
+  readIdentity(body, fields);
   for (const name of CHOICE_FIELDS) {
     const value = body[name] ?? undefined;
     if (value === undefined) continue;
@@ -107,6 +109,22 @@ export function inspectRequestBody(bytes: Uint8Array): InspectedBody {
     fields.choices = Math.max(fields.choices ?? 1, value);
   }
   return { ok: true, fields };
+}
+
+/** The string fields that may name the end user or carry tags; others of other types are the provider's to refuse. */
+function readIdentity(body: Record<string, unknown>, fields: RequestFields): void {
+  const user = body["user"];
+  if (typeof user === "string") fields.user = user;
+  const safety = body["safety_identifier"];
+  if (typeof safety === "string") fields.safetyIdentifier = safety;
+  const metadata = body["metadata"];
+  if (!isObject(metadata)) return;
+  const strings = new Map<string, string>();
+  for (const [name, value] of Object.entries(metadata)) if (typeof value === "string") strings.set(name, value);
+  if (strings.size === 0) return;
+  fields.metadata = strings;
+  const userId = strings.get("user_id");
+  if (userId !== undefined) fields.metadataUserId = userId;
 }
 
 /**

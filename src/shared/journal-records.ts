@@ -37,6 +37,14 @@ export interface JournalStart {
   requestBody: string | null;
   /** What guardrail policies found in the request (absent or null when none fired; absent in older records). */
   guardrails?: JournalGuardrail[] | null;
+  /** Who the call is for, within its key's project (absent: none, or an older record). */
+  endUser?: string | null;
+  /** The team of the key's project (absent: none). */
+  team?: string | null;
+  /** The call's allowed tags, [name, value] pairs (absent: none). */
+  tags?: Array<[string, string]> | null;
+  /** The model asked for, when a budget served the call with a cheaper one (`model`). */
+  downgradedFrom?: string | null;
 }
 
 /** Where a guardrail match was: the part of the request or answer, and the match's character offset and length in it. */
@@ -145,4 +153,10 @@ export interface JournalEntry extends JournalStart {
   attempts: JournalAttempt[] | null;
   /** What guardrail policies found (request, and the answer once finished); null when none fired. */
   guardrails: JournalGuardrail[] | null;
+  /** Who the call was for: end user (within its project), team, tags; null when none. */
+  endUser: string | null;
+  team: string | null;
+  tags: Array<[string, string]> | null;
+  /** The model asked for, when a budget served the call with the cheaper `model`. */
+  downgradedFrom: string | null;
 }

@@ -1,3 +1,6 @@
+import { endUserBudgetRows, endUserSpend, projectDays, tagDays } from "./queries/store-spenders.ts";
+import { endBudgetOverride, listBudgetOverrides, setBudgetOverride } from "./queries/store-budget-overrides.ts";
+import { createTeam, deleteTeam, listTeams } from "./queries/store-teams.ts";
 import type { Kysely } from "kysely";
 import type { Store, StoreStats } from "./store.ts";
 import type { Database } from "./store-schema.ts";
@@ -124,12 +127,21 @@ export function createKyselyStore(
     journalSpend: (range) => journalSpend(db, range),
     usageByGroup: (range, by, latency) => usageByGroup(db, range, by, latency),
     usageSeries: (query) => usageSeries(db, query),
+    endUserSpend: (query) => endUserSpend(db, query),
+    spendByDay: (range, by) => (by === "project" ? projectDays(db, range) : tagDays(db, range)),
+    endUserBudgetRows: (templateId, period, limit) => endUserBudgetRows(db, templateId, period, limit),
     pruneJournal: (olderThan, batchSize) => write((trx, run) => pruneJournal(trx, run, hot, olderThan, batchSize)),
     listBudgets: () => listBudgetDefinitions(db),
     budgetsVersion: () => budgetDefinitionsVersion(db),
     createBudget: (budget) => write((trx) => createBudgetDefinition(trx, budget, Date.now())),
     updateBudget: (id, change) => write((trx) => updateBudgetDefinition(trx, id, change, Date.now(), dialect.lockRows)),
     deleteBudget: (id) => write((trx) => deleteBudgetDefinition(trx, id, Date.now(), dialect.lockRows)),
+    listOverrides: () => listBudgetOverrides(db, Date.now()),
+    setOverride: (override) => write((trx) => setBudgetOverride(trx, override)),
+    endOverride: (budgetId) => write((trx) => endBudgetOverride(trx, budgetId, Date.now())),
+    listTeams: () => listTeams(db),
+    createTeam: (team) => write((trx) => createTeam(trx, team, Date.now())),
+    deleteTeam: (id) => write((trx) => deleteTeam(trx, id)),
     close: () => {
       closed ??= release();
       return closed;

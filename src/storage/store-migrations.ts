@@ -209,6 +209,36 @@ export const migrations: Readonly<Record<number, Migration>> = {
       .where(sql.ref("guardrails"), "is not", null)
       .execute();
   },
+  // Placeholder: version 10 is another change's (the two are numbered when merged).
+  10: async () => {},
+  // Who a call is for (end user, team, tags), a budget's downgrade, overrides and run-time teams.
+  11: async (db) => {
+    for (const column of ["end_user", "team", "tags", "downgraded_from"]) await db.schema.alterTable("journal_entry").addColumn(column, "text").execute();
+    // The heaviest end users of a day: entries with an end user, by time (partial: calls without one are not in it).
+    await db.schema
+      .createIndex("journal_entry_end_user_time")
+      .on("journal_entry")
+      .columns(["received_at", "end_user"])
+      .where(sql.ref("end_user"), "is not", null)
+      .execute();
+    // Spend by tag over time reads only tagged entries.
+    await db.schema.createIndex("journal_entry_tags_time").on("journal_entry").columns(["received_at"]).where(sql.ref("tags"), "is not", null).execute();
+    await db.schema.alterTable("budget_definition").addColumn("on_exceeded", "text").execute();
+    await db.schema
+      .createTable("budget_override")
+      .addColumn("budget_id", "text", (c) => c.primaryKey())
+      .addColumn("limit_nanos", "bigint", (c) => c.notNull())
+      .addColumn("until", "bigint", (c) => c.notNull())
+      .addColumn("actor", "text", (c) => c.notNull())
+      .addColumn("created_at", "bigint", (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable("team_definition")
+      .addColumn("id", "text", (c) => c.primaryKey())
+      .addColumn("projects", "text", (c) => c.notNull())
+      .addColumn("created_at", "bigint", (c) => c.notNull())
+      .execute();
+  },
 };
 
 /** The renio_meta key counting changes to budget definitions (every change adds one). */

@@ -50,6 +50,14 @@ export interface JournalEntryTable {
   attempts: string | null;
   /** JSON array of what guardrail policies found (JournalGuardrail), at admission and again with the completion (schema 9). */
   guardrails: string | null;
+  /** Who the call is for, within its key's project (schema 11). */
+  end_user: string | null;
+  /** The team of the key's project when the call was admitted (schema 11). */
+  team: string | null;
+  /** JSON array of the call's allowed tags as [name, value] pairs (schema 11). */
+  tags: string | null;
+  /** The model the call asked for when a budget served it with a cheaper one (`model` holds that one; schema 11). */
+  downgraded_from: string | null;
 }
 
 /** Spend of one budget in one period. Amounts in nano-units of the currency (exact integers). */
@@ -71,9 +79,9 @@ export interface BudgetUsageTable {
  */
 export interface BudgetDefinitionTable {
   id: string;
-  /** "total", "project" or "key". */
+  /** "total", "project", "key", "team", "tag" or "endUser" (a per-end-user template). */
   scope_kind: string;
-  /** The project or key id; null for "total". */
+  /** The project, key or team id, the tag as `name=value`, the template's project; null for "total". */
   scope_value: string | null;
   /** "total", "month" or "day". */
   period: string;
@@ -82,6 +90,8 @@ export interface BudgetDefinitionTable {
   mode: string;
   /** 0 or 1. */
   paused: number;
+  /** The cheaper model a call it cannot cover is served by; null: refuse (schema 11). */
+  on_exceeded: string | null;
   created_at: number;
   updated_at: number;
   deleted_at: number | null;
@@ -238,6 +248,8 @@ export interface Database {
   journal_entry: JournalEntryTable;
   budget_usage: BudgetUsageTable;
   budget_definition: BudgetDefinitionTable;
+  budget_override: BudgetOverrideTable;
+  team_definition: TeamDefinitionTable;
   renio_meta: MetaTable;
   api_key: ApiKeyTable;
   audit_event: AuditEventTable;
@@ -245,4 +257,24 @@ export interface Database {
   alert_event: AlertEventTable;
   usage_hour: UsageHourTable;
   journal_quarantine: JournalQuarantineTable;
+}
+
+/** A budget limit in force for a bounded window (schema 11): it ends by itself at `until`. */
+export interface BudgetOverrideTable {
+  /** The budget's id, or a per-end-user budget's row id (`template/end-user`). */
+  budget_id: string;
+  limit_nanos: number;
+  /** Epoch ms. */
+  until: number;
+  /** Who set it (an admin token id, or `cli`). */
+  actor: string;
+  created_at: number;
+}
+
+/** A team created at run time (schema 11): a named group of projects. */
+export interface TeamDefinitionTable {
+  id: string;
+  /** JSON array of project names. */
+  projects: string;
+  created_at: number;
 }

@@ -1,3 +1,4 @@
+import { dropSchema11 } from "../support/schema-rollback.ts";
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { BudgetCharge } from "../../src/budgets/budget-charge.ts";
@@ -209,6 +210,7 @@ for (const backend of backends) {
       await target.exec("alter table budget_usage drop column pruned_nanos");
       await target.exec("drop index journal_entry_guardrails_time");
       await target.exec("alter table journal_entry drop column guardrails");
+      await dropSchema11((sql) => target.exec(sql));
       await target.exec("update renio_meta set value = '6' where key = 'schema_version'");
       store = await target.open();
       await assertAggregatesMatchJournal(store, "after the upgrade");

@@ -86,6 +86,17 @@ describe("renio budgets against the store (relay down) and a running relay (--ur
     assert.ok((row["spent"] as number) > 0);
   });
 
+  test("override a config budget for a window through --url, end it on the store", async () => {
+    const lowered = await budgets(["override", "from-config", "--limit", "0", "--until", "+1h", "--url", relay!.url]);
+    assert.equal(lowered.code, 0, lowered.stderr);
+    assert.match(lowered.stdout, /^overrode budget from-config: limit 0 until \d{4}-\d{2}-\d{2}T/);
+    assert.equal(await call(), "budget_exceeded", "in force at once on the relay");
+    const ended = await budgets(["override", "from-config", "--end", "--config", configPath]);
+    assert.equal(ended.code, 0, ended.stderr);
+    assert.match(ended.stdout, /^ended the override of budget from-config/);
+    assert.ok(await eventually(async () => (await call()) === "ok", 5_000), "the relay polled the end");
+  });
+
   test("set on the store while the relay runs: in force there within budget.storePollMs", async () => {
     assert.equal((await budgets(["set", "cli-team", "--limit", "0", "--config", configPath])).code, 0);
     assert.ok(await eventually(async () => (await call()) === "budget_exceeded", 5_000), "the relay polled the change");
@@ -101,7 +112,10 @@ describe("renio budgets against the store (relay down) and a running relay (--ur
       [["set", "from-config", "--limit", "1", "--url", relay!.url], ADMIN_TOKEN, 1, /defined in the config file/],
       [["set", "from-config", "--limit", "1", "--config", configPath], ADMIN_TOKEN, 1, /defined in the config file/],
       [["set", "new", "--scope", "total", "--limit", "1", "--mode", "loose", "--url", relay!.url], ADMIN_TOKEN, 2, /--mode must be strict or observe, got "loose"/],
-      [["set", "new", "--scope", "team:a", "--limit", "1", "--config", configPath], ADMIN_TOKEN, 2, /--scope must be total, project:NAME or key:ID/],
+      [["set", "new", "--scope", "group:a", "--limit", "1", "--config", configPath], ADMIN_TOKEN, 2, /--scope must be total, project:NAME, key:ID, team:ID, tag:NAME=VALUE or end-user:PROJECT/],
+      [["override", "from-config", "--limit", "1", "--url", relay!.url], ADMIN_TOKEN, 2, /override needs --limit and --until/],
+      [["override", "from-config", "--limit", "1", "--until", "tomorrow", "--url", relay!.url], ADMIN_TOKEN, 2, /--until must be an ISO 8601 time/],
+      [["override", "nope", "--limit", "1", "--until", "+1h", "--url", relay!.url], ADMIN_TOKEN, 1, /No budget `nope` in the config or the store/],
       [["set", "bad id", "--scope", "total", "--limit", "1", "--url", relay!.url], ADMIN_TOKEN, 2, /Invalid budget: `id`: use letters/],
       [["set", "new", "--scope", "total", "--limit", "10000000", "--config", configPath], ADMIN_TOKEN, 2, /Invalid budget: `limit`: must be at most/],
       [["set", "--limit", "1", "--url", relay!.url], ADMIN_TOKEN, 2, /set needs a budget ID/],

@@ -1,3 +1,7 @@
+import { spenderRoutes } from "./admin-spenders.ts";
+import type { OverrideAdmin } from "../../budgets/budget-override-admin.ts";
+import { createAdminTeamRoutes } from "./admin-teams.ts";
+import type { TeamAdmin } from "../../budgets/team-admin.ts";
 import { Hono } from "hono";
 import { REPORT_BY, REPORT_PERIODS, spendReport, type ReportBy, type ReportPeriod } from "../../budgets/spend-report.ts";
 import type { Config } from "../../config/config-schema.ts";
@@ -38,6 +42,12 @@ export interface AdminDeps {
   readonly reload?: Reload;
   /** Budgets of the config and the store (`/admin/budgets`). */
   readonly budgetAdmin: BudgetAdmin | undefined;
+  /** Budget overrides (absent without a store). */
+  readonly overrides?: OverrideAdmin | undefined;
+  /** The team of a project, as the teams in force say. */
+  readonly teamOf?: (project: string) => string | null;
+  /** Teams: the config's and the store's (absent without a store). */
+  readonly teams?: TeamAdmin | undefined;
   /** Keys in the store (`/admin/keys`, see admin-keys.ts). */
   readonly keys?: AdminKeysDeps;
   /** The admin audit (`GET /admin/audit`). */
@@ -97,7 +107,8 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
     await deps.sync?.();
     return c.json({ object: "list", data: await budgetStatus(store, await inForce(), deps.config().budget.mode, new Date()) });
   });
-  if (deps.budgetAdmin) admin.route("/budgets", createAdminBudgetRoutes(deps.budgetAdmin, () => deps.config().budget.mode));
+  if (deps.budgetAdmin) admin.route("/budgets", createAdminBudgetRoutes(deps.budgetAdmin, () => deps.config().budget.mode, deps.overrides));
+  if (deps.teams) admin.route("/teams", createAdminTeamRoutes(deps.teams));
 
   admin.get("/report", requireRole("read"), async (c) => {
     const by = oneOf(c.req.query("by"), REPORT_BY, "key", "by");
@@ -105,7 +116,8 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
     const since = timeParam(c.req.query("since"), "since");
     const until = timeParam(c.req.query("until"), "until");
     await deps.sync?.();
-    const spend = await store.journalSpend({ since, until });
+    // By budget: grouped by team too, for team budgets.
+    const spend = await store.journalSpend({ since, until, ...(by === "end-user" || by === "team" || by === "tag" ? { by } : by === "budget" ? { by: "team" as const } : {}) });
     const stored = by === "budget" ? await store.budgetUsage() : [];
     const report = spendReport({ by: by as ReportBy, period: period as ReportPeriod, since, until }, spend, by === "budget" ? await inForce() : [], stored, deps.config().budget.currency);
     return c.json({ object: "report", ...report });
@@ -117,6 +129,7 @@ export function createAdminRoutes(deps: AdminDeps): Hono<HttpEnv> {
   admin.route("/alerts", alertRoutes(store, deps.sync));
   admin.route("/", createAdminBooksRoutes(store, deps.sync));
   admin.route("/dashboard", dashboardApi(store, deps.sync, () => deps.config().budget.currency));
+  admin.route("/spenders", spenderRoutes(store, inForce, deps.teamOf ?? (() => null), deps.sync));
 
   return admin;
 }

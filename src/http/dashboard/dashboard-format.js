@@ -60,6 +60,9 @@ export function scopeText(scope) {
   if (scope === "total") return "all calls";
   if (scope.project !== undefined) return `project ${scope.project}`;
   if (scope.key !== undefined) return `key ${scope.key}`;
+  if (scope.team !== undefined) return `team ${scope.team}`;
+  if (scope.tag !== undefined) return `tag ${scope.tag.name}=${scope.tag.value}`;
+  if (scope.endUser !== undefined) return `each end user of project ${scope.endUser.project}`;
   return "—";
 }
 

@@ -14,6 +14,7 @@ import guardrailsView from "./guardrails-view.js" with { type: "text" };
 import journalView from "./journal-view.js" with { type: "text" };
 import keysView from "./keys-view.js" with { type: "text" };
 import liveView from "./live-view.js" with { type: "text" };
+import spendersView from "./spenders-view.js" with { type: "text" };
 import overviewView from "./overview-view.js" with { type: "text" };
 import usageView from "./usage-view.js" with { type: "text" };
 import html from "./index.html" with { type: "text" };
@@ -37,7 +38,7 @@ export const DASHBOARD_HEADERS: Readonly<Record<string, string>> = {
 const SCRIPTS: Readonly<Record<string, string>> = {
   "dashboard.js": js, "dashboard-api.js": apiJs, "dashboard-dom.js": domJs, "dashboard-format.js": formatJs, "dashboard-section.js": sectionJs,
   "audit-view.js": auditView, "budgets-view.js": budgetsView, "entry-view.js": entryView, "guardrails-view.js": guardrailsView, "journal-view.js": journalView,
-  "keys-view.js": keysView, "live-view.js": liveView, "overview-view.js": overviewView, "usage-view.js": usageView,
+  "keys-view.js": keysView, "live-view.js": liveView, "overview-view.js": overviewView, "spenders-view.js": spendersView, "usage-view.js": usageView,
 };
 
 /** Path → [content type, body]: the page, its scripts and style, and uPlot, embedded in the executable as text imports. */

@@ -10,10 +10,11 @@ import { journal } from "./journal-view.js";
 import { keys } from "./keys-view.js";
 import { live } from "./live-view.js";
 import { overview } from "./overview-view.js";
+import { spenders } from "./spenders-view.js";
 import { models } from "./usage-view.js";
 
 // A Map: the page name comes from the address bar (`#constructor` is no page).
-const PAGES = new Map(Object.entries({ overview, budgets, keys, models, journal, guardrails, live, audit }));
+const PAGES = new Map(Object.entries({ overview, budgets, spenders, keys, models, journal, guardrails, live, audit }));
 const $ = (id) => document.getElementById(id);
 
 function show() {

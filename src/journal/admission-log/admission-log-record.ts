@@ -54,7 +54,7 @@ export function encodeLogRecord(record: LogRecord): string {
 
 const nullableString = z.string().nullable();
 const charges = z.array(
-  z.object({ budgetId: z.string(), period: z.string(), limit: z.number(), mode: z.enum(["strict", "observe"]), amount: z.number(), stored: z.literal(true).optional() }),
+  z.object({ budgetId: z.string(), period: z.string(), limit: z.number(), mode: z.enum(["strict", "observe"]), amount: z.number(), stored: z.literal(true).optional(), downgrade: z.string().optional(), overridden: z.literal(true).optional() }),
 );
 // What guardrail policies found (absent in records written before the journal recorded them).
 const guardrails = z
@@ -86,6 +86,11 @@ const start = z.object({
   clientAddress: z.string(),
   requestBody: nullableString,
   guardrails: guardrails.nullable().optional(),
+  // Absent in records written before the journal recorded who a call is for.
+  endUser: nullableString.optional(),
+  team: nullableString.optional(),
+  tags: z.array(z.tuple([z.string(), z.string()])).nullable().optional(),
+  downgradedFrom: nullableString.optional(),
 });
 const completion = z.object({
   outcome: z.enum(OUTCOMES),

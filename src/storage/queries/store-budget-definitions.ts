@@ -1,3 +1,4 @@
+import { scopeOfParts, scopeParts } from "../../budgets/budget-scope.ts";
 import { sql, type Kysely, type Selectable } from "kysely";
 import { fromNanos, toNanos } from "../../budgets/budget-amounts.ts";
 import type { BudgetChange, BudgetTerms, NewBudget, StoredBudget } from "../../budgets/budget-definition.ts";
@@ -80,17 +81,19 @@ async function lockedBudget(trx: Kysely<Database>, id: string, lockRows: boolean
   return storedBudgetOf(row);
 }
 
-async function bumpVersion(trx: Kysely<Database>): Promise<void> {
+/** Adds one to the budget definitions' version (relays re-read budgets, overrides and teams when it moves). */
+export async function bumpVersion(trx: Kysely<Database>): Promise<void> {
   // One statement: concurrent changes on PostgreSQL each add one (the row is locked by the update).
   await sql`update renio_meta set value = cast(cast(value as integer) + 1 as text) where key = ${BUDGET_DEFINITIONS_VERSION}`.execute(trx);
 }
 
 function columnsOf(budget: NewBudget) {
-  const scope = budget.scope;
+  const scope = scopeParts(budget.scope);
   return {
     id: budget.id,
-    scope_kind: scope === "total" ? "total" : "project" in scope ? "project" : "key",
-    scope_value: scope === "total" ? null : "project" in scope ? scope.project : scope.key,
+    scope_kind: scope.kind,
+    scope_value: scope.value,
+    on_exceeded: typeof budget.onExceeded === "object" ? budget.onExceeded.model : null,
     period: budget.period,
     limit_nanos: toNanos(budget.limit),
     mode: budget.mode,
@@ -99,11 +102,9 @@ function columnsOf(budget: NewBudget) {
 }
 
 function storedBudgetOf(row: Row): StoredBudget {
-  const value = row.scope_value ?? "";
-  const scope = row.scope_kind === "total" ? "total" : row.scope_kind === "project" ? { project: value } : { key: value };
-  return {
+  const budget: StoredBudget = {
     id: row.id,
-    scope,
+    scope: scopeOfParts(row.scope_kind, row.scope_value ?? ""),
     period: row.period as StoredBudget["period"],
     limit: fromNanos(Number(row.limit_nanos)),
     mode: row.mode === "observe" ? "observe" : "strict",
@@ -111,4 +112,6 @@ function storedBudgetOf(row: Row): StoredBudget {
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
   };
+  if (row.on_exceeded !== null) budget.onExceeded = { model: row.on_exceeded };
+  return budget;
 }

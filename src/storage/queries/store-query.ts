@@ -84,7 +84,10 @@ export async function journalSpend(db: Kysely<Database>, range: SpendRange): Pro
     ]);
   if (range.since !== undefined) q = q.where("received_at", ">=", range.since);
   if (range.until !== undefined) q = q.where("received_at", "<", range.until);
-  const rows = await q.groupBy([day, "key_id", "project", "model", charged]).execute();
+  const who = range.by === "end-user" ? "end_user" : range.by === "team" ? "team" : range.by === "tag" ? "tags" : undefined;
+  const rows = await (who === undefined ? q.select(sql<null>`null`.as("who")) : q.select(sql.ref<string | null>(who).as("who")))
+    .groupBy(who === undefined ? [day, "key_id", "project", "model", charged] : [day, "key_id", "project", "model", charged, who])
+    .execute();
   return rows.map((r) => {
     const reportedCost = Number(r.reported_cost);
     const estimatedCost = Number(r.estimated_cost);
@@ -93,6 +96,7 @@ export async function journalSpend(db: Kysely<Database>, range: SpendRange): Pro
       keyId: r.key_id,
       project: r.project,
       model: r.model,
+      ...(range.by === "end-user" ? { endUser: r.who } : range.by === "team" ? { team: r.who } : range.by === "tag" ? { tags: r.who } : {}),
       charged: Number(r.charged) === 1,
       calls: Number(r.calls),
       refused: Number(r.refused),
@@ -198,5 +202,9 @@ function toEntry(r: Selectable<JournalEntryTable>): JournalEntry {
     reconcile: r.reconcile as JournalEntry["reconcile"],
     attempts: r.attempts === null ? null : (JSON.parse(r.attempts) as JournalAttempt[]).map((attempt) => ({ ...attempt, cost: amount(attempt.cost) })),
     guardrails: r.guardrails === null ? null : (JSON.parse(r.guardrails) as JournalGuardrail[]),
+    endUser: r.end_user,
+    team: r.team,
+    tags: r.tags === null ? null : (JSON.parse(r.tags) as Array<[string, string]>),
+    downgradedFrom: r.downgraded_from,
   };
 }

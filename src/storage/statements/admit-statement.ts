@@ -26,6 +26,7 @@ const ENTRY_TYPES: Readonly<Record<(typeof ENTRY_COLUMNS)[number], string>> = {
   outcome: "text", status: "integer", error_code: "text", finished_at: "bigint", reserved_cost: "double precision", reserved_charges: "text",
   ttfb_ms: "double precision", total_ms: "double precision", upstream_ms: "double precision", input_tokens: "bigint", cached_input_tokens: "bigint",
   output_tokens: "bigint", cost: "double precision", cost_estimated: "integer", response_body: "text", attempts: "text", guardrails: "text",
+  end_user: "text", team: "text", tags: "text", downgraded_from: "text",
 };
 
 /** One budget row the batch charges, with the batch's total reservation on it. */

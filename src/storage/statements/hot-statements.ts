@@ -8,7 +8,7 @@ export const ENTRY_COLUMNS = [
   "id", "received_at", "request_id", "instance_id", "key_id", "project", "route", "model", "provider", "upstream_model", "region", "stream",
   "request_bytes", "client_address", "request_body", "outcome", "status", "error_code", "finished_at",
   "reserved_cost", "reserved_charges", "ttfb_ms", "total_ms", "upstream_ms", "input_tokens", "cached_input_tokens",
-  "output_tokens", "cost", "cost_estimated", "response_body", "attempts", "guardrails",
+  "output_tokens", "cost", "cost_estimated", "response_body", "attempts", "guardrails", "end_user", "team", "tags", "downgraded_from",
 ] as const satisfies ReadonlyArray<keyof JournalEntryTable>;
 
 type EntryColumn = (typeof ENTRY_COLUMNS)[number];

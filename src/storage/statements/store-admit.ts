@@ -4,6 +4,8 @@ import type { Admission, BudgetCharge } from "../../budgets/budget-charge.ts";
 import type { BudgetTotals } from "../../budgets/budget-decision.ts";
 import type { BudgetTerms } from "../../budgets/budget-definition.ts";
 import { decideUnderTerms } from "../../budgets/budget-terms.ts";
+import { downgradeApplies } from "../../budgets/budget-downgrade.ts";
+import { termsBudgetId } from "../../budgets/budget-scope.ts";
 import { addDelta, reservationDeltas, type BudgetDeltas } from "../../budgets/budget-deltas.ts";
 import { budgetKey } from "../../budgets/budget-key.ts";
 import type { BudgetUsage } from "../../budgets/budget-usage.ts";
@@ -41,9 +43,10 @@ export async function admitInTransaction(
   const termsOf = await loadTerms(run, items, hot);
   const rows = await loadRows(trx, run, items, hot, knownRows, now);
   const deltas: BudgetDeltas = new Map();
-  const admissions = items.map((item) => decide(item.charges, termsOf, rows, deltas));
+  const decided = items.map((item) => decideItem(item, termsOf, rows, deltas));
+  const admissions = decided.map((one) => one.admission);
   await applyDeltas(run, deltas, now, hot);
-  const values = items.map((item, index) => ({ ...entryValues(item, admissions[index] as Admission, now), instance_id: instanceId }));
+  const values = decided.map((one) => ({ ...entryValues(one.entry, one.admission, now), instance_id: instanceId }));
   await run(hot.insertEntries(values, false));
   // Refused entries are finished already: they go to the hourly rollup now.
   const rollup = newRollupDeltas();
@@ -54,18 +57,37 @@ export async function admitInTransaction(
 
 /** The budget rows a batch touches (`budgetKey`s), for the caller to remember once committed. */
 export function touchedRows(items: readonly AdmitItem[]): string[] {
-  return items.flatMap((item) => item.charges.map((charge) => budgetKey(charge.budgetId, charge.period)));
+  return items.flatMap((item) => chargesOf(item).map((charge) => budgetKey(charge.budgetId, charge.period)));
+}
+
+/** Every charge an item may reserve: its own, then its cheaper alternative's. */
+function chargesOf(item: AdmitItem): readonly BudgetCharge[] {
+  return item.cheaper === undefined ? item.charges : [...item.charges, ...item.cheaper.charges];
+}
+
+/** Decides one item; a refusal by a budget naming a cheaper model gives way to the item's alternative when that one fits. */
+function decideItem(
+  item: AdmitItem,
+  termsOf: (budgetId: string) => BudgetTerms | undefined,
+  rows: ReadonlyMap<string, StoredRow>,
+  deltas: BudgetDeltas,
+): { admission: Admission; entry: Pick<AdmitItem, "start" | "charges"> } {
+  const admission = decide(item.charges, termsOf, rows, deltas);
+  if (item.cheaper === undefined || !downgradeApplies(admission, item.charges)) return { admission, entry: item };
+  const second = decide(item.cheaper.charges, termsOf, rows, deltas);
+  return second.admitted ? { admission: { ...second, downgraded: true }, entry: item.cheaper } : { admission, entry: item };
 }
 
 /** The terms in force of the stored budgets the batch charges (none: no statement; config budgets' charges carry their terms). */
 async function loadTerms(run: RunQuery, items: readonly AdmitItem[], hot: HotStatements): Promise<(budgetId: string) => BudgetTerms | undefined> {
   const charged = new Map<string, BudgetCharge>();
-  for (const item of items) for (const charge of item.charges) if (charge.stored) charged.set(charge.budgetId, charge);
+  // An end user's row follows its template's definition.
+  for (const item of items) for (const charge of chargesOf(item)) if (charge.stored) charged.set(termsBudgetId(charge.budgetId), charge);
   if (charged.size === 0) return () => undefined;
   const ids = [...charged.keys()].sort();
   const terms = new Map<string, BudgetTerms>();
   for (const row of (await run<BudgetTermsRow>(hot.selectBudgetTerms(ids))).rows) terms.set(row.id, termsOfRow(row, charged.get(row.id) as BudgetCharge));
-  return (budgetId) => terms.get(budgetId);
+  return (budgetId) => terms.get(termsBudgetId(budgetId));
 }
 
 async function loadRows(
@@ -77,7 +99,7 @@ async function loadRows(
   now: number,
 ): Promise<Map<string, StoredRow>> {
   const wanted = new Map<string, BudgetCharge>();
-  for (const item of items) for (const charge of item.charges) wanted.set(budgetKey(charge.budgetId, charge.period), charge);
+  for (const item of items) for (const charge of chargesOf(item)) wanted.set(budgetKey(charge.budgetId, charge.period), charge);
   const rows = new Map<string, StoredRow>();
   if (wanted.size === 0) return rows;
   // Lock in byte order, the order every other writer touches these rows in (no deadlocks).
@@ -185,6 +207,11 @@ export function startValues(start: JournalStart): Insertable<JournalEntryTable> 
     client_address: start.clientAddress,
     request_body: start.requestBody,
     guardrails: start.guardrails ? JSON.stringify(start.guardrails) : null,
+    // Absent in admission-log records written before schema 11.
+    end_user: start.endUser ?? null,
+    team: start.team ?? null,
+    tags: start.tags && start.tags.length > 0 ? JSON.stringify(start.tags) : null,
+    downgraded_from: start.downgradedFrom ?? null,
     outcome: "started",
   };
 }

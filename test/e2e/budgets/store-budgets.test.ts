@@ -153,7 +153,7 @@ describe("budgets created and changed at run time, on one relay (SQLite)", () =>
   test("bad bodies get 400 naming the field; unknown ids 404; duplicates 409; no token 401", async () => {
     const cases: Array<[string, string, unknown, number, string, RegExp]> = [
       ["POST", "/budgets", { id: "x", scope: "total" }, 400, "invalid_request", /`limit`/],
-      ["POST", "/budgets", { id: "x", scope: { team: "a" }, limit: 1 }, 400, "invalid_request", /`scope`/],
+      ["POST", "/budgets", { id: "x", scope: { group: "a" }, limit: 1 }, 400, "invalid_request", /`scope`/],
       ["POST", "/budgets", { id: "x y", scope: "total", limit: 1 }, 400, "invalid_request", /`id`: use letters/],
       ["POST", "/budgets", { id: "x", scope: "total", limit: -1 }, 400, "invalid_request", /`limit`/],
       ["POST", "/budgets", { id: "x", scope: "total", limit: 1, period: "week" }, 400, "invalid_request", /`period`/],

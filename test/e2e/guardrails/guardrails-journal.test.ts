@@ -1,3 +1,4 @@
+import { dropSchema11 } from "../../support/schema-rollback.ts";
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createSqlLedger } from "../../../src/journal/sql-ledger.ts";
@@ -58,6 +59,7 @@ for (const backend of backends) {
       assert.equal((await before.admit(old, [])).admitted, true);
       await before.close();
       // As a store of the previous version left it.
+      await dropSchema11((sql) => target.exec(sql));
       await target.exec("drop index journal_entry_guardrails_time");
       await target.exec("alter table journal_entry drop column guardrails");
       await target.exec("update renio_meta set value = '8' where key = 'schema_version'");

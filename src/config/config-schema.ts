@@ -8,7 +8,9 @@ import { loggingSchema } from "./logging-schema.ts";
 import { mockFields } from "./mock-schema.ts";
 import { openAiFields } from "./openai-schema.ts";
 import { priceSchema } from "./price-schema.ts";
-import { rateLimitSchema } from "./rate-limit-schema.ts";
+import { rateLimitsSchema } from "./rate-limit-schema.ts";
+import { redisSchema } from "./redis-schema.ts";
+import { cacheSchema } from "./cache-schema.ts";
 import { amount, durationMs, positiveInt } from "./schema-numbers.ts";
 import { tracingSchema } from "./tracing-schema.ts";
 import { checkGeminiRegion, vertexSchema } from "./vertex-schema.ts";
@@ -255,7 +257,11 @@ export const configSchema = z.strictObject({
   routing: routingSchema,
   keys: z.array(keySchema).default([]),
   budgets: z.array(budgetSchema).default([]),
-  rateLimits: z.array(rateLimitSchema).default([]),
+  rateLimits: rateLimitsSchema,
+  /** The Redis server shared rate limits and the shared cache use (docs/running-several.md). */
+  redis: redisSchema.optional(),
+  /** The response cache (docs/cache.md); absent: no call is cached. */
+  cache: cacheSchema.optional(),
   /** Webhook targets of budget alerts and crash notices, and how they are delivered (docs/observability.md). */
   alerts: z
     .strictObject({
@@ -292,7 +298,9 @@ export type BudgetConfig = Config["budgets"][number];
 /** One alert webhook's settings. */
 export type WebhookConfig = Config["alerts"]["webhooks"][number];
 /** One rate limit's settings. */
-export type RateLimitConfig = Config["rateLimits"][number];
+export type RateLimitConfig = Config["rateLimits"]["limits"][number];
+/** Where rate limits live and what happens when that store is down. */
+export type RateLimitsConfig = Config["rateLimits"];
 /** One model's price (per million tokens). */
 export type PriceConfig = z.infer<typeof priceSchema>;
 /** Tracing settings. */

@@ -12,7 +12,7 @@ const rateLimitScope = z.union([
 /**
  * A rate limit on one scope (see docs/rate-limits.md): requests and tokens per minute are
  * token buckets refilled continuously (a full minute's allowance may be used in a burst),
- * `concurrent` caps calls in flight. Kept in memory, per relay instance.
+ * `concurrent` caps calls in flight. Kept in memory per relay, or shared in Redis (`rateLimits.store`).
  */
 export const rateLimitSchema = z
   .strictObject({
@@ -27,3 +27,30 @@ export const rateLimitSchema = z
   .refine((limit) => limit.requestsPerMinute !== undefined || limit.tokensPerMinute !== undefined || limit.concurrent !== undefined, {
     message: "set at least one of requestsPerMinute, tokensPerMinute, concurrent",
   });
+
+/**
+ * Where rate limits live and what a relay does when that place does not answer. The list form
+ * (`rateLimits: [...]`) is the object form with `store: memory`.
+ */
+const rateLimitsObject = z.strictObject({
+  /** `memory`: each relay counts its own calls. `redis`: every relay sharing `redis` counts against one limit. */
+  store: z.enum(["memory", "redis"]).default("memory"),
+  /**
+   * With `store: redis`, when Redis does not answer: `refuse` answers 503 (no relay admits past a
+   * limit it cannot check), `local` decides in memory at this relay's share (each limit divided
+   * by `relays`) until Redis answers again.
+   */
+  onStoreDown: z.enum(["refuse", "local"]).default("refuse"),
+  /** The relays sharing the limits: a relay's share of each limit under `onStoreDown: local`. */
+  relays: positiveInt.default(1),
+  /** With `store: redis`: how long a call's concurrency slot outlives a relay that stopped renewing it (ms; a killed relay's slots free within this). */
+  leaseMs: positiveInt.default(30_000),
+  limits: z.array(rateLimitSchema).default([]),
+});
+
+/** `rateLimits`: the list of limits, or the object naming their store. */
+export const rateLimitsSchema = z
+  .union([z.array(rateLimitSchema), rateLimitsObject])
+  .default([])
+  // `listed`: written as a list, so a problem's path is `rateLimits[i]` rather than `rateLimits.limits[i]`.
+  .transform((value) => (Array.isArray(value) ? { ...rateLimitsObject.parse({ limits: value }), listed: true } : { ...value, listed: false }));

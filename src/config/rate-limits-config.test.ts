@@ -28,8 +28,9 @@ test("rate limits by key, project and model are accepted", () => {
       { scope: { model: "mock-gpt" }, requestsPerMinute: 600 },
     ],
   }, {});
-  assert.equal(config.rateLimits.length, 3);
-  assert.deepEqual(validateConfig(BASE, {}).rateLimits, [], "none by default");
+  assert.equal(config.rateLimits.limits.length, 3);
+  assert.equal(config.rateLimits.store, "memory", "the list form keeps limits in memory");
+  assert.deepEqual(validateConfig(BASE, {}).rateLimits.limits, [], "none by default");
 });
 
 test("rate limits naming nothing configured, repeating a scope, or setting no limit are config errors", () => {

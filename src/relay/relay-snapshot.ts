@@ -7,7 +7,8 @@ import { createCallPricing, type CallPricing } from "../pricing/call-pricing.ts"
 import { createKeyring, type Keyring } from "../keys/keyring.ts";
 import { createModelRouter, type ModelRouter } from "../routing/model-router.ts";
 import { createRateLimiter, type RateClock, type RateLimiter } from "../limits/rate-limiter.ts";
-import type { RateStateBook } from "../limits/rate-state.ts";
+import { RateStateBook } from "../limits/rate-state.ts";
+import { createSharedRateLimiter, type SharedLimitsDeps } from "../limits/shared-rate-limiter.ts";
 import type { TargetHealthBook } from "../routing/target-health.ts";
 
 /**
@@ -44,6 +45,8 @@ export interface SnapshotShared {
   readonly health?: TargetHealthBook;
   /** The rate limits' buckets and calls in flight, kept across reloads; default: a fresh book. */
   readonly rateState?: RateStateBook;
+  /** The Redis connection and its stats, for `rateLimits.store: redis` (absent: limits stay in memory). */
+  readonly sharedLimits?: Omit<SharedLimitsDeps, "localState" | "clock">;
 }
 
 /** Builds the providers, keyring, router, pricing and rate limits of a validated config. */
@@ -53,7 +56,10 @@ export function createRelaySnapshot(config: Config, fetch: Fetch, shared: Snapsh
     keyring: shared.keyring ?? createKeyring(config.keys),
     router: createModelRouter(config, createProviders(config, fetch), shared.health),
     pricing: createCallPricing(config, shared.budgets),
-    rateLimiter: createRateLimiter(config.rateLimits, shared.clock, shared.rateState),
+    rateLimiter:
+      config.rateLimits.store === "redis" && shared.sharedLimits !== undefined
+        ? createSharedRateLimiter(config.rateLimits, { ...shared.sharedLimits, localState: shared.rateState ?? new RateStateBook(), clock: shared.clock })
+        : createRateLimiter(config.rateLimits.limits, shared.clock, shared.rateState),
     guardrails: createGuardrails(config.guardrails),
   };
 }

@@ -229,7 +229,9 @@ export function createRelay(deps: RelayDeps): Relay {
         };
 
         // Rate limits before the admission: a limited call is refused (journaled so) and writes no admitted entry.
-        const limits = rateLimiter.admit({ keyId: key.id, project: key.project, model: fields.model, tokens: quote.reservedTokens, wire: route.wire });
+        const deciding = rateLimiter.admit({ keyId: key.id, project: key.project, model: fields.model, tokens: quote.reservedTokens, wire: route.wire });
+        // Limits in memory decide at once; shared ones (Redis) after one round trip.
+        const limits = deciding instanceof Promise ? await deciding : deciding;
         recorded = true;
         let admission: Admission;
         try {

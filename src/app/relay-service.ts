@@ -102,7 +102,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     await closeLedger();
     throw error;
   }
-  const snapshotShared = { clock: options.clock, budgets: catalog, keyring: keys.keyring, health, rateState, sharedLimits: shared.limits };
+  const snapshotShared = { clock: options.clock, budgets: catalog, keyring: keys.keyring, health, rateState, sharedLimits: shared.limits, cache: shared.cache };
   const snapshot: SnapshotCell = { current: createRelaySnapshot(config, upstreamFetch, snapshotShared) };
   let adminTokens = adminTokensOf(config.server);
   // Every call's end feeds the metrics and the call log (one observer each).
@@ -190,6 +190,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     budgets: () => [...snapshot.current.config.budgets, ...catalog.stored()],
     rateLimits: () => snapshot.current.rateLimiter.state(),
     rateStore: shared.limits?.stats,
+    cache: shared.cache?.stats,
     traces: tracing && (() => tracing.exporter.stats()),
     targets: () => targetStatuses(snapshot.current.router.targets(), clock()),
     journalMaxLagMs,

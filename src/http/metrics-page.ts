@@ -5,6 +5,7 @@ import type { Ledger } from "../journal/ledger.ts";
 import type { SlotState } from "../relay/call-slots.ts";
 import type { RateLimitState } from "../limits/rate-limiter.ts";
 import type { RateStoreStats } from "../limits/shared-rate-limiter.ts";
+import type { CacheStats } from "../cache/response-cache.ts";
 import { openFileCount, openFileLimit } from "../runtime/open-files.ts";
 import type { TargetStatus } from "../routing/target-status.ts";
 import type { ExportStats } from "../observe/span-exporter.ts";
@@ -36,6 +37,8 @@ export interface MetricsSources {
   readonly rateLimits?: () => readonly RateLimitState[];
   /** How the shared rate-limit store (Redis) has fared (absent: limits in memory, none shown). */
   readonly rateStore?: RateStoreStats;
+  /** The response cache's counts (absent: no cache, none shown). */
+  readonly cache?: CacheStats;
   /** Every target's circuit, as it stands (absent: none shown). */
   readonly targets?: () => readonly TargetStatus[];
   /** What guardrail policies found so far (absent: none shown). */
@@ -92,6 +95,7 @@ export async function metricsPage(sources: MetricsSources): Promise<string> {
   const limits = sources.rateLimits?.() ?? [];
   if (limits.length > 0) writeRateLimits(out, limits);
   if (sources.rateStore) writeRateStore(out, sources.rateStore);
+  if (sources.cache) writeCache(out, sources.cache);
   const targets = sources.targets?.() ?? [];
   if (targets.length > 0) writeTargets(out, targets);
   const guardrails = sources.guardrails?.() ?? [];
@@ -112,6 +116,22 @@ function writeRateStore(out: string[], stats: RateStoreStats): void {
     family(out, name, "counter", help);
     sample(out, name, "", value);
   }
+}
+
+/** The response cache: lookups by result, the hit ratio, answers stored, what hits saved. */
+function writeCache(out: string[], stats: CacheStats): void {
+  family(out, "renio_cache_lookups_total", "counter", "Calls by what the response cache did: hit (served from it), miss (sent, maybe stored), bypass (not cached).");
+  sample(out, "renio_cache_lookups_total", labelText([["result", "hit"]]), stats.hits);
+  sample(out, "renio_cache_lookups_total", labelText([["result", "miss"]]), stats.misses);
+  sample(out, "renio_cache_lookups_total", labelText([["result", "bypass"]]), stats.bypasses);
+  family(out, "renio_cache_hit_ratio", "gauge", "Hits over lookups (hits and misses) since the relay started.");
+  sample(out, "renio_cache_hit_ratio", "", stats.hits + stats.misses === 0 ? 0 : stats.hits / (stats.hits + stats.misses));
+  family(out, "renio_cache_stored_total", "counter", "Answers stored in the response cache.");
+  sample(out, "renio_cache_stored_total", "", stats.stored);
+  family(out, "renio_cache_errors_total", "counter", "Cache lookups and writes its store did not answer (a failed lookup is a miss).");
+  sample(out, "renio_cache_errors_total", "", stats.errors);
+  family(out, "renio_cache_saved_cost", "counter", "What the answers served from the cache cost when they were first paid for (in the budget currency, `budget.currency`).");
+  sample(out, "renio_cache_saved_cost", "", stats.savedCost);
 }
 
 /** Calls served and waiting, and their limits. */

@@ -8,6 +8,8 @@ import { createKeyring, type Keyring } from "../keys/keyring.ts";
 import { createModelRouter, type ModelRouter } from "../routing/model-router.ts";
 import { createRateLimiter, type RateClock, type RateLimiter } from "../limits/rate-limiter.ts";
 import { RateStateBook } from "../limits/rate-state.ts";
+import { createResponseCache, type CacheStats, type ResponseCache } from "../cache/response-cache.ts";
+import type { CacheStore } from "../cache/cache-store.ts";
 import { createSharedRateLimiter, type SharedLimitsDeps } from "../limits/shared-rate-limiter.ts";
 import type { TargetHealthBook } from "../routing/target-health.ts";
 
@@ -24,6 +26,8 @@ export interface RelaySnapshot {
   readonly pricing: CallPricing;
   /** The config's rate limits (their state, per instance, is kept across reloads: rate-state.ts). */
   readonly rateLimiter: RateLimiter;
+  /** The response cache; absent when the config has none (calls skip the step). */
+  readonly cache?: ResponseCache;
   /** The guardrail policies; absent when the config has none (calls skip the step). */
   readonly guardrails?: Guardrails;
 }
@@ -47,6 +51,8 @@ export interface SnapshotShared {
   readonly rateState?: RateStateBook;
   /** The Redis connection and its stats, for `rateLimits.store: redis` (absent: limits stay in memory). */
   readonly sharedLimits?: Omit<SharedLimitsDeps, "localState" | "clock">;
+  /** Where cached answers are kept and the cache's counts (absent: no cache opened). */
+  readonly cache?: { readonly store: CacheStore; readonly stats: CacheStats };
 }
 
 /** Builds the providers, keyring, router, pricing and rate limits of a validated config. */
@@ -60,6 +66,7 @@ export function createRelaySnapshot(config: Config, fetch: Fetch, shared: Snapsh
       config.rateLimits.store === "redis" && shared.sharedLimits !== undefined
         ? createSharedRateLimiter(config.rateLimits, { ...shared.sharedLimits, localState: shared.rateState ?? new RateStateBook(), clock: shared.clock })
         : createRateLimiter(config.rateLimits.limits, shared.clock, shared.rateState),
+    cache: config.cache !== undefined && shared.cache !== undefined ? createResponseCache(config.cache, shared.cache.store, shared.cache.stats) : undefined,
     guardrails: createGuardrails(config.guardrails),
   };
 }

@@ -27,6 +27,13 @@ import { RouteCursor, type Target } from "../routing/route-plan.ts";
 import { quoteRoute, type RouteQuote } from "../pricing/route-quote.ts";
 import { journalText, TEXT_BOUNDS, textProblem } from "../shared/input-text.ts";
 import { budgetExceeded, budgetHeaders, coolingDown, refusalOf, refusedKey } from "./call-refusals.ts";
+import type { CacheCall } from "../cache/response-cache.ts";
+import { serveCacheHit } from "./cache-hit.ts";
+
+/** `x-renio-cache` on a call's answer when a cache is configured. */
+const CACHE_MISS = { "x-renio-cache": "miss" } as const;
+const CACHE_BYPASS = { "x-renio-cache": "bypass" } as const;
+const NO_CACHE = {} as const;
 
 /** Everything the relay needs. */
 export interface RelayDeps {
@@ -86,11 +93,13 @@ export function createRelay(deps: RelayDeps): Relay {
     try {
       const settled = settleCall({ pricing, journal: config.journal, start, quotes, attempts, startedAt: input.startedAt }, end);
       finalUsage = settled.finalUsage;
+      routed.cache?.settled(settled.completion.outcome === "ok" && settled.completion.status === 200 ? { ok: true, usage: finalUsage, cost: settled.completion.cost } : undefined);
       routed.guarded?.complete(settled.completion);
       ledger.complete(start.id, settled.completion, quotes.call.charges, settled.cost);
       observer?.ended(start, settled.completion, quotes.call.charges.length > 0 ? quotes.call.reserved : 0);
       trace.end({ start, ...settled.completion, currency: config.budget.currency });
     } finally {
+      if (finalUsage === null) routed.cache?.settled(undefined);
       limits.end(finalUsage, end.mayHaveBeenBilled);
       inFlight.end();
       leave();
@@ -110,14 +119,16 @@ export function createRelay(deps: RelayDeps): Relay {
   ): Promise<Response> => {
     // Anthropic's API names its request id `request-id` (the Anthropic SDK's `_request_id`).
     const ids: Record<string, string> = input.route.wire === "anthropic" ? { "x-request-id": input.requestId, "request-id": input.requestId } : { "x-request-id": input.requestId };
-    const headers = { ...ids, ...budgetHeaders(admission), ...limits.headers };
+    const headers = { ...ids, ...budgetHeaders(admission), ...limits.headers, ...routed.cacheHeader };
     const { quotes } = routed;
     const attempts = attemptsFor(quotes, clock, snap.config.routing.cooldown);
     const route = { cursor: routed.cursor, attempts, bodyFor: routed.bodyFor, deadlineAt: routed.deadlineAt, chunkTimeoutMs: snap.config.routing.chunkTimeoutMs, clock, random, onAttempt: routed.onAttempt, streams: start.stream };
     inFlight.begin();
     const guarded = routed.guarded;
     const guardAnswer = guarded && ((to: Target) => guarded.answerFor(to.provider.region));
-    return exchange({ ...call, input, route, first: routed.first, headers, guardAnswer, onEnd: (end) => settle(snap, start, routed, attempts, limits, input, call.trace, end, leave), connectCheck });
+    const answer = exchange({ ...call, input, route, first: routed.first, headers, guardAnswer, onEnd: (end) => settle(snap, start, routed, attempts, limits, input, call.trace, end, leave), connectCheck });
+    const cache = routed.cache;
+    return cache === undefined ? answer : answer.then((response) => cache.capture(response));
   };
 
   return {
@@ -228,6 +239,22 @@ export function createRelay(deps: RelayDeps): Relay {
           return bodies.get(to);
         };
 
+        // The response cache (opt-in): a hit is served from it, needing no rate limit, reservation or provider.
+        let cache: CacheCall | undefined;
+        if (snap.cache !== undefined) {
+          cache = snap.cache.begin({ keyId: key.id, project: key.project, model: fields.model }, request.headers, { route: route.path, provider: target.provider.id, upstreamModel: target.upstreamModel }, upstreamBody);
+          const entry = await cache?.lookup();
+          if (entry !== undefined) {
+            recorded = true;
+            const ids: Record<string, string> = route.wire === "anthropic" ? { "x-request-id": input.requestId, "request-id": input.requestId } : { "x-request-id": input.requestId };
+            const response = await serveCacheHit({ ledger, observer, trace, currency: config.budget.currency }, start, input, entry, ids);
+            forwarded = true;
+            leave();
+            return response;
+          }
+        }
+        const cacheHeader = snap.cache === undefined ? NO_CACHE : cache === undefined ? CACHE_BYPASS : CACHE_MISS;
+
         // Rate limits before the admission: a limited call is refused (journaled so) and writes no admitted entry.
         const deciding = rateLimiter.admit({ keyId: key.id, project: key.project, model: fields.model, tokens: quote.reservedTokens, wire: route.wire });
         // Limits in memory decide at once; shared ones (Redis) after one round trip.
@@ -246,7 +273,7 @@ export function createRelay(deps: RelayDeps): Relay {
         }
         forwarded = true;
         const onAttempt = (to: Target) => trace.routed({ provider: to.provider, providerName: config.providers.get(to.provider.id)?.type ?? to.provider.id, maxTokens: fields.maxOutputTokens, upstreamModel: to.upstreamModel });
-        return await forward(snap, start, { first: target, cursor, quotes, bodyFor, deadlineAt, onAttempt, guarded }, input, admission, limits, { dropUsageChunk, trace }, leave);
+        return await forward(snap, start, { first: target, cursor, quotes, bodyFor, deadlineAt, onAttempt, guarded, cache, cacheHeader }, input, admission, limits, { dropUsageChunk, trace }, leave);
       } catch (error) {
         if (!forwarded) leave();
         if (!recorded && error instanceof RelayError && !(error instanceof StoreUnavailableError)) {
@@ -275,4 +302,8 @@ interface RoutedCall {
   readonly onAttempt: (target: Target) => void;
   /** The call as its guardrail policies send it, region by region (undefined: none applies). */
   readonly guarded: GuardedCall | undefined;
+  /** The call's use of the response cache (undefined: not cached). */
+  readonly cache: CacheCall | undefined;
+  /** `x-renio-cache` for the answer (empty without a cache). */
+  readonly cacheHeader: Readonly<Record<string, string>>;
 }

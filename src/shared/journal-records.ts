@@ -7,7 +7,7 @@ import type { Usage } from "./usage.ts";
  */
 
 /** Every way a call can end, as journaled. */
-export const OUTCOMES = ["ok", "upstream_error", "client_aborted", "timeout", "relay_error", "refused", "interrupted"] as const;
+export const OUTCOMES = ["ok", "upstream_error", "client_aborted", "timeout", "relay_error", "refused", "interrupted", "cache_hit"] as const;
 
 /** How a call ended. */
 export type Outcome = (typeof OUTCOMES)[number];

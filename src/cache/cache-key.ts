@@ -29,6 +29,6 @@ function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (value === null || typeof value !== "object") return value;
   const sorted: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  for (const key of Object.keys(value).sort()) sorted[key] = canonical((value as Record<string, unknown>)[key]);
+  for (const key of Object.keys(value).sort()) sorted[key] = canonical((value as Record<string, unknown>)[key]); // plain-object: a null-prototype copy of parsed JSON
   return sorted;
 }

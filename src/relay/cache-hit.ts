@@ -23,7 +23,7 @@ export async function serveCacheHit({ ledger, observer, trace, currency }: Cache
   const admission = await ledger.admit(start, []);
   if (!admission.admitted) throw new Error("an admission without charges was refused");
   const totalMs = performance.now() - input.startedAt;
-  const completion: JournalCompletion = { outcome: "cache_hit", status: 200, ttfbMs: totalMs, totalMs, upstreamMs: null, usage: entry.usage, cost: 0, costEstimated: false, errorCode: null, responseBody: null };
+  const completion: JournalCompletion = { outcome: "cache_hit", status: 200, ttfbMs: totalMs, totalMs, upstreamMs: null, usage: entry.usage, cost: 0, costEstimated: false, savedCost: entry.cost, errorCode: null, responseBody: null };
   ledger.complete(start.id, completion, [], 0);
   observer?.ended(start, completion, 0);
   trace.end({ start, ...completion, currency });

@@ -209,6 +209,10 @@ export const migrations: Readonly<Record<number, Migration>> = {
       .where(sql.ref("guardrails"), "is not", null)
       .execute();
   },
+  // What a call served from the response cache saved (outcome cache_hit): the original call's cost.
+  10: async (db) => {
+    await db.schema.alterTable("journal_entry").addColumn("saved_cost", "double precision").execute();
+  },
 };
 
 /** The renio_meta key counting changes to budget definitions (every change adds one). */

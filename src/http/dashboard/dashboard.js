@@ -7,7 +7,7 @@
 const TOKEN_KEY = "renio.adminToken";
 // A Map: the page name comes from the address bar (`#constructor` is no page).
 const PAGES = new Map(Object.entries({ overview, budgets, keys, models, journal, guardrails, live }));
-const OUTCOMES = ["ok", "upstream_error", "client_aborted", "timeout", "relay_error", "refused", "interrupted", "started"];
+const OUTCOMES = ["ok", "upstream_error", "client_aborted", "timeout", "relay_error", "refused", "interrupted", "cache_hit", "started"];
 const RANGES = { "24h": 86_400_000, "7d": 7 * 86_400_000, "30d": 30 * 86_400_000 };
 let stopPage = () => {};
 
@@ -162,6 +162,8 @@ function overview(page) {
           card("Errors today", number(today.errors), "today-errors"),
           card("Refused today", number(today.refused), "today-refused"),
           card("Spend today", money(today.cost), "today-cost"),
+          card("Cache hits today", number(today.cacheHits), "today-cache-hits"),
+          card("Saved by the cache today", money(today.savedCost), "today-cache-saved"),
           card("Calls this month", number(month.calls), "month-calls"),
           card("Spend this month", money(month.cost), "month-cost"),
         ),

@@ -9,10 +9,12 @@ import { joinChunks, readChunks } from "../../support/sse-bytes.ts";
 import { testKeyPrefix, testRedisUrl } from "../../support/redis.ts";
 import { eventually } from "../../support/sse-bytes.ts";
 import type { StorageConfig } from "../../../src/config/config-schema.ts";
+import { Scrape, scrape } from "../../support/prom-scrape.ts";
 
 const OTHER_PROJECT_KEY = "sk-renio-other-project-01";
 const BROKE_KEY = "sk-renio-broke-cache-0001";
 const decoder = new TextDecoder();
+const ADMIN_TOKEN = "admin-token-for-cache-tests";
 
 let mock: MockServer;
 before(async () => {
@@ -23,6 +25,7 @@ after(() => mock.stop());
 /** A relay caching every call to its models (SQLite unless `cache.store` says otherwise). */
 function cachingRelay(cache: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Promise<RelayUnderTest> {
   return startRelay(mock.url, {
+    server: { host: "127.0.0.1", port: 0, shutdownGraceMs: 2000, adminToken: ADMIN_TOKEN },
     providers: { mock: { type: "mock", baseUrl: mock.url, firstByteTimeoutMs: 5000 }, ant: { type: "anthropic", baseUrl: mock.url, apiKey: "sk-ant-upstream-0001" } },
     models: { "mock-gpt": { provider: "mock" }, "mock-claude": { provider: "mock" }, "translated-claude": { provider: "ant", model: "mock-claude", translate: true } },
     keys: [
@@ -135,6 +138,19 @@ describe("the response cache (SQLite)", () => {
       assert.ok(await eventually(async () => (entry = (await allEntries(store)).find((e) => e.id === id))?.outcome === "cache_hit", 5000));
       assert.equal(entry!.cost, 0);
       assert.ok((entry!.outputTokens ?? 0) > 0, "the original usage is recorded");
+      const original = (await allEntries(store)).find((e) => e.outcome === "ok" && e.keyId === "test" && e.requestBody === null && e.outputTokens === entry!.outputTokens && e.cost !== null && e.cost > 0);
+      assert.ok(original !== undefined && entry!.savedCost === original.cost, `saved ${entry!.savedCost}: the original call's cost`);
+      const spend = await store.journalSpend({});
+      const broke = spend.filter((part) => part.keyId === "broke");
+      assert.equal(broke.reduce((n, part) => n + part.cacheHits, 0), 1, "the report counts the hit");
+      assert.equal(broke.reduce((n, part) => n + part.calls, 0), 0, "…and not as a call sent to a provider");
+      assert.equal(broke.reduce((n, part) => n + part.savedCost, 0), entry!.savedCost);
+      const overview = (await (await fetch(`${relay.url}/admin/dashboard/overview`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { today: { cacheHits: number; savedCost: number } };
+      assert.ok(overview.today.cacheHits >= 1 && overview.today.savedCost >= entry!.savedCost!, "the dashboard shows hits and savings");
+      const metrics = new Scrape((await scrape(relay.url, ADMIN_TOKEN)).text);
+      assert.ok(metrics.sum("renio_cache_lookups_total", { result: "hit" }) >= 1);
+      assert.ok(metrics.sum("renio_cache_hit_ratio") > 0);
+      assert.ok(metrics.sum("renio_cache_saved_cost") >= entry!.savedCost!);
     } finally {
       await store.close();
     }

@@ -1,4 +1,5 @@
 import type { Config } from "./config-schema.ts";
+import { writtenAsList } from "./rate-limit-schema.ts";
 import type { ConfigProblem } from "./config-error.ts";
 import { checkProviders } from "./provider-semantics.ts";
 import { checkRouting } from "./routing-semantics.ts";
@@ -94,7 +95,7 @@ export function checkSemantics(config: Config): ConfigProblem[] {
   problems.push(...checkAdmin(config.server));
   problems.push(...checkAlerts(config));
   const rateScopes = new Set<string>();
-  const at = (index: number) => (config.rateLimits.listed ? ["rateLimits", index] : ["rateLimits", "limits", index]);
+  const at = (index: number) => (writtenAsList(config.rateLimits) ? ["rateLimits", index] : ["rateLimits", "limits", index]);
   if (config.rateLimits.store === "redis" && config.redis === undefined) problems.push({ path: ["rateLimits", "store"], message: "store: redis needs a `redis` section with the server's url" });
   if (config.cache?.store === "redis" && config.redis === undefined) problems.push({ path: ["cache", "store"], message: "store: redis needs a `redis` section with the server's url" });
   config.rateLimits.limits.forEach((limit, index) => {

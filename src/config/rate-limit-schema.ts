@@ -52,5 +52,18 @@ const rateLimitsObject = z.strictObject({
 export const rateLimitsSchema = z
   .union([z.array(rateLimitSchema), rateLimitsObject])
   .default([])
-  // `listed`: written as a list, so a problem's path is `rateLimits[i]` rather than `rateLimits.limits[i]`.
-  .transform((value) => (Array.isArray(value) ? { ...rateLimitsObject.parse({ limits: value }), listed: true } : { ...value, listed: false }));
+  .transform((value) => (Array.isArray(value) ? listed(rateLimitsObject.parse({ limits: value })) : value));
+
+/** Rate limits written as a list: their problems' paths are `rateLimits[i]`, not `rateLimits.limits[i]`. */
+const LISTED = new WeakSet<object>();
+
+/** Marks `limits` as written in the list form (kept beside the config, so the config itself writes back as it validates). */
+function listed<T extends object>(limits: T): T {
+  LISTED.add(limits);
+  return limits;
+}
+
+/** Whether the rate limits were written as a list (`rateLimits: [...]`). */
+export function writtenAsList(limits: object): boolean {
+  return LISTED.has(limits);
+}

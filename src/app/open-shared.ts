@@ -34,6 +34,7 @@ export async function openShared(config: Config, runtime: Runtime, leaseMs: () =
   const redis = openRedis(config.redis);
   if (!(await redis.ready(config.redis.connectTimeoutMs))) process.stderr.write("renio: redis: not connected yet; retrying in the background (rate limits follow rateLimits.onStoreDown meanwhile)\n");
   const stats = new RateStoreStats();
+  stats.up = redis.up;
   const stopRenewing = renewLeases(redis, stats, leaseMs);
   const cache = config.cache && { store: config.cache.store === "redis" ? redisCacheStore(redis) : openLocalCache(config, runtime), stats: new CacheStats() };
   return {

@@ -73,7 +73,12 @@ test("onStoreDown refuse: 503 while Redis is away, counted on /metrics; back by 
   const relay = await relayOnOwnRedis("refuse");
   try {
     assert.equal((await call(relay.url)).status, 200);
+    // Stopped under load: every call in flight is decided by Redis (200, 429) or refused (503); none fails otherwise.
+    const load = Array.from({ length: 40 }, () => call(relay.url));
     await relay.redis.stop();
+    const statuses = (await Promise.all(load)).map((result) => result.status);
+    assert.deepEqual(statuses.filter((status) => ![200, 429, 503].includes(status)), [], `statuses: ${statuses.join(",")}`);
+    assert.ok(statuses.filter((status) => status === 200).length <= 3, "never past the limit (4 a minute, 1 used)");
     assert.deepEqual(await call(relay.url), { status: 503, code: "rate_limit_store_unavailable" });
     const down = await metrics(relay.url);
     assert.equal(down.sum("renio_rate_limit_store_up"), 0);

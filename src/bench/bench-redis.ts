@@ -53,3 +53,33 @@ export async function measureRedisRoundTrip(url: string, pings = 2000): Promise<
     await redis.close();
   }
 }
+
+/** What the report needs of a mode's points (bench-report.ts's ModeResult). */
+interface FeatureModes {
+  readonly mode: string;
+  readonly points: ReadonlyArray<{ readonly concurrency: number; readonly direct: { readonly median: number }; readonly relays: ReadonlyArray<{ readonly id: string; readonly latency: { readonly median: number }; readonly overhead: { readonly median: number } }> }>;
+}
+
+/**
+ * The --features comparisons, point by point: what a Redis-checked call adds over a
+ * memory-checked one (against Redis's own round trip), and a cache hit's latency against the
+ * direct call to the mock.
+ */
+export function featureLines(modes: readonly FeatureModes[], roundTrip: RedisRoundTrip | undefined): string[] {
+  const lines: string[] = [];
+  for (const { mode, points } of modes) {
+    for (const point of points) {
+      const byEnd = (suffix: string) => point.relays.find((relay) => relay.id.endsWith(suffix));
+      const memory = point.relays.find((relay) => relay.id.endsWith("-limits") && !relay.id.endsWith("-redis-limits"));
+      const redis = byEnd("-redis-limits");
+      const cache = byEnd("-cache");
+      const at = `${mode} c=${point.concurrency}`;
+      if (memory !== undefined && redis !== undefined) {
+        const added = redis.overhead.median - memory.overhead.median;
+        lines.push(`${at}: Redis-checked − memory-checked median ${added < 0 ? "" : "+"}${added.toFixed(3)} ms${roundTrip === undefined ? "" : ` (Redis PING median ${roundTrip.p50Ms.toFixed(3)} ms)`}`);
+      }
+      if (cache !== undefined) lines.push(`${at}: cache hit median ${cache.latency.median.toFixed(3)} ms against the direct call's ${point.direct.median.toFixed(3)} ms`);
+    }
+  }
+  return lines;
+}

@@ -4,7 +4,7 @@ import type { RelaySettings } from "./bench-relay-config.ts";
 import type { DiskFloor } from "./disk-floor.ts";
 import { durableWriteLines } from "./durable-write.ts";
 import { guardrailsCostTable } from "./guardrails-cost.ts";
-import type { RedisRoundTrip } from "./bench-redis.ts";
+import { featureLines, type RedisRoundTrip } from "./bench-redis.ts";
 import { SOAK_ROUND_PER_WORKER, type SoakResult } from "./soak.ts";
 import type { LatencySummary, Overhead } from "./bench-stats.ts";
 import { formatMegabytes, formatMicros, formatMs, renderTable, type TableFormat } from "./bench-table.ts";
@@ -162,6 +162,8 @@ export function renderReport(report: BenchReport, format: TableFormat | "json"):
     const { pings, p50Ms, p95Ms } = report.redisRoundTrip;
     blocks.push(heading("Redis round trip"), `PING on one connection, ${pings} in a row: median ${p50Ms.toFixed(3)} ms, P95 ${p95Ms.toFixed(3)} ms (a Redis-checked call adds one such round trip)`);
   }
+  const features = featureLines(report.modes, report.redisRoundTrip);
+  if (features.length > 0) blocks.push(heading("Shared rate limits and cache hits"), features.join("\n"));
   const disk = durableWriteLines(report.diskFloor, report.durableWrite);
   if (disk.length > 0) blocks.push(heading("Durable write"), disk.join("\n"));
   blocks.push(heading("Setup"), setupLines(report, format).join("\n"));

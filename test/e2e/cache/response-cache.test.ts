@@ -121,6 +121,18 @@ describe("the response cache (SQLite)", () => {
     }
   });
 
+  test("an answer larger than maxEntryBytes is not stored (it still reaches the client whole)", async () => {
+    const small = await cachingRelay({ maxEntryBytes: 64 });
+    try {
+      const [first, second] = await twice(small, "/v1/chat/completions", chatBody({ messages: [{ role: "user", content: "too big" }] }));
+      assert.deepEqual([first!.cache, second!.cache], ["miss", "miss"]);
+      assert.equal(second!.sent, 1);
+      assert.ok(JSON.parse(second!.chunks.join("")).choices[0].message.content.length > 0);
+    } finally {
+      await small.stop();
+    }
+  });
+
   test("a hit under a budget with nothing left is served and journaled cache_hit at cost 0", async () => {
     const body = chatBody({ messages: [{ role: "user", content: "broke" }] });
     await twice(relay, "/v1/chat/completions", body);

@@ -28,12 +28,7 @@ import { quoteRoute, type RouteQuote } from "../pricing/route-quote.ts";
 import { journalText, TEXT_BOUNDS, textProblem } from "../shared/input-text.ts";
 import { budgetExceeded, budgetHeaders, coolingDown, refusalOf, refusedKey } from "./call-refusals.ts";
 import type { CacheCall } from "../cache/response-cache.ts";
-import { serveCacheHit } from "./cache-hit.ts";
-
-/** `x-renio-cache` on a call's answer when a cache is configured. */
-const CACHE_MISS = { "x-renio-cache": "miss" } as const;
-const CACHE_BYPASS = { "x-renio-cache": "bypass" } as const;
-const NO_CACHE = {} as const;
+import { cacheStep, responseIds, UNCACHED } from "./cache-hit.ts";
 
 /** Everything the relay needs. */
 export interface RelayDeps {
@@ -117,9 +112,7 @@ export function createRelay(deps: RelayDeps): Relay {
     call: Pick<Exchange, "dropUsageChunk" | "trace">,
     leave: () => void,
   ): Promise<Response> => {
-    // Anthropic's API names its request id `request-id` (the Anthropic SDK's `_request_id`).
-    const ids: Record<string, string> = input.route.wire === "anthropic" ? { "x-request-id": input.requestId, "request-id": input.requestId } : { "x-request-id": input.requestId };
-    const headers = { ...ids, ...budgetHeaders(admission), ...limits.headers, ...routed.cacheHeader };
+    const headers = { ...responseIds(input), ...budgetHeaders(admission), ...limits.headers, ...routed.cacheHeader };
     const { quotes } = routed;
     const attempts = attemptsFor(quotes, clock, snap.config.routing.cooldown);
     const route = { cursor: routed.cursor, attempts, bodyFor: routed.bodyFor, deadlineAt: routed.deadlineAt, chunkTimeoutMs: snap.config.routing.chunkTimeoutMs, clock, random, onAttempt: routed.onAttempt, streams: start.stream };
@@ -240,20 +233,12 @@ export function createRelay(deps: RelayDeps): Relay {
         };
 
         // The response cache (opt-in): a hit is served from it, needing no rate limit, reservation or provider.
-        let cache: CacheCall | undefined;
-        if (snap.cache !== undefined) {
-          cache = snap.cache.begin({ keyId: key.id, project: key.project, model: fields.model }, request.headers, { route: route.path, provider: target.provider.id, upstreamModel: target.upstreamModel }, upstreamBody);
-          const entry = await cache?.lookup();
-          if (entry !== undefined) {
-            recorded = true;
-            const ids: Record<string, string> = route.wire === "anthropic" ? { "x-request-id": input.requestId, "request-id": input.requestId } : { "x-request-id": input.requestId };
-            const response = await serveCacheHit({ ledger, observer, trace, currency: config.budget.currency }, start, input, entry, ids);
-            forwarded = true;
-            leave();
-            return response;
-          }
+        const cached = snap.cache === undefined ? UNCACHED : await cacheStep(snap.cache, { ledger, observer, trace, currency: config.budget.currency }, start, input, { keyId: key.id, project: key.project, model: fields.model }, target, upstreamBody);
+        if (cached.hit !== undefined) {
+          recorded = forwarded = true;
+          leave();
+          return cached.hit;
         }
-        const cacheHeader = snap.cache === undefined ? NO_CACHE : cache === undefined ? CACHE_BYPASS : CACHE_MISS;
 
         // Rate limits before the admission: a limited call is refused (journaled so) and writes no admitted entry.
         const deciding = rateLimiter.admit({ keyId: key.id, project: key.project, model: fields.model, tokens: quote.reservedTokens, wire: route.wire });
@@ -273,7 +258,7 @@ export function createRelay(deps: RelayDeps): Relay {
         }
         forwarded = true;
         const onAttempt = (to: Target) => trace.routed({ provider: to.provider, providerName: config.providers.get(to.provider.id)?.type ?? to.provider.id, maxTokens: fields.maxOutputTokens, upstreamModel: to.upstreamModel });
-        return await forward(snap, start, { first: target, cursor, quotes, bodyFor, deadlineAt, onAttempt, guarded, cache, cacheHeader }, input, admission, limits, { dropUsageChunk, trace }, leave);
+        return await forward(snap, start, { first: target, cursor, quotes, bodyFor, deadlineAt, onAttempt, guarded, cache: cached.call, cacheHeader: cached.header }, input, admission, limits, { dropUsageChunk, trace }, leave);
       } catch (error) {
         if (!forwarded) leave();
         if (!recorded && error instanceof RelayError && !(error instanceof StoreUnavailableError)) {

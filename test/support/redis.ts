@@ -15,12 +15,12 @@ export interface RedisServer {
 const running = new Set<ChildProcess>();
 process.on("exit", () => running.forEach((child) => child.kill("SIGKILL")));
 
-/** Starts a throwaway redis-server on a free loopback port; resolves once it accepts connections. */
-export async function startRedisServer(): Promise<RedisServer> {
+/** Starts a throwaway redis-server on a free loopback port (`extra`: more of its options); resolves once it accepts connections. */
+export async function startRedisServer(extra: readonly string[] = []): Promise<RedisServer> {
   const port = await freePort();
   let child: ChildProcess | undefined;
   const start = async () => {
-    const server = spawn("redis-server", ["--bind", "127.0.0.1", "--port", String(port), "--save", "", "--appendonly", "no"], { stdio: ["ignore", "pipe", "pipe"] });
+    const server = spawn("redis-server", ["--bind", "127.0.0.1", "--port", String(port), "--save", "", "--appendonly", "no", ...extra], { stdio: ["ignore", "pipe", "pipe"] });
     running.add(server);
     child = server;
     let output = "";

@@ -91,6 +91,21 @@ test("onStoreDown refuse: 503 while Redis is away, counted on /metrics; back by 
   }
 });
 
+test("a Redis that requires a password: the relay authenticates with the URL's; a wrong one counts as the store down", async () => {
+  const redis = await startRedisServer(["--requirepass", "s3cret-for-tests"]);
+  const rateLimits = { store: "redis", limits: [{ scope: { key: "test" }, requestsPerMinute: 100 }] };
+  const right = await startRelay(mock.url, { redis: { url: redis.url.replace("redis://", "redis://:s3cret-for-tests@"), connectTimeoutMs: 500 }, rateLimits });
+  const wrong = await startRelay(mock.url, { redis: { url: redis.url.replace("redis://", "redis://:not-the-password@"), connectTimeoutMs: 500, commandTimeoutMs: 300 }, rateLimits });
+  try {
+    assert.equal((await call(right.url)).status, 200);
+    const refused = await call(wrong.url);
+    assert.deepEqual(refused, { status: 503, code: "rate_limit_store_unavailable" });
+  } finally {
+    await Promise.all([right.stop(), wrong.stop()]);
+    await redis.stop();
+  }
+});
+
 test("onStoreDown local: the relay's share (4 a minute over 2 relays: 2) while Redis is away, then the shared limit again", async () => {
   const relay = await relayOnOwnRedis("local");
   try {

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import process from "node:process";
 import { after, before, test } from "node:test";
 import { startMockServer, startRelay, TEST_KEY, type MockServer } from "../../support/relay-harness.ts";
 import { chatBody, errorOf, post } from "../../support/relay-calls.ts";
@@ -46,6 +47,7 @@ test("a relay killed holding 8 leases: its slots are free again within the lease
       `no slot came back (last status ${status})`,
     );
     const freedMs = performance.now() - killedAt;
+    process.stderr.write(`  killed relay's 8 leases free ${Math.round(freedMs)} ms after the kill (leaseMs 1500)\n`);
     assert.ok(freedMs <= 1500 + 1000, `slots came back ${Math.round(freedMs)} ms after the kill (lease 1500 ms)`);
   } finally {
     await survivor.stop();

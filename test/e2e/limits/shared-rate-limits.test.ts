@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import process from "node:process";
 import { after, before, describe, test } from "node:test";
 import { startMockServer, startRelay, type MockServer, type RelayUnderTest } from "../../support/relay-harness.ts";
 import { chatBody, errorOf, post } from "../../support/relay-calls.ts";
@@ -66,6 +67,7 @@ describe("three relays sharing Redis", () => {
   test("admit the requests limit once between them, not once each", async () => {
     const { statuses, seconds, refused } = await burst(SECRETS.rpm, "mock-gpt");
     const admitted = statuses.filter((status) => status === 200).length;
+    process.stderr.write(`  shared requests limit: ${admitted} of ${CALLS} admitted in ${seconds.toFixed(2)} s (limit 60 a minute)\n`);
     assert.equal(admitted + statuses.filter((status) => status === 429).length, CALLS, "every call is admitted or refused with 429");
     // The bucket refills one request a second while the burst runs: exactly the limit plus that.
     assert.ok(admitted >= 60 && admitted <= 60 + Math.ceil(seconds), `admitted ${admitted} in ${seconds.toFixed(2)} s (limit 60 a minute; on memory limits three relays admit 180)`);
@@ -79,12 +81,14 @@ describe("three relays sharing Redis", () => {
   test("reserve the tokens limit once between them while the calls run", async () => {
     const { statuses, seconds } = await burst(SECRETS.tpm, "slow-gpt");
     const admitted = statuses.filter((status) => status === 200).length;
+    process.stderr.write(`  shared tokens limit: ${admitted} of ${CALLS} admitted in ${seconds.toFixed(2)} s (10 bounds fit)\n`);
     // Ten bounds fit; the refill while the burst runs is a sixth of a bound a second.
     assert.ok(admitted >= 10 && admitted <= 10 + Math.ceil(seconds / 6), `admitted ${admitted} in ${seconds.toFixed(2)} s (10 calls' bounds fit)`);
   });
 
   test("hold the concurrency limit between them: 8 calls in flight, whichever relay runs them", async () => {
-    const { statuses } = await burst(SECRETS.concurrent, "slow-gpt");
+    const { statuses, seconds } = await burst(SECRETS.concurrent, "slow-gpt");
+    process.stderr.write(`  shared concurrency limit: ${statuses.filter((status) => status === 200).length} of ${CALLS} admitted in ${seconds.toFixed(2)} s (8 in flight)\n`);
     assert.equal(statuses.filter((status) => status === 200).length, 8);
     // The slots came back when the calls ended: the next call is admitted.
     const next = await post(relays[1]!.url, "/v1/chat/completions", chatBody({ model: "mock-gpt" }), { authorization: `Bearer ${SECRETS.concurrent}` });

@@ -257,11 +257,11 @@ export const configSchema = z.strictObject({
   routing: routingSchema,
   keys: z.array(keySchema).default([]),
   budgets: z.array(budgetSchema).default([]),
-  rateLimits: rateLimitsSchema,
+  rateLimits: rateLimitsSchema.describe("rate limits: a list (in memory, per relay) or { store, onStoreDown, relays, leaseMs, limits } (rate-limits.md)"),
   /** The Redis server shared rate limits and the shared cache use (docs/running-several.md). */
-  redis: redisSchema.optional(),
+  redis: redisSchema.optional().describe("the Redis shared rate limits and the shared cache use (running-several.md)"),
   /** The response cache (docs/cache.md); absent: no call is cached. */
-  cache: cacheSchema.optional(),
+  cache: cacheSchema.optional().describe("the response cache (cache.md); absent: no call is cached"),
   /** Webhook targets of budget alerts and crash notices, and how they are delivered (docs/observability.md). */
   alerts: z
     .strictObject({

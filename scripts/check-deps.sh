@@ -21,7 +21,7 @@ app
 http
 storage
 relay
-journal limits alerts guardrails
+journal limits alerts guardrails cache
 pricing
 routing
 keys budgets callers
@@ -29,7 +29,7 @@ observe
 providers
 usage
 runtime
-upstream config shared'
+upstream config shared redis'
 
 # Prints "importer target" for every relative import (static, side-effect, re-export or dynamic) of a
 # non-test .ts file under the root $1, both resolved and relative to it.

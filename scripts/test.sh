@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
-# Runs the whole test suite on Bun and on Deno, against a throwaway PostgreSQL
-# (started here unless RENIO_TEST_PG_URL is set) and SQLite files in temp dirs.
+# Runs the whole test suite on Bun and on Deno, against a throwaway PostgreSQL and Redis
+# (started here unless RENIO_TEST_PG_URL / RENIO_TEST_REDIS_URL are set) and SQLite files in temp dirs.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# What this script starts, it stops on exit.
+stop_started=""
+trap 'eval "$stop_started"' EXIT
 if [ -z "${RENIO_TEST_PG_URL:-}" ]; then
   RENIO_TEST_PG_URL=$(bash scripts/pg-start.sh) || { echo "could not start PostgreSQL"; exit 1; }
   export RENIO_TEST_PG_URL
-  trap 'bash scripts/pg-stop.sh "$RENIO_TEST_PG_URL" >/dev/null 2>&1' EXIT
+  stop_started+='bash scripts/pg-stop.sh "$RENIO_TEST_PG_URL" >/dev/null 2>&1;'
+fi
+if [ -z "${RENIO_TEST_REDIS_URL:-}" ]; then
+  RENIO_TEST_REDIS_URL=$(bash scripts/redis-start.sh) || { echo "could not start Redis"; exit 1; }
+  export RENIO_TEST_REDIS_URL
+  stop_started+='bash scripts/redis-stop.sh "$RENIO_TEST_REDIS_URL" >/dev/null 2>&1;'
 fi
 # Bun and Deno run at the same time (most of a test's time is spent waiting on sockets, child
 # processes and the database, so the two share the machine well); each one's output is printed

@@ -4,7 +4,7 @@ import type { Config } from "../config/config-schema.ts";
 import type { LoopFigures } from "../http/loop-metrics.ts";
 import type { Ledger } from "../journal/ledger.ts";
 import type { StoredKey } from "../keys/key-store.ts";
-import type { RateGate, RateTicket } from "../limits/rate-limiter.ts";
+import type { RateLimiter, RateTicket } from "../limits/rate-limiter.ts";
 import type { CallObserver } from "../observe/call-observer.ts";
 import type { SlotState } from "../relay/call-slots.ts";
 import type { FetchHandler, Runtime } from "../runtime/runtime.ts";
@@ -40,7 +40,7 @@ export interface LoopOwnerDeps {
   readonly storedBudgets: () => StoredBudgets;
   readonly ledger: Ledger;
   /** The rate limits in force (the owner's snapshot's). */
-  readonly rateLimits: () => RateGate;
+  readonly rateLimits: () => RateLimiter;
   /** Metrics and the call log. */
   readonly observer: CallObserver | undefined;
   /** The owner's handler of every route, for requests a worker hands over. */

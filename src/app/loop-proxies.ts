@@ -1,6 +1,6 @@
 import type { Admission } from "../budgets/budget-charge.ts";
 import type { Ledger, LedgerStats } from "../journal/ledger.ts";
-import type { RateGate, RateTicket } from "../limits/rate-limiter.ts";
+import type { RateLimiter, RateTicket } from "../limits/rate-limiter.ts";
 import type { CallObserver } from "../observe/call-observer.ts";
 import { StoreUnavailableError } from "../shared/relay-error.ts";
 import type { LoopPeer } from "./loop-peer.ts";
@@ -42,7 +42,7 @@ const UNLIMITED: RateTicket = { headers: {}, end() {}, cancel() {} };
  * A worker loop's rate limits: the owner loop's buckets, one round trip per call when the config
  * has any limit (none: no message at all). The ticket's end and cancel go over one-way.
  */
-export function ownerRateGate(owner: OwnerPeer, limited: boolean): RateGate {
+export function ownerRateLimiter(owner: OwnerPeer, limited: boolean): RateLimiter {
   if (!limited) return { admit: () => UNLIMITED, state: () => [] };
   return {
     state: () => [],

@@ -21,7 +21,7 @@ import { RelayError } from "../shared/relay-error.ts";
 import { ROUTES } from "../shared/route-spec.ts";
 import { plainMessage, type HandedResponse, type LoopStart, type LoopStats, type OwnerNote, type OwnerRequest, type WorkerNote, type WorkerRequest } from "./loop-messages.ts";
 import { createLoopPeer, type LoopPort } from "./loop-peer.ts";
-import { ownerLedger, ownerObserver, ownerRateGate, type OwnerPeer } from "./loop-proxies.ts";
+import { ownerLedger, ownerObserver, ownerRateLimiter, type OwnerPeer } from "./loop-proxies.ts";
 import { upstreamFetchOf } from "./upstream-client.ts";
 
 /** A started worker loop, as its messages reach it. */
@@ -72,7 +72,7 @@ async function startLoop(start: LoopStart, owner: OwnerPeer, runtime: Runtime): 
   const upstreamFetch = upstreamFetchOf(runtime, config.server.upstreamClient, () => relay.inFlight);
   const snapshotOf = (next: Config): RelaySnapshot => ({
     ...createRelaySnapshot(next, upstreamFetch, { budgets: catalog, keyring, health }),
-    rateLimiter: ownerRateGate(owner, next.rateLimits.length > 0),
+    rateLimiter: ownerRateLimiter(owner, next.rateLimits.limits.length > 0),
   });
   const snapshot: SnapshotCell = { current: snapshotOf(config) };
   // Without a journal there is nothing to record and no budget (the config forbids them): no message per call.

@@ -24,6 +24,7 @@ import { alertRulesOf } from "../alerts/alert-rules.ts";
 import { createRelay } from "../relay/relay.ts";
 import { createRelaySnapshot, type SnapshotCell } from "../relay/relay-snapshot.ts";
 import { RateStateBook } from "../limits/rate-state.ts";
+import { openShared, type SharedServices } from "./open-shared.ts";
 import { createTargetHealthBook } from "../routing/target-health.ts";
 import { targetStatuses } from "../routing/target-status.ts";
 import type { RateClock } from "../limits/rate-limiter.ts";
@@ -110,7 +111,18 @@ export async function startRelayService(config: Config, runtime: Runtime, option
   const health = createTargetHealthBook();
   // So are the rate limits: a reload never refills a bucket (rate-state.ts).
   const rateState = new RateStateBook();
-  const snapshot: SnapshotCell = { current: createRelaySnapshot(config, upstreamFetch, { clock: options.clock, budgets: catalog, keyring: keys.keyring, health, rateState }) };
+  // Redis, when configured: shared rate limits and the shared cache (open-shared.ts).
+  let shared: SharedServices;
+  try {
+    shared = await openShared(config, runtime, () => snapshot.current.config.rateLimits.leaseMs);
+  } catch (error) {
+    budgetSync?.stop();
+    keys.stop();
+    await closeLedger();
+    throw error;
+  }
+  const snapshotShared = { clock: options.clock, budgets: catalog, keyring: keys.keyring, health, rateState, sharedLimits: shared.limits, cache: shared.cache };
+  const snapshot: SnapshotCell = { current: createRelaySnapshot(config, upstreamFetch, snapshotShared) };
   let adminTokens = adminTokensOf(config.server);
   // Every call's end feeds the metrics and the call log (one observer each).
   const calls = createCallMetrics({ perKeyLabels: config.metrics.perKeyLabels, currency: config.budget.currency });
@@ -155,7 +167,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     const effective = withRestartOnly(next, config);
     const problems = checkSemantics(effective);
     if (problems.length > 0) return { reloaded: false, problems: problems.map(formatProblem) };
-    const built = createRelaySnapshot(effective, upstreamFetch, { clock: options.clock, budgets: catalog, keyring: keys.keyring, health, rateState });
+    const built = createRelaySnapshot(effective, upstreamFetch, snapshotShared);
     catalog.reconfigure(effective.budgets, effective.budget.mode, effective.teams);
     keys.keyring.replaceConfigKeys(effective.keys);
     await store?.setAlertRules(alertRulesOf(effective));
@@ -236,6 +248,8 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     adminTokens: () => adminTokens,
     budgets: () => [...snapshot.current.config.budgets, ...catalog.stored()],
     rateLimits: () => snapshot.current.rateLimiter.state(),
+    rateStore: shared.limits?.stats,
+    cache: shared.cache?.stats,
     traces: tracing && (() => tracing.exporter.stats()),
     targets: () => targetStatuses(snapshot.current.router.targets(), clock()),
     journalMaxLagMs,
@@ -312,6 +326,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
       keys.stop();
       await alerts?.stop();
       await closeLedger();
+      await shared.close();
       await tracing?.exporter.shutdown();
       // A call has ended once its upstream has; its last bytes may still be on their way to the
       // client. The server's graceful stop waits for them (bounded by what is left of the grace period),

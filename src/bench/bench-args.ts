@@ -40,6 +40,13 @@ export type StorageSetting = "sqlite" | "postgres";
  */
 export type GuardrailsSetting = "off" | "log" | "redact";
 
+/**
+ * What else a Renio under test does on each call: nothing more (`off`), rate limits in memory
+ * (`limits`) or shared through Redis (`redis-limits`), or the response cache (`cache`: every
+ * measured call after the first is a hit).
+ */
+export type FeatureSetting = "off" | "limits" | "redis-limits" | "cache";
+
 /** Output format of the report. */
 export type ReportFormat = "text" | "markdown" | "json";
 
@@ -72,6 +79,10 @@ export interface BenchOptions {
   readonly storages: readonly StorageSetting[];
   /** One Renio per setting, measured in the same rounds (e.g. off and redact side by side). */
   readonly guardrails: readonly GuardrailsSetting[];
+  /** One Renio per setting (--features); default `off` alone. */
+  readonly features: readonly FeatureSetting[];
+  /** An existing Redis for `redis-limits` (else a throwaway redis-server is started). */
+  readonly redisUrl: string | undefined;
   /** The PostgreSQL to use instead of a throwaway server. */
   readonly pgUrl: string | undefined;
   readonly format: ReportFormat;
@@ -119,6 +130,8 @@ const BENCH_OPTIONS = {
   storage: { type: "string" },
   "pg-url": { type: "string", valueName: "a URL" },
   guardrails: { type: "string" },
+  features: { type: "string" },
+  "redis-url": { type: "string", valueName: "a URL" },
   json: { type: "boolean" },
   markdown: { type: "boolean" },
   out: { type: "string", valueName: "a file" },
@@ -155,6 +168,12 @@ export function parseBenchArgs(args: readonly string[]): BenchOptions {
   }
   if (capacity !== undefined && v.guardrails !== undefined) throw new UsageError("--guardrails applies to --mode json, stream or both; --mode capacity runs its Renios without guardrails");
   const guardrails = settingList("--guardrails", v.guardrails ?? "off", GUARDRAILS_SETTINGS);
+  if ((capacity !== undefined || target !== undefined || soak !== undefined) && v.features !== undefined) throw new UsageError("--features applies to the Renios --mode json, stream or both start here");
+  const features = settingList("--features", v.features ?? "off", FEATURE_SETTINGS);
+  if (features.length > 1 && (guardrails.length > 1 || v.journal?.includes(",") || v.storage?.includes(","))) throw new UsageError("--features takes a list only with one --journal, --storage and --guardrails setting");
+  const redisUrl = v["redis-url"];
+  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) throw new UsageError("--redis-url must start with redis:// or rediss://");
+  if (redisUrl !== undefined && !features.includes("redis-limits")) throw new UsageError("--redis-url applies to --features redis-limits only");
   const journals = settingList("--journal", v.journal ?? (capacity ? "fsync,off" : "fsync"), JOURNAL_SETTINGS);
   const storages = settingList("--storage", v.storage ?? "sqlite", STORAGE_SETTINGS);
   const pgUrl = v["pg-url"] === undefined ? undefined : postgresUrl(v["pg-url"]);
@@ -183,6 +202,8 @@ export function parseBenchArgs(args: readonly string[]): BenchOptions {
     budgetScope: v["budget-scope"] ?? "total",
     storages,
     guardrails,
+    features,
+    redisUrl,
     pgUrl,
     format: v.json ? "json" : v.markdown ? "markdown" : "text",
     out: v.out,
@@ -227,6 +248,7 @@ const JOURNAL_SETTINGS: readonly JournalSetting[] = ["fsync", "process", "off"];
 const STORAGE_SETTINGS: readonly StorageSetting[] = ["sqlite", "postgres"];
 
 const GUARDRAILS_SETTINGS: readonly GuardrailsSetting[] = ["off", "log", "redact"];
+const FEATURE_SETTINGS: readonly FeatureSetting[] = ["off", "limits", "redis-limits", "cache"];
 
 /** A comma-separated list of distinct settings, each one of `allowed`. */
 function settingList<T extends string>(flag: string, text: string, allowed: readonly T[]): T[] {

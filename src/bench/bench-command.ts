@@ -15,6 +15,11 @@ import { renderReport, type BenchReport } from "./bench-report.ts";
 import { DISK_FLOOR_PLAN, measureDiskFloors } from "./disk-floor.ts";
 import { durableWriteCosts } from "./durable-write.ts";
 import { guardrailsCosts } from "./guardrails-cost.ts";
+import { measureRedisRoundTrip, startThrowawayRedis, type BenchRedis, type RedisRoundTrip } from "./bench-redis.ts";
+import type { FeatureSetting } from "./bench-args.ts";
+
+/** How a Renio's label names what it does besides relaying (--features). */
+const FEATURE_LABELS: Readonly<Record<Exclude<FeatureSetting, "off">, string>> = { limits: "rate limits in memory", "redis-limits": "rate limits on Redis", cache: "cache hits" };
 import { runSoak } from "./soak.ts";
 import { runCapacityBench } from "./capacity-command.ts";
 import { runMeasurements, type MeasuredRelay } from "./bench-run.ts";
@@ -60,6 +65,8 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
   const dir = mkdtempSync(join(tmpdir(), "renio-bench-"));
   const children: ChildServer[] = [];
   let postgres: BenchPostgres | undefined;
+  let redis: BenchRedis | undefined;
+  let redisRoundTrip: RedisRoundTrip | undefined;
   try {
     if (options.capacity !== undefined) {
       const { text, failed } = await runCapacityBench({ options: { ...options, capacity: options.capacity }, runtime, self, dir, progress, signal: deadline.signal, children, version: versionOf(self) });
@@ -86,8 +93,20 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
         progress.update(options.pgUrl === undefined ? "starting a throwaway PostgreSQL" : "using the given PostgreSQL");
         postgres = options.pgUrl === undefined ? await startThrowawayPostgres() : givenPostgres(options.pgUrl);
       }
+      if (options.features.includes("redis-limits")) {
+        progress.update(options.redisUrl === undefined ? "starting a throwaway Redis" : "using the given Redis");
+        redis = options.redisUrl === undefined ? await startThrowawayRedis() : { url: options.redisUrl, stop: () => undefined };
+        progress.update("measuring Redis's own round trip");
+        redisRoundTrip = await measureRedisRoundTrip(redis.url);
+      }
       const perModel = options.models.length > 1;
-      for (const variant of withEventLoops(relayVariants(options.storages, options.journals, options.guardrails), options.eventLoops)) {
+      // One Renio per storage, journal, guardrails and event-loops setting, for each feature (--features).
+      const variants = options.features.flatMap((feature) =>
+        withEventLoops(relayVariants(options.storages, options.journals, options.guardrails), options.eventLoops).map((plain) =>
+          feature === "off" ? { ...plain, feature } : { ...plain, feature, id: `${plain.id}-${feature}`, label: `${plain.label}, ${FEATURE_LABELS[feature]}`, name: [plain.name, feature].filter((part) => part !== "").join("-") },
+        ),
+      );
+      for (const variant of variants) {
         for (const [index, model] of options.models.entries()) {
           const name = [variant.name, ...(perModel ? [String(index)] : [])].filter((part) => part !== "").join("-");
           const relayDir = join(dir, name);
@@ -96,7 +115,7 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
           // One database per Renio on a throwaway server; on a given one, one total budget per Renio.
           const tag = [variant.journal, ...(variant.guardrails === "off" ? [] : [variant.guardrails]), ...(perModel ? [String(index)] : [])].join("_");
           const onPostgres = variant.storage === "postgres" ? { postgresUrl: await postgres!.databaseUrl(`renio_${tag}`), budgetId: `bench-total-${tag}` } : {};
-          const config = benchRelayConfig({ mockUrl: mock.url, model, dir: relayDir, journal: variant.journal, budget: options.budget, budgetScope: options.budgetScope, secret, metricsToken, upstreamClient: options.upstreamClient, eventLoops: variant.eventLoops, guardrails: variant.guardrails, ...onPostgres });
+          const config = benchRelayConfig({ mockUrl: mock.url, model, dir: relayDir, journal: variant.journal, budget: options.budget, budgetScope: options.budgetScope, secret, metricsToken, upstreamClient: options.upstreamClient, eventLoops: variant.eventLoops, guardrails: variant.guardrails, feature: variant.feature, redisUrl: redis?.url, ...onPostgres });
           writeFileSync(configPath, JSON.stringify(config, null, 2));
           const label = `${variant.label}${perModel ? ` ${model.name}` : ""}`;
           progress.update(`starting ${label}`);
@@ -148,6 +167,7 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
       durableWrite: durableWriteCosts(modes, diskFloor, options.storages.length > 1 ? options.storages : undefined, pauseOfMode),
       ...(options.guardrails.length > 1 ? { guardrailsCost: guardrailsCosts(modes) } : {}),
       ...(soak !== undefined ? { soak } : {}),
+      ...(redisRoundTrip !== undefined ? { redisRoundTrip } : {}),
       modes,
     };
     const text = renderReport(report, options.format);
@@ -160,6 +180,7 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
     progress.done();
     await Promise.all(children.reverse().map((child) => child.stop()));
     postgres?.stop();
+    redis?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -29,6 +29,12 @@ export const BENCH_HELP = `usage: renio bench [options]
                                 detector on requests and answers, matches logged or redacted (the request
                                 scan and the stream holdback in the path); a list (off,redact) runs one
                                 Renio per setting in the same rounds and reports what the policy adds
+  --features off|limits|redis-limits|cache
+                              what else the Renio does per call: rate limits in memory, rate limits shared
+                                through Redis (a throwaway redis-server unless --redis-url; the report adds
+                                Redis's own PING round trip), or the response cache (every measured call a
+                                hit); a list (limits,redis-limits,cache) runs one Renio per setting
+  --redis-url URL             an existing Redis for --features redis-limits (keys under a random prefix)
   --pg-url URL                an existing PostgreSQL database for --storage postgres (bench rows
                                 are written into it: use a scratch database)
   --baseline passthrough      also measure a bare fetch passthrough (the floor)

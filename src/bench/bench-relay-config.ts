@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import type { BenchModel, BudgetScopeSetting, BudgetSetting, EventLoopsSetting, GuardrailsSetting, JournalSetting, StorageSetting } from "./bench-args.ts";
+import type { BenchModel, BudgetScopeSetting, BudgetSetting, EventLoopsSetting, FeatureSetting, GuardrailsSetting, JournalSetting, StorageSetting } from "./bench-args.ts";
 import { renioRelayId } from "./durable-write.ts";
 
 /** The relay settings a benchmark ran with, as reported. */
@@ -50,6 +50,27 @@ export interface BenchRelayConfigInput {
   readonly eventLoops?: EventLoopsSetting;
   /** A policy over every call, on requests and answers, with this action (default off: no guardrails section). */
   readonly guardrails?: GuardrailsSetting;
+  /** Rate limits (in memory or on Redis) or the cache on every call (default off). */
+  readonly feature?: FeatureSetting;
+  /** The Redis of `redis-limits` (its keys under a random prefix). */
+  readonly redisUrl?: string;
+}
+
+/** Limits every bench call is checked against and none reaches: the check's cost, never a refusal. */
+const BENCH_LIMITS = [{ scope: { key: "bench" }, requestsPerMinute: 1_000_000_000, tokensPerMinute: 1_000_000_000_000, concurrent: 1_000_000 }];
+
+/** The rate-limit, Redis and cache sections of a feature setting. */
+function featureSections(input: BenchRelayConfigInput): Record<string, unknown> {
+  switch (input.feature ?? "off") {
+    case "off":
+      return {};
+    case "limits":
+      return { rateLimits: BENCH_LIMITS };
+    case "redis-limits":
+      return { redis: { url: input.redisUrl, keyPrefix: `renio-bench-${randomBytes(4).toString("hex")}:` }, rateLimits: { store: "redis", limits: BENCH_LIMITS } };
+    case "cache":
+      return { cache: { path: join(input.dir, "cache.db"), models: [input.model.name] } };
+  }
 }
 
 /** A random caller secret for one benchmark run. */
@@ -88,6 +109,7 @@ export function benchRelayConfig(input: BenchRelayConfigInput): Record<string, u
     keys: [{ id: "bench", secret: input.secret }],
     budgets: budgetOn ? [{ id: input.budgetId ?? "bench-total", scope: benchBudgetScope(input.budgetScope ?? "total"), period: "total", limit: 9_000_000, mode: input.budget }] : [],
     prices: { [input.model.name]: { input: 1, output: 2 } },
+    ...featureSections(input),
     ...(input.guardrails === undefined || input.guardrails === "off"
       ? {}
       : { guardrails: { policies: [{ id: BENCH_GUARDRAIL_POLICY.id, detectors: [...BENCH_GUARDRAIL_POLICY.detectors], request: input.guardrails, answer: input.guardrails }] } }),

@@ -4,6 +4,7 @@ import type { RelaySettings } from "./bench-relay-config.ts";
 import type { DiskFloor } from "./disk-floor.ts";
 import { durableWriteLines } from "./durable-write.ts";
 import { guardrailsCostTable } from "./guardrails-cost.ts";
+import { featureLines, type RedisRoundTrip } from "./bench-redis.ts";
 import { SOAK_ROUND_PER_WORKER, type SoakResult } from "./soak.ts";
 import type { LatencySummary, Overhead } from "./bench-stats.ts";
 import { formatMegabytes, formatMicros, formatMs, renderTable, type TableFormat } from "./bench-table.ts";
@@ -131,6 +132,8 @@ export interface BenchReport {
   readonly guardrailsCost?: readonly GuardrailsCost[];
   /** Soak mode (--duration): samples over time; `modes` is then empty. */
   readonly soak?: SoakResult;
+  /** Redis's own round trip, measured in the run (--features redis-limits). */
+  readonly redisRoundTrip?: RedisRoundTrip;
   readonly modes: readonly ModeResult[];
 }
 
@@ -155,6 +158,12 @@ export function renderReport(report: BenchReport, format: TableFormat | "json"):
   }
   if (report.soak !== undefined) blocks.push(heading(`Soak: ${report.soak.durationSeconds} s at concurrency ${report.soak.concurrency}, non-streaming`), soakTable(report.soak, format), soakGrowthLine(report.soak));
   if (report.guardrailsCost !== undefined && report.guardrailsCost.length > 0) blocks.push(heading("Guardrails: what the policy adds (guarded − unguarded)"), guardrailsCostTable(report, format));
+  if (report.redisRoundTrip !== undefined) {
+    const { pings, p50Ms, p95Ms } = report.redisRoundTrip;
+    blocks.push(heading("Redis round trip"), `PING on one connection, ${pings} in a row: median ${p50Ms.toFixed(3)} ms, P95 ${p95Ms.toFixed(3)} ms (a Redis-checked call adds one such round trip)`);
+  }
+  const features = featureLines(report.modes, report.redisRoundTrip);
+  if (features.length > 0) blocks.push(heading("Shared rate limits and cache hits"), features.join("\n"));
   const disk = durableWriteLines(report.diskFloor, report.durableWrite);
   if (disk.length > 0) blocks.push(heading("Durable write"), disk.join("\n"));
   blocks.push(heading("Setup"), setupLines(report, format).join("\n"));

@@ -12,7 +12,7 @@ function spend(overrides: Partial<JournalSpend>): JournalSpend {
   return {
     day: day("2026-12-03"), keyId: "k1", project: "p1", model: "m1", charged: true,
     calls: 1, refused: 0, inFlight: 0, inputTokens: 10, cachedInputTokens: 0, outputTokens: 5,
-    estimatedCalls: estimatedCost > 0 ? 1 : 0, inFlightReserved: 0, reserved: 0,
+    estimatedCalls: estimatedCost > 0 ? 1 : 0, inFlightReserved: 0, reserved: 0, cacheHits: 0, savedCost: 0,
     ...overrides, reportedCost, estimatedCost, cost: reportedCost + estimatedCost,
   };
 }

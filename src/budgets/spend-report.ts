@@ -20,7 +20,7 @@ export type ReportPeriod = (typeof REPORT_PERIODS)[number];
 
 /** Sums of journal entries; amounts in the budget currency. */
 export interface SpendTotals {
-  /** Calls forwarded to a provider (routed, and not `refused`; a client gone while uploading its body is neither). */
+  /** Calls forwarded to a provider (routed, and not `refused` or served from the cache; a client gone while uploading its body is neither). */
   calls: number;
   /** Calls refused by Renio (never sent). */
   refused: number;
@@ -48,6 +48,10 @@ export interface SpendTotals {
    * budget headroom reservations take (tune `budget.defaultOutputTokens` and `maxToolCalls`).
    */
   reserved: number;
+  /** Calls answered from the response cache (outcome `cache_hit`: never sent, cost 0). */
+  cacheHits: number;
+  /** What those answers cost when they were first paid for: what the cache saved. */
+  savedCost: number;
 }
 
 /** Journal sums of the entries of one UTC day, key, project and model, as the store aggregates them. */
@@ -221,7 +225,7 @@ function inScope(scope: BudgetConfig["scope"], part: JournalSpend): boolean {
 function sum(parts: readonly SpendTotals[]): SpendTotals {
   const total: SpendTotals = {
     calls: 0, refused: 0, inFlight: 0, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0,
-    cost: 0, reportedCost: 0, estimatedCost: 0, estimatedCalls: 0, inFlightReserved: 0, reserved: 0,
+    cost: 0, reportedCost: 0, estimatedCost: 0, estimatedCalls: 0, inFlightReserved: 0, reserved: 0, cacheHits: 0, savedCost: 0,
   };
   for (const part of parts) for (const field of COUNTS) total[field] += part[field];
   // Amounts are summed in billionths (exact), not as binary fractions.
@@ -229,8 +233,8 @@ function sum(parts: readonly SpendTotals[]): SpendTotals {
   return total;
 }
 
-const COUNTS = ["calls", "refused", "inFlight", "inputTokens", "cachedInputTokens", "outputTokens", "estimatedCalls"] as const;
-const AMOUNTS = ["cost", "reportedCost", "estimatedCost", "inFlightReserved", "reserved"] as const;
+const COUNTS = ["calls", "refused", "inFlight", "inputTokens", "cachedInputTokens", "outputTokens", "estimatedCalls", "cacheHits"] as const;
+const AMOUNTS = ["cost", "reportedCost", "estimatedCost", "inFlightReserved", "reserved", "savedCost"] as const;
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

@@ -131,8 +131,8 @@ export async function runBudgetCommand(
 
 /** The report as a table: one line per row, then the total and the currency. */
 function printReport(report: SpendReport, out: (line: string) => void): void {
-  const amounts = (t: SpendTotals) => [String(t.calls), String(t.refused), String(t.inputTokens), String(t.cachedInputTokens), String(t.outputTokens), round(t.cost), round(t.reportedCost), round(t.estimatedCost), String(t.estimatedCalls), round(t.reserved)];
-  const common = ["CALLS", "REFUSED", "INPUT", "CACHED", "OUTPUT", "COST", "REPORTED", "ESTIMATED", "EST_CALLS", "RESERVED"];
+  const amounts = (t: SpendTotals) => [String(t.calls), String(t.refused), String(t.inputTokens), String(t.cachedInputTokens), String(t.outputTokens), round(t.cost), round(t.reportedCost), round(t.estimatedCost), String(t.estimatedCalls), round(t.reserved), String(t.cacheHits), round(t.savedCost)];
+  const common = ["CALLS", "REFUSED", "INPUT", "CACHED", "OUTPUT", "COST", "REPORTED", "ESTIMATED", "EST_CALLS", "RESERVED", "CACHE_HITS", "SAVED"];
   let header: string[];
   let cells: string[][];
   if (report.by === "budget") {
@@ -145,7 +145,7 @@ function printReport(report: SpendReport, out: (line: string) => void): void {
   }
   printTable(header, cells, out);
   if (report.rows.length === 0) out("(no journal entries)");
-  out(`amounts in ${report.currency}; ESTIMATED: charged at the reservation without the provider's usage (interrupted, cut, timed out); RESERVED: what those calls held against their budgets until they settled`);
+  out(`amounts in ${report.currency}; ESTIMATED: charged at the reservation without the provider's usage (interrupted, cut, timed out); RESERVED: what those calls held against their budgets until they settled; CACHE_HITS: answered from the response cache (cost 0), SAVED: what those answers first cost`);
 }
 
 function printStatus(rows: ReadonlyArray<Omit<BudgetStatus, "scope"> & { scope: string }>, out: (line: string) => void): void {

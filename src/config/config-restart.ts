@@ -17,6 +17,9 @@ const RESTART_ONLY: ReadonlyArray<readonly [string, (config: Config) => unknown]
   ["journal.retentionDays", (config) => config.journal.retentionDays],
   ["journal.booksCheckMs", (config) => config.journal.booksCheckMs],
   ["tracing", (config) => config.tracing],
+  ["redis", (config) => config.redis],
+  ["cache.store", (config) => config.cache?.store],
+  ["cache.path", (config) => config.cache?.path],
 ];
 
 /** The restart-only settings (dotted paths) that differ between the running config and a new one. */
@@ -34,5 +37,8 @@ export function withRestartOnly(next: Config, running: Config): Config {
     storage: running.storage,
     journal: { ...next.journal, enabled, durability, retentionDays, booksCheckMs },
     tracing: running.tracing,
+    redis: running.redis,
+    // The cache's store is opened at startup: a reload changes what is cached and for how long, not where.
+    cache: next.cache === undefined || running.cache === undefined ? undefined : { ...next.cache, store: running.cache.store, path: running.cache.path },
   };
 }

@@ -8,7 +8,9 @@ import { loggingSchema } from "./logging-schema.ts";
 import { mockFields } from "./mock-schema.ts";
 import { openAiFields } from "./openai-schema.ts";
 import { priceSchema } from "./price-schema.ts";
-import { rateLimitSchema } from "./rate-limit-schema.ts";
+import { rateLimitsSchema } from "./rate-limit-schema.ts";
+import { redisSchema } from "./redis-schema.ts";
+import { cacheSchema } from "./cache-schema.ts";
 import { adminOidcSchema } from "./admin-oidc-schema.ts";
 import { durationMs, positiveInt } from "./schema-numbers.ts";
 import { tracingSchema } from "./tracing-schema.ts";
@@ -242,7 +244,11 @@ export const configSchema = z.strictObject({
   budgets: z.array(budgetSchema).default([]).describe("budgets of the config (more can be created at run time)"),
   /** Named groups of projects: budgets and reports by team (docs/budgets.md). */
   teams: z.array(teamSchema).default([]).describe("named groups of projects (more can be created at run time: `POST /admin/teams`)"),
-  rateLimits: z.array(rateLimitSchema).default([]).describe("rate limits, in memory, per relay (rate-limits.md)"),
+  rateLimits: rateLimitsSchema.describe("rate limits: a list (in memory, per relay) or { store, onStoreDown, relays, leaseMs, limits } (rate-limits.md)"),
+  /** The Redis server shared rate limits and the shared cache use (docs/running-several.md). */
+  redis: redisSchema.optional().describe("the Redis shared rate limits and the shared cache use (running-several.md)"),
+  /** The response cache (docs/cache.md); absent: no call is cached. */
+  cache: cacheSchema.optional().describe("the response cache (cache.md); absent: no call is cached"),
   /** Webhook targets of budget alerts and crash notices, and how they are delivered (docs/observability.md). */
   alerts: z
     .strictObject({
@@ -279,7 +285,9 @@ export type BudgetConfig = Config["budgets"][number];
 /** One alert webhook's settings. */
 export type WebhookConfig = Config["alerts"]["webhooks"][number];
 /** One rate limit's settings. */
-export type RateLimitConfig = Config["rateLimits"][number];
+export type RateLimitConfig = Config["rateLimits"]["limits"][number];
+/** Where rate limits live and what happens when that store is down. */
+export type RateLimitsConfig = Config["rateLimits"];
 /** One model's price (per million tokens). */
 export type PriceConfig = z.infer<typeof priceSchema>;
 /** Tracing settings. */

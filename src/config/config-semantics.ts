@@ -1,6 +1,7 @@
 import { didYouMean } from "../shared/did-you-mean.ts";
 import { checkAttribution } from "./attribution-semantics.ts";
 import type { Config } from "./config-schema.ts";
+import { writtenAsList } from "./rate-limit-schema.ts";
 import type { ConfigProblem } from "./config-error.ts";
 import { checkProviders } from "./provider-semantics.ts";
 import { checkRouting } from "./routing-semantics.ts";
@@ -97,13 +98,20 @@ export function checkSemantics(config: Config): ConfigProblem[] {
   problems.push(...checkAdmin(config.server));
   problems.push(...checkAlerts(config));
   const rateScopes = new Set<string>();
-  config.rateLimits.forEach((limit, index) => {
+  const at = (index: number) => (writtenAsList(config.rateLimits) ? ["rateLimits", index] : ["rateLimits", "limits", index]);
+  if (config.rateLimits.store === "redis" && config.redis === undefined) problems.push({ path: ["rateLimits", "store"], message: "store: redis needs a `redis` section with the server's url" });
+  if (config.cache?.store === "redis" && config.redis === undefined) problems.push({ path: ["cache", "store"], message: "store: redis needs a `redis` section with the server's url" });
+  // Worker loops have no cache of their own: a hit would depend on the loop a connection lands on.
+  if (config.cache !== undefined && config.server.eventLoops !== 1) {
+    problems.push({ path: ["cache"], message: "the response cache serves calls on one event loop: set server.eventLoops to 1 to use it" });
+  }
+  config.rateLimits.limits.forEach((limit, index) => {
     const [kind, id] = Object.entries(limit.scope)[0] as ["key" | "project" | "model", string];
     const scope = `${kind} ${id}`;
-    if (rateScopes.has(scope)) problems.push({ path: ["rateLimits", index, "scope"], message: `duplicate rate limit for ${scope} (put its limits in one entry)` });
+    if (rateScopes.has(scope)) problems.push({ path: [...at(index), "scope"], message: `duplicate rate limit for ${scope} (put its limits in one entry)` });
     rateScopes.add(scope);
     const unknown = kind === "key" ? !keyIds.has(id) : kind === "project" ? !projects.has(id) : !config.models.has(id);
-    if (unknown) problems.push({ path: ["rateLimits", index, "scope", kind], message: kind === "project" ? `no key belongs to project "${id}"` : `unknown ${kind} "${id}"` });
+    if (unknown) problems.push({ path: [...at(index), "scope", kind], message: kind === "project" ? `no key belongs to project "${id}"` : `unknown ${kind} "${id}"` });
   });
   if (!config.journal.enabled && config.budgets.length > 0) {
     problems.push({ path: ["journal", "enabled"], message: "budgets need the journal: remove the budgets or enable the journal" });

@@ -28,8 +28,9 @@ test("rate limits by key, project and model are accepted", () => {
       { scope: { model: "mock-gpt" }, requestsPerMinute: 600 },
     ],
   }, {});
-  assert.equal(config.rateLimits.length, 3);
-  assert.deepEqual(validateConfig(BASE, {}).rateLimits, [], "none by default");
+  assert.equal(config.rateLimits.limits.length, 3);
+  assert.equal(config.rateLimits.store, "memory", "the list form keeps limits in memory");
+  assert.deepEqual(validateConfig(BASE, {}).rateLimits.limits, [], "none by default");
 });
 
 test("rate limits naming nothing configured, repeating a scope, or setting no limit are config errors", () => {
@@ -41,4 +42,19 @@ test("rate limits naming nothing configured, repeating a scope, or setting no li
   ]);
   assert.deepEqual(problems([{ scope: { key: "app-1" } }]), ["rateLimits[0]: set at least one of requestsPerMinute, tokensPerMinute, concurrent"]);
   assert.equal(problems([{ scope: { key: "app-1" }, requestsPerMinute: 0.5 }]).length, 1, "limits are whole positive numbers");
+});
+
+test("Redis stores need a redis section; the response cache needs one event loop", () => {
+  const refused = (extra: Record<string, unknown>): string[] => {
+    try {
+      validateConfig({ ...BASE, ...extra }, {});
+    } catch (error) {
+      assert.ok(error instanceof ConfigError);
+      return error.problems.map(formatProblem);
+    }
+    assert.fail("the config was accepted");
+  };
+  assert.deepEqual(refused({ rateLimits: { store: "redis", limits: [] } }), ["rateLimits.store: store: redis needs a `redis` section with the server's url"]);
+  assert.deepEqual(refused({ cache: { models: ["mock-gpt"] }, server: { eventLoops: 2 } }), ["cache: the response cache serves calls on one event loop: set server.eventLoops to 1 to use it"]);
+  assert.equal(validateConfig({ ...BASE, cache: { models: ["mock-gpt"] } }, {}).server.eventLoops, 1, "one loop (the default) serves the cache");
 });

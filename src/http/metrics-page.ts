@@ -4,6 +4,8 @@ import type { GuardrailCount } from "../guardrails/guardrail-metrics.ts";
 import type { Ledger } from "../journal/ledger.ts";
 import type { SlotState } from "../relay/call-slots.ts";
 import type { RateLimitState } from "../limits/rate-limiter.ts";
+import type { RateStoreStats } from "../limits/shared-rate-limiter.ts";
+import type { CacheStats } from "../cache/response-cache.ts";
 import { openFileCount, openFileLimit } from "../runtime/open-files.ts";
 import type { TargetStatus } from "../routing/target-status.ts";
 import type { ExportStats } from "../observe/span-exporter.ts";
@@ -34,6 +36,10 @@ export interface MetricsSources {
   readonly traces?: () => ExportStats;
   /** The rate limits in force, as they stand (absent: none shown). */
   readonly rateLimits?: () => readonly RateLimitState[];
+  /** How the shared rate-limit store (Redis) has fared (absent: limits in memory, none shown). */
+  readonly rateStore?: RateStoreStats;
+  /** The response cache's counts (absent: no cache, none shown). */
+  readonly cache?: CacheStats;
   /** Every target's circuit, as it stands (absent: none shown). */
   readonly targets?: () => readonly TargetStatus[];
   /** What guardrail policies found so far (absent: none shown). */
@@ -93,11 +99,44 @@ export async function metricsPage(sources: MetricsSources): Promise<string> {
   if (traces) writeTraceCounts(out, traces);
   const limits = sources.rateLimits?.() ?? [];
   if (limits.length > 0) writeRateLimits(out, limits);
+  if (sources.rateStore) writeRateStore(out, sources.rateStore);
+  if (sources.cache) writeCache(out, sources.cache);
   const targets = sources.targets?.() ?? [];
   if (targets.length > 0) writeTargets(out, targets);
   const guardrails = sources.guardrails?.() ?? [];
   if (guardrails.length > 0) writeGuardrails(out, guardrails);
   return out.join("\n") + "\n";
+}
+
+/** The shared rate-limit store: up or not, and what this relay did while it was not. */
+function writeRateStore(out: string[], stats: RateStoreStats): void {
+  family(out, "renio_rate_limit_store_up", "gauge", "1 when the shared rate-limit store (Redis) answered this relay's last round trip, 0 when it did not.");
+  sample(out, "renio_rate_limit_store_up", "", stats.up ? 1 : 0);
+  const counters = [
+    ["renio_rate_limit_store_failures_total", "Round trips to the shared rate-limit store that failed (no answer in time, or no connection).", stats.failures],
+    ["renio_rate_limit_store_fallbacks_total", "Calls decided in memory at this relay's share because the store did not answer (onStoreDown: local).", stats.fallbacks],
+    ["renio_rate_limit_store_refusals_total", "Calls refused with 503 because the store did not answer (onStoreDown: refuse).", stats.refusals],
+  ] as const;
+  for (const [name, help, value] of counters) {
+    family(out, name, "counter", help);
+    sample(out, name, "", value);
+  }
+}
+
+/** The response cache: lookups by result, the hit ratio, answers stored, what hits saved. */
+function writeCache(out: string[], stats: CacheStats): void {
+  family(out, "renio_cache_lookups_total", "counter", "Calls by what the response cache did: hit (served from it), miss (sent, maybe stored), bypass (not cached).");
+  sample(out, "renio_cache_lookups_total", labelText([["result", "hit"]]), stats.hits);
+  sample(out, "renio_cache_lookups_total", labelText([["result", "miss"]]), stats.misses);
+  sample(out, "renio_cache_lookups_total", labelText([["result", "bypass"]]), stats.bypasses);
+  family(out, "renio_cache_hit_ratio", "gauge", "Hits over lookups (hits and misses) since the relay started.");
+  sample(out, "renio_cache_hit_ratio", "", stats.hits + stats.misses === 0 ? 0 : stats.hits / (stats.hits + stats.misses));
+  family(out, "renio_cache_stored_total", "counter", "Answers stored in the response cache.");
+  sample(out, "renio_cache_stored_total", "", stats.stored);
+  family(out, "renio_cache_errors_total", "counter", "Cache lookups and writes its store did not answer (a failed lookup is a miss).");
+  sample(out, "renio_cache_errors_total", "", stats.errors);
+  family(out, "renio_cache_saved_cost", "counter", "What the answers served from the cache cost when they were first paid for (in the budget currency, `budget.currency`).");
+  sample(out, "renio_cache_saved_cost", "", stats.savedCost);
 }
 
 /** Calls served and waiting, and their limits. */

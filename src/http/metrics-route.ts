@@ -3,6 +3,8 @@ import type { GuardrailCount } from "../guardrails/guardrail-metrics.ts";
 import type { Ledger } from "../journal/ledger.ts";
 import type { SlotState } from "../relay/call-slots.ts";
 import type { RateLimitState } from "../limits/rate-limiter.ts";
+import type { RateStoreStats } from "../limits/shared-rate-limiter.ts";
+import type { CacheStats } from "../cache/response-cache.ts";
 import type { ExportStats } from "../observe/span-exporter.ts";
 import type { TargetStatus } from "../routing/target-status.ts";
 import { matchAdminToken, type AdminToken } from "./admin/admin-auth.ts";
@@ -30,6 +32,10 @@ export interface MetricsSources {
   readonly budgets: () => readonly BudgetConfig[];
   /** The rate limits in force, as they stand. */
   readonly rateLimits?: () => readonly RateLimitState[];
+  /** How the shared rate-limit store has fared (absent: limits in memory). */
+  readonly rateStore?: RateStoreStats;
+  /** The response cache's counts (absent: no cache, none shown). */
+  readonly cache?: CacheStats;
   /** The span exporter's counts (absent: tracing off). */
   readonly traces?: () => ExportStats;
   /** Every target's circuit, as it stands. */
@@ -75,6 +81,8 @@ export function metricsRoute(config: Config, sources: MetricsSources): MetricsRo
         budgets: sources.budgets(),
         defaultMode: config.budget.mode,
         rateLimits: sources.rateLimits,
+        rateStore: sources.rateStore,
+        cache: sources.cache,
         traces: sources.traces,
         targets: sources.targets,
         journalMaxLagMs: sources.journalMaxLagMs(),

@@ -64,6 +64,7 @@ function safeCompletion(c: JournalCompletion): JournalCompletion {
     responseBody: null,
   };
   if (c.costEstimated !== undefined) safe.costEstimated = c.costEstimated;
+  if (c.savedCost !== undefined) safe.savedCost = finiteOrNull(c.savedCost);
   if (c.provider !== undefined) safe.provider = storableText(c.provider, MAX_IDENTIFIER);
   if (c.upstreamModel !== undefined) safe.upstreamModel = storableText(c.upstreamModel, MAX_IDENTIFIER);
   if (c.region !== undefined) safe.region = storableText(c.region, MAX_IDENTIFIER);

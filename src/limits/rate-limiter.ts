@@ -62,16 +62,19 @@ export interface RateLimitState {
   readonly remaining: number;
 }
 
-/** Where the relay admits a call under the rate limits: in memory, or on the event loop that owns them (a promise). */
-export interface RateGate {
-  /** Admits a call under every limit that applies, or throws (rejects with) RelayError 429 `rate_limit_exceeded`. */
+/** Enforces the configured rate limits (in memory, or shared: shared-rate-limiter.ts). */
+export interface RateLimiter {
+  /**
+   * Admits a call under every limit that applies, or throws (rejects with) RelayError 429
+   * `rate_limit_exceeded`. In memory it answers at once; shared limits answer after their store.
+   */
   admit(call: RateCall): RateTicket | Promise<RateTicket>;
   /** Every configured limit as it stands now (read at a scrape, not per call). */
   state(): RateLimitState[];
 }
 
-/** Enforces the configured rate limits, in memory. */
-export interface RateLimiter extends RateGate {
+/** The in-memory limiter: it decides at once. */
+export interface LocalRateLimiter extends RateLimiter {
   admit(call: RateCall): RateTicket;
 }
 
@@ -81,7 +84,7 @@ const NO_RULES: readonly RateRule[] = [];
 const UNLIMITED: RateTicket = { headers: {}, end() {}, cancel() {} };
 
 /** Builds the rules once from config; their state lives in `state` (one per relay, kept across reloads). */
-export function createRateLimiter(limits: readonly RateLimitConfig[], clock: RateClock = monotonicEpochMs, state: RateStateBook = new RateStateBook()): RateLimiter {
+export function createRateLimiter(limits: readonly RateLimitConfig[], clock: RateClock = monotonicEpochMs, state: RateStateBook = new RateStateBook()): LocalRateLimiter {
   const byKey = new Map<string, RateRule[]>();
   const byProject = new Map<string, RateRule[]>();
   const byModel = new Map<string, RateRule[]>();
@@ -143,14 +146,7 @@ function refuseOverLimit(rules: readonly RateRule[], call: RateCall, now: number
     const requestsWait = rule.requests === null ? 0 : rule.requests.waitMs(1, now);
     if (requestsWait > waitMs) [waitMs, reason] = [requestsWait, `${rule.name}: ${count(rule.requests!.limit, "request")} per minute`];
     const tokensWait = rule.tokens === null ? 0 : rule.tokens.waitMs(call.tokens, now);
-    if (tokensWait === Number.POSITIVE_INFINITY) {
-      throw new RelayError(
-        429,
-        "rate_limit_exceeded",
-        `This request may use up to ${call.tokens} tokens (its body's bytes as input plus its output limit), more than ${rule.name} allows: ${rule.tokens!.limit} tokens per minute; send a smaller request or a lower max_tokens`,
-        { ...reportHeaders(rules, call.wire, now), "x-should-retry": "false" },
-      );
-    }
+    if (tokensWait === Number.POSITIVE_INFINITY) throw tooLargeForLimit(call, rule.name, rule.tokens!.limit, reportHeaders(rules, call.wire, now));
     if (tokensWait > waitMs) [waitMs, reason] = [tokensWait, `${rule.name}: ${count(rule.tokens!.limit, "token")} per minute`];
     if (rule.concurrent !== null && rule.slots.inFlight >= rule.concurrent && CONCURRENCY_RETRY_MS > waitMs) {
       [waitMs, reason] = [CONCURRENCY_RETRY_MS, `${rule.name}: ${count(rule.concurrent, "concurrent call")}`];
@@ -161,6 +157,16 @@ function refuseOverLimit(rules: readonly RateRule[], call: RateCall, now: number
     ...reportHeaders(rules, call.wire, now),
     ...retryAfterHeaders(waitMs),
   });
+}
+
+/** The 429 for a call whose token bound exceeds a tokens-per-minute limit outright (no wait helps). */
+export function tooLargeForLimit(call: RateCall, name: string, limit: number, headers: Record<string, string>): RelayError {
+  return new RelayError(
+    429,
+    "rate_limit_exceeded",
+    `This request may use up to ${call.tokens} tokens (its body's bytes as input plus its output limit), more than ${name} allows: ${limit} tokens per minute; send a smaller request or a lower max_tokens`,
+    { ...headers, "x-should-retry": "false" },
+  );
 }
 
 function ticketFor(rules: readonly RateRule[], call: RateCall, now: number): RateTicket {
@@ -203,10 +209,12 @@ function tighter(report: RateReport | null, bucket: RateBucket, now: number): Ra
   return { limit: bucket.limit, remaining, resetMs: bucket.resetMs(now) };
 }
 
-function count(n: number, unit: string): string {
+/** `1 request`, `60 requests`. */
+export function count(n: number, unit: string): string {
   return `${n} ${unit}${n === 1 ? "" : "s"}`;
 }
 
-function formatSeconds(ms: number): string {
+/** ms as a message says them: `1.5 s`. */
+export function formatSeconds(ms: number): string {
   return `${(Math.ceil(ms) / 1000).toFixed(3).replace(/\.?0+$/, "")} s`;
 }

@@ -7,8 +7,11 @@ import type { Fetch } from "../providers/provider.ts";
 import { createCallPricing, type CallPricing } from "../pricing/call-pricing.ts";
 import { createKeyring, type Keyring } from "../keys/keyring.ts";
 import { createModelRouter, type ModelRouter } from "../routing/model-router.ts";
-import { createRateLimiter, type RateClock, type RateGate } from "../limits/rate-limiter.ts";
-import type { RateStateBook } from "../limits/rate-state.ts";
+import { createRateLimiter, type RateClock, type RateLimiter } from "../limits/rate-limiter.ts";
+import { RateStateBook } from "../limits/rate-state.ts";
+import { createResponseCache, type CacheStats, type ResponseCache } from "../cache/response-cache.ts";
+import type { CacheStore } from "../cache/cache-store.ts";
+import { createSharedRateLimiter, type SharedLimitsDeps } from "../limits/shared-rate-limiter.ts";
 import type { TargetHealthBook } from "../routing/target-health.ts";
 
 /**
@@ -23,7 +26,9 @@ export interface RelaySnapshot {
   /** The price book and budget plan. */
   readonly pricing: CallPricing;
   /** The config's rate limits (their state, per instance, is kept across reloads: rate-state.ts; on a worker loop, the owner loop's). */
-  readonly rateLimiter: RateGate;
+  readonly rateLimiter: RateLimiter;
+  /** The response cache; absent when the config has none (calls skip the step). */
+  readonly cache?: ResponseCache;
   /** The guardrail policies; absent when the config has none (calls skip the step). */
   readonly guardrails?: Guardrails;
   /** Who each call is for (end user, team, tags), by its key's policy. */
@@ -47,6 +52,10 @@ export interface SnapshotShared {
   readonly health?: TargetHealthBook;
   /** The rate limits' buckets and calls in flight, kept across reloads; default: a fresh book. */
   readonly rateState?: RateStateBook;
+  /** The Redis connection and its stats, for `rateLimits.store: redis` (absent: limits stay in memory). */
+  readonly sharedLimits?: Omit<SharedLimitsDeps, "localState" | "clock">;
+  /** Where cached answers are kept and the cache's counts (absent: no cache opened). */
+  readonly cache?: { readonly store: CacheStore; readonly stats: CacheStats };
 }
 
 /** Builds the providers, keyring, router, pricing and rate limits of a validated config. */
@@ -58,7 +67,11 @@ export function createRelaySnapshot(config: Config, fetch: Fetch, shared: Snapsh
     router: createModelRouter(config, createProviders(config, fetch), shared.health),
     pricing: createCallPricing(config, budgets),
     callers: createCallerIdentities(config.keys, budgets.teamOf),
-    rateLimiter: createRateLimiter(config.rateLimits, shared.clock, shared.rateState),
+    rateLimiter:
+      config.rateLimits.store === "redis" && shared.sharedLimits !== undefined
+        ? createSharedRateLimiter(config.rateLimits, { ...shared.sharedLimits, localState: shared.rateState ?? new RateStateBook(), clock: shared.clock })
+        : createRateLimiter(config.rateLimits.limits, shared.clock, shared.rateState),
+    cache: config.cache !== undefined && shared.cache !== undefined ? createResponseCache(config.cache, shared.cache.store, shared.cache.stats) : undefined,
     guardrails: createGuardrails(config.guardrails),
   };
 }

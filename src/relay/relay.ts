@@ -28,6 +28,8 @@ import { cheaperModelOf } from "../budgets/budget-downgrade.ts";
 import { cheaperRoute, downgradedStart, downgradeHeaders, priceRoute, type RouteCall } from "./call-route.ts";
 import { outputLimitField } from "../providers/output-limit-field.ts";
 import { budgetExceeded, budgetHeaders, coolingDown, refusalOf, refusedKey } from "./call-refusals.ts";
+import type { CacheCall } from "../cache/response-cache.ts";
+import { cacheStep, responseIds, UNCACHED } from "./cache-hit.ts";
 
 /** Everything the relay needs. */
 export interface RelayDeps {
@@ -87,11 +89,13 @@ export function createRelay(deps: RelayDeps): Relay {
     try {
       const settled = settleCall({ pricing, journal: config.journal, start, quotes, attempts, startedAt: input.startedAt }, end);
       finalUsage = settled.finalUsage;
+      routed.cache?.settled(settled.completion.outcome === "ok" && settled.completion.status === 200 ? { ok: true, usage: finalUsage, cost: settled.completion.cost } : undefined);
       routed.guarded?.complete(settled.completion);
       ledger.complete(start.id, settled.completion, quotes.call.charges, settled.cost);
       observer?.ended(start, settled.completion, quotes.call.charges.length > 0 ? quotes.call.reserved : 0);
       trace.end({ start, ...settled.completion, currency: config.budget.currency });
     } finally {
+      if (finalUsage === null) routed.cache?.settled(undefined);
       limits.end(finalUsage, end.mayHaveBeenBilled);
       inFlight.end();
       leave();
@@ -109,16 +113,16 @@ export function createRelay(deps: RelayDeps): Relay {
     call: Pick<Exchange, "dropUsageChunk" | "trace">,
     leave: () => void,
   ): Promise<Response> => {
-    // Anthropic's API names its request id `request-id` (the Anthropic SDK's `_request_id`).
-    const ids: Record<string, string> = input.route.wire === "anthropic" ? { "x-request-id": input.requestId, "request-id": input.requestId } : { "x-request-id": input.requestId };
-    const headers = { ...ids, ...budgetHeaders(admission), ...limits.headers, ...(admission.downgraded ? downgradeHeaders(start) : undefined) };
+    const headers = { ...responseIds(input), ...budgetHeaders(admission), ...limits.headers, ...routed.cacheHeader, ...(admission.downgraded ? downgradeHeaders(start) : undefined) };
     const { quotes } = routed;
     const attempts = attemptsFor(quotes, clock, snap.config.routing.cooldown);
     const route = { cursor: routed.cursor, attempts, bodyFor: routed.bodyFor, deadlineAt: routed.deadlineAt, chunkTimeoutMs: snap.config.routing.chunkTimeoutMs, clock, random, onAttempt: routed.onAttempt, streams: start.stream };
     inFlight.begin();
     const guarded = routed.guarded;
     const guardAnswer = guarded && ((to: Target) => guarded.answerFor(to.provider.region));
-    return exchange({ ...call, input, route, first: routed.first, headers, guardAnswer, onEnd: (end) => settle(snap, start, routed, attempts, limits, input, call.trace, end, leave), connectCheck });
+    const answer = exchange({ ...call, input, route, first: routed.first, headers, guardAnswer, onEnd: (end) => settle(snap, start, routed, attempts, limits, input, call.trace, end, leave), connectCheck });
+    const cache = routed.cache;
+    return cache === undefined ? answer : answer.then((response) => cache.capture(response));
   };
 
   return {
@@ -208,10 +212,18 @@ export function createRelay(deps: RelayDeps): Relay {
         const cheaperStart = alternative === undefined || cheaper === undefined ? undefined : downgradedStart(start, cheaper, alternative.first);
         const cheaperDeadline = alternative && deadlineOf(alternative.plan.timeoutMs);
 
+        // The response cache (opt-in): a hit is served from it, needing no rate limit, reservation or provider.
+        const cached = snap.cache === undefined ? UNCACHED : await cacheStep(snap.cache, { ledger, observer, trace, currency: config.budget.currency }, start, input, { keyId: key.id, project: key.project, model: fields.model }, target, priced.bodyFor(target)!);
+        if (cached.hit !== undefined) {
+          recorded = forwarded = true;
+          leave();
+          return cached.hit;
+        }
+
         // Rate limits before the admission: a limited call is refused (journaled so) and writes no admitted entry.
-        const held = rateLimiter.admit({ keyId: key.id, project: key.project, model: fields.model, tokens: quotes.call.reservedTokens, wire: route.wire });
-        // In memory the ticket comes at once; a worker loop waits for the owner loop's.
-        const limits = held instanceof Promise ? await held : held;
+        const deciding = rateLimiter.admit({ keyId: key.id, project: key.project, model: fields.model, tokens: quotes.call.reservedTokens, wire: route.wire });
+        // Limits in memory decide at once; shared ones (Redis) and a worker loop's (the owner loop's) after one round trip.
+        const limits = deciding instanceof Promise ? await deciding : deciding;
         recorded = true;
         let admission: Admission;
         try {
@@ -232,7 +244,9 @@ export function createRelay(deps: RelayDeps): Relay {
         }
         forwarded = true;
         const onAttempt = (to: Target) => trace.routed({ provider: to.provider, providerName: config.providers.get(to.provider.id)?.type ?? to.provider.id, maxTokens: fields.maxOutputTokens, upstreamModel: to.upstreamModel });
-        return await forward(snap, start, { first: priced.first, cursor: priced.cursor, quotes, bodyFor: priced.bodyFor, deadlineAt, onAttempt, guarded }, input, admission, limits, { dropUsageChunk, trace }, leave);
+        // A downgraded answer is the cheaper model's: it is never stored under the model the call asked for.
+        const cache = admission.downgraded ? undefined : cached.call;
+        return await forward(snap, start, { first: priced.first, cursor: priced.cursor, quotes, bodyFor: priced.bodyFor, deadlineAt, onAttempt, guarded, cache, cacheHeader: cached.header }, input, admission, limits, { dropUsageChunk, trace }, leave);
       } catch (error) {
         if (!forwarded) leave();
         if (!recorded && error instanceof RelayError && !(error instanceof StoreUnavailableError)) {
@@ -261,4 +275,8 @@ interface RoutedCall {
   readonly onAttempt: (target: Target) => void;
   /** The call as its guardrail policies send it, region by region (undefined: none applies). */
   readonly guarded: GuardedCall | undefined;
+  /** The call's use of the response cache (undefined: not cached). */
+  readonly cache: CacheCall | undefined;
+  /** `x-renio-cache` for the answer (empty without a cache). */
+  readonly cacheHeader: Readonly<Record<string, string>>;
 }

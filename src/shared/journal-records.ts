@@ -7,7 +7,7 @@ import type { Usage } from "./usage.ts";
  */
 
 /** Every way a call can end, as journaled. */
-export const OUTCOMES = ["ok", "upstream_error", "client_aborted", "timeout", "relay_error", "refused", "interrupted"] as const;
+export const OUTCOMES = ["ok", "upstream_error", "client_aborted", "timeout", "relay_error", "refused", "interrupted", "cache_hit"] as const;
 
 /** How a call ended. */
 export type Outcome = (typeof OUTCOMES)[number];
@@ -108,6 +108,8 @@ export interface JournalCompletion {
    * (or is zero because the provider cannot have billed it). Absent in records of older versions.
    */
   costEstimated?: boolean;
+  /** A `cache_hit`'s saving: what the answer cost when it was first paid for (null without a price; absent for other calls). */
+  savedCost?: number | null;
   errorCode: string | null;
   responseBody: string | null;
   /** Every upstream attempt, in order (absent in records of older versions). */
@@ -146,6 +148,8 @@ export interface JournalEntry extends JournalStart {
   cost: number | null;
   /** See {@link JournalCompletion.costEstimated}; null while unfinished, for interrupted entries and for older entries. */
   costEstimated: boolean | null;
+  /** See {@link JournalCompletion.savedCost}; null for calls not served from the cache. */
+  savedCost: number | null;
   errorCode: string | null;
   responseBody: string | null;
   reconcile: "pending" | "settled" | null;

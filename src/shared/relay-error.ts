@@ -36,6 +36,7 @@ export type RelayErrorCode =
   | "client_aborted"
   | "request_timeout"
   | "store_unavailable"
+  | "rate_limit_store_unavailable"
   | "shutting_down"
   | "overloaded"
   | "unauthorized"

@@ -209,8 +209,10 @@ export const migrations: Readonly<Record<number, Migration>> = {
       .where(sql.ref("guardrails"), "is not", null)
       .execute();
   },
-  // Placeholder: version 10 is another change's (the two are numbered when merged).
-  10: async () => {},
+  // What a call served from the response cache saved (outcome cache_hit): the original call's cost.
+  10: async (db) => {
+    await db.schema.alterTable("journal_entry").addColumn("saved_cost", "double precision").execute();
+  },
   // Who a call is for (end user, team, tags), a budget's downgrade, overrides and run-time teams.
   11: async (db) => {
     for (const column of ["end_user", "team", "tags", "downgraded_from"]) await db.schema.alterTable("journal_entry").addColumn(column, "text").execute();

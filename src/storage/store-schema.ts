@@ -42,6 +42,8 @@ export interface JournalEntryTable {
   cost: number | null;
   /** 1 when `cost` is the reservation charged without the provider's final usage, 0 when from its usage (schema 2). */
   cost_estimated: number | null;
+  /** A cache hit's saving: the original call's cost (schema 10). */
+  saved_cost: number | null;
   error_code: string | null;
   response_body: string | null;
   /** "pending" after a crash left the reservation charged, "settled" once reconciled. */

@@ -205,11 +205,12 @@ for (const backend of backends) {
       await ledger.close();
       // As a store of the previous version left it: no rollup (nor what later schemas added), schema 6.
       await target.exec("drop table usage_hour");
-      // And without what later migrations add (8: quarantine, pruned spend; 9: the guardrails column and its index).
+      // And without what later migrations add (8: quarantine, pruned spend; 9: the guardrails column and its index; 10: saved_cost; 11: who a call is for).
       await target.exec("drop table journal_quarantine");
       await target.exec("alter table budget_usage drop column pruned_nanos");
       await target.exec("drop index journal_entry_guardrails_time");
       await target.exec("alter table journal_entry drop column guardrails");
+      await target.exec("alter table journal_entry drop column saved_cost");
       await dropSchema11((sql) => target.exec(sql));
       await target.exec("update renio_meta set value = '6' where key = 'schema_version'");
       store = await target.open();

@@ -166,7 +166,7 @@ for (const [backend, storageFor] of targets) {
       assert.deepEqual((viaAdmin.rows as SpendRow[]).map((r) => r.group).sort(), ["mock-claude", "mock-gpt", "no-such-model"]);
       const table = await runRenio(["budget", "report", "--config", configPath]);
       assert.equal(table.code, 0, table.stderr);
-      assert.match(table.stdout, /^PERIOD\s+KEY\s+CALLS\s+REFUSED\s+INPUT\s+CACHED\s+OUTPUT\s+COST\s+REPORTED\s+ESTIMATED\s+EST_CALLS\s+RESERVED$/m);
+      assert.match(table.stdout, /^PERIOD\s+KEY\s+CALLS\s+REFUSED\s+INPUT\s+CACHED\s+OUTPUT\s+COST\s+REPORTED\s+ESTIMATED\s+EST_CALLS\s+RESERVED\s+CACHE_HITS\s+SAVED$/m);
       assert.match(table.stdout, /^\d{4}-\d{2}\s+alice\s+3\s+0\s/m);
       assert.match(table.stdout, /^total\s+5\s+1\s/m);
       assert.match(table.stdout, /amounts in USD/);

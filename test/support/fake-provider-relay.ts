@@ -72,7 +72,7 @@ export async function createFakeProviderRelay(): Promise<FakeProviderRelay> {
       const router = createModelRouter(config, new Map([["fake", fake]]));
       // Without a check of its own, the provider counts as always warm (nothing is dialled).
       const check: ConnectCheck = connectCheck ?? { before: () => undefined, answered: () => {} };
-      return createRelay({ snapshot: { current: { config, keyring: createKeyring(config.keys), router, pricing, rateLimiter: createRateLimiter(config.rateLimits), callers: createCallerIdentities(config.keys, () => null) } }, ledger, connectCheck: check });
+      return createRelay({ snapshot: { current: { config, keyring: createKeyring(config.keys), router, pricing, rateLimiter: createRateLimiter(config.rateLimits.limits), callers: createCallerIdentities(config.keys, () => null) } }, ledger, connectCheck: check });
     },
     call(relay, path, body) {
       const receivedAt = Date.now();

@@ -6,6 +6,7 @@ import type { JournalReader, UsageGroup, UsageGroupBy } from "../../journal/jour
 import type { HttpEnv } from "../app.ts";
 import { requireRole } from "./admin-auth.ts";
 import { timeParam } from "./admin-query.ts";
+import { sumAmounts } from "../../shared/money.ts";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -37,15 +38,22 @@ export function dashboardApi(store: JournalReader, sync: (() => Promise<void>) |
     const startOfDay = Math.floor(now / DAY) * DAY;
     const date = new Date(now);
     const startOfMonth = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
-    const [today, month, buckets] = await Promise.all([
+    const [today, month, buckets, spentToday] = await Promise.all([
       store.usageByGroup({ since: startOfDay, until: now + 1 }, undefined, false),
       store.usageByGroup({ since: startOfMonth, until: now + 1 }, undefined, false),
       store.usageSeries({ since, until, bucketMs }),
+      store.journalSpend({ since: startOfDay, until: now + 1 }),
     ]);
+    // The response cache today: calls answered from it and what they first cost.
+    const cache = { hits: 0, savedCost: 0 };
+    for (const part of spentToday) {
+      cache.hits += part.cacheHits;
+      cache.savedCost = sumAmounts([cache.savedCost, part.savedCost]);
+    }
     return c.json({
       object: "dashboard.overview",
       now,
-      today: { since: startOfDay, ...totalOf(today) },
+      today: { since: startOfDay, ...totalOf(today), cacheHits: cache.hits, savedCost: cache.savedCost },
       month: { since: startOfMonth, ...totalOf(month) },
       series: { since, until, bucketMs, buckets },
     });

@@ -5,7 +5,7 @@ import { money, ms, time } from "./dashboard-format.js";
 import { section } from "./dashboard-section.js";
 import { showEntry } from "./entry-view.js";
 
-const OUTCOMES = ["ok", "upstream_error", "client_aborted", "timeout", "relay_error", "refused", "interrupted", "started"];
+const OUTCOMES = ["ok", "upstream_error", "client_aborted", "timeout", "relay_error", "refused", "interrupted", "cache_hit", "started"];
 
 export const entryColumns = [
   ["Received", (e) => e.receivedAt, time],

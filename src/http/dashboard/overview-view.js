@@ -23,6 +23,8 @@ export function overview(page) {
           card("Errors today", number(today.errors), "today-errors"),
           card("Refused today", number(today.refused), "today-refused"),
           card("Spend today", money(today.cost), "today-cost", exactAmount(today.cost)),
+          card("Cache hits today", number(today.cacheHits), "today-cache-hits"),
+          card("Saved by the cache today", money(today.savedCost), "today-cache-saved", exactAmount(today.savedCost)),
           card("Calls this month", number(month.calls), "month-calls"),
           card("Spend this month", money(month.cost), "month-cost", exactAmount(month.cost)),
         ),

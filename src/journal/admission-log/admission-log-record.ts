@@ -102,6 +102,8 @@ const completion = z.object({
   cost: z.number().nullable(),
   // Absent in records written before the journal told estimated costs apart.
   costEstimated: z.boolean().optional(),
+  // Absent in records written before the response cache, and for calls not served from it.
+  savedCost: z.number().nullable().optional(),
   errorCode: nullableString,
   responseBody: nullableString,
   // Absent in records written before the journal recorded attempts (and where the call was served).

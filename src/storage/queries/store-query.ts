@@ -70,7 +70,9 @@ export async function journalSpend(db: Kysely<Database>, range: SpendRange): Pro
       "model",
       charged.as("charged"),
       // Forwarded: routed (a provider) and not refused. A client gone while uploading its body has neither.
-      sql<number>`sum(case when outcome <> 'refused' and provider is not null then 1 else 0 end)`.as("calls"),
+      sql<number>`sum(case when outcome not in ('refused', 'cache_hit') and provider is not null then 1 else 0 end)`.as("calls"),
+      sql<number>`sum(case when outcome = 'cache_hit' then 1 else 0 end)`.as("cache_hits"),
+      amountSum(sql`coalesce(saved_cost, 0)`).as("saved_cost"),
       sql<number>`sum(case when outcome = 'refused' then 1 else 0 end)`.as("refused"),
       sql<number>`sum(case when outcome = 'started' then 1 else 0 end)`.as("in_flight"),
       sql<number>`coalesce(sum(input_tokens), 0)`.as("input_tokens"),
@@ -110,6 +112,8 @@ export async function journalSpend(db: Kysely<Database>, range: SpendRange): Pro
       estimatedCalls: Number(r.estimated_calls),
       inFlightReserved: Number(r.in_flight_reserved),
       reserved: Number(r.reserved),
+      cacheHits: Number(r.cache_hits),
+      savedCost: Number(r.saved_cost),
     };
   });
 }
@@ -197,6 +201,7 @@ function toEntry(r: Selectable<JournalEntryTable>): JournalEntry {
     reservedCost: amount(r.reserved_cost),
     cost: amount(r.cost),
     costEstimated: r.cost_estimated === null ? null : Number(r.cost_estimated) === 1,
+    savedCost: amount(r.saved_cost),
     errorCode: r.error_code,
     responseBody: r.response_body,
     reconcile: r.reconcile as JournalEntry["reconcile"],

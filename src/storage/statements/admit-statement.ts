@@ -25,7 +25,7 @@ const ENTRY_TYPES: Readonly<Record<(typeof ENTRY_COLUMNS)[number], string>> = {
   provider: "text", upstream_model: "text", region: "text", stream: "integer", request_bytes: "bigint", client_address: "text", request_body: "text",
   outcome: "text", status: "integer", error_code: "text", finished_at: "bigint", reserved_cost: "double precision", reserved_charges: "text",
   ttfb_ms: "double precision", total_ms: "double precision", upstream_ms: "double precision", input_tokens: "bigint", cached_input_tokens: "bigint",
-  output_tokens: "bigint", cost: "double precision", cost_estimated: "integer", response_body: "text", attempts: "text", guardrails: "text",
+  output_tokens: "bigint", cost: "double precision", cost_estimated: "integer", saved_cost: "double precision", response_body: "text", attempts: "text", guardrails: "text",
   end_user: "text", team: "text", tags: "text", downgraded_from: "text",
 };
 

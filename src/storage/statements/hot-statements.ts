@@ -8,7 +8,7 @@ export const ENTRY_COLUMNS = [
   "id", "received_at", "request_id", "instance_id", "key_id", "project", "route", "model", "provider", "upstream_model", "region", "stream",
   "request_bytes", "client_address", "request_body", "outcome", "status", "error_code", "finished_at",
   "reserved_cost", "reserved_charges", "ttfb_ms", "total_ms", "upstream_ms", "input_tokens", "cached_input_tokens",
-  "output_tokens", "cost", "cost_estimated", "response_body", "attempts", "guardrails", "end_user", "team", "tags", "downgraded_from",
+  "output_tokens", "cost", "cost_estimated", "saved_cost", "response_body", "attempts", "guardrails", "end_user", "team", "tags", "downgraded_from",
 ] as const satisfies ReadonlyArray<keyof JournalEntryTable>;
 
 type EntryColumn = (typeof ENTRY_COLUMNS)[number];
@@ -61,7 +61,7 @@ export interface HotStatements {
 /** The columns a completion sets (see finishedValues). */
 const FINISHED_COLUMNS = [
   "finished_at", "outcome", "status", "ttfb_ms", "total_ms", "upstream_ms", "input_tokens", "cached_input_tokens",
-  "output_tokens", "cost", "cost_estimated", "error_code", "response_body", "attempts", "guardrails",
+  "output_tokens", "cost", "cost_estimated", "saved_cost", "error_code", "response_body", "attempts", "guardrails",
 ] as const satisfies ReadonlyArray<keyof JournalEntryTable>;
 
 /** Where a call was served, set by a completion only when a retry or fallback moved it (null keeps the start's). */
@@ -74,7 +74,7 @@ type CompleteParam = "id" | FinishedColumn | (typeof SERVED_COLUMNS)[number];
 const COMPLETE_TYPES: Readonly<Record<CompleteParam, string>> = {
   id: "text", finished_at: "bigint", outcome: "text", status: "integer", ttfb_ms: "double precision", total_ms: "double precision",
   upstream_ms: "double precision", input_tokens: "bigint", cached_input_tokens: "bigint", output_tokens: "bigint", cost: "double precision",
-  cost_estimated: "integer", error_code: "text", response_body: "text", attempts: "text", guardrails: "text", provider: "text", upstream_model: "text", region: "text",
+  cost_estimated: "integer", saved_cost: "double precision", error_code: "text", response_body: "text", attempts: "text", guardrails: "text", provider: "text", upstream_model: "text", region: "text",
 };
 const COMPLETE_PARAMS = Object.keys(COMPLETE_TYPES) as CompleteParam[];
 

@@ -235,6 +235,7 @@ export function finishedValues(item: Extract<FinishItem, { kind: "complete" }>) 
     output_tokens: c.usage?.outputTokens ?? null,
     cost: c.cost,
     cost_estimated: c.costEstimated === undefined ? null : c.costEstimated ? 1 : 0,
+    saved_cost: c.savedCost ?? null,
     error_code: c.errorCode,
     response_body: c.responseBody,
     attempts: c.attempts === undefined ? null : JSON.stringify(c.attempts),

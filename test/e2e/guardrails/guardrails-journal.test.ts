@@ -62,6 +62,7 @@ for (const backend of backends) {
       await dropSchema11((sql) => target.exec(sql));
       await target.exec("drop index journal_entry_guardrails_time");
       await target.exec("alter table journal_entry drop column guardrails");
+      await target.exec("alter table journal_entry drop column saved_cost");
       await target.exec("update renio_meta set value = '8' where key = 'schema_version'");
       const store = await target.open();
       const after = createSqlLedger(store);

@@ -1,0 +1,98 @@
+import assert from "node:assert/strict";
+import process from "node:process";
+import { after, before, describe, test } from "node:test";
+import { startMockServer, startRelay, type MockServer, type RelayUnderTest } from "../../support/relay-harness.ts";
+import { chatBody, errorOf, post } from "../../support/relay-calls.ts";
+import { testKeyPrefix, testRedisUrl } from "../../support/redis.ts";
+
+const SECRETS = { rpm: "sk-renio-shared-rpm-0001", tpm: "sk-renio-shared-tpm-0001", concurrent: "sk-renio-shared-conc-001" };
+const CALLS = 300;
+/** The token bound Renio reserves for chatBody() (its bytes plus max_tokens). */
+const BOUND = new TextEncoder().encode(JSON.stringify(chatBody())).byteLength + 100;
+
+let fast: MockServer;
+/** Answers after 4 s: calls hold their reservations and leases while the others are decided. */
+let slow: MockServer;
+let relays: RelayUnderTest[] = [];
+
+before(async () => {
+  fast = await startMockServer();
+  slow = await startMockServer({ latencyMs: 4000 });
+  const redis = { url: await testRedisUrl(), keyPrefix: testKeyPrefix() };
+  for (let i = 0; i < 3; i++) {
+    relays.push(
+      await startRelay(fast.url, {
+        providers: { mock: { type: "mock", baseUrl: fast.url, firstByteTimeoutMs: 15_000 }, slow: { type: "mock", baseUrl: slow.url, firstByteTimeoutMs: 15_000 } },
+        models: { "mock-gpt": { provider: "mock" }, "slow-gpt": { provider: "slow" } },
+        keys: [
+          { id: "rpm", secret: SECRETS.rpm, project: "a" },
+          { id: "tpm", secret: SECRETS.tpm, project: "b" },
+          { id: "concurrent", secret: SECRETS.concurrent, project: "c" },
+        ],
+        redis,
+        rateLimits: {
+          store: "redis",
+          limits: [
+            { scope: { key: "rpm" }, requestsPerMinute: 60 },
+            { scope: { key: "tpm" }, tokensPerMinute: 10 * BOUND },
+            { scope: { key: "concurrent" }, concurrent: 8 },
+          ],
+        },
+      }),
+    );
+  }
+});
+
+after(async () => {
+  await Promise.all(relays.map((relay) => relay.stop()));
+  await Promise.all([fast.stop(), slow.stop()]);
+});
+
+/** Sends CALLS calls at once, spread over the three relays; the statuses and the run's length (s). */
+async function burst(secret: string, model: string): Promise<{ statuses: number[]; seconds: number; refused: Response | undefined }> {
+  const started = performance.now();
+  let refused: Response | undefined;
+  const statuses = await Promise.all(
+    Array.from({ length: CALLS }, async (_, i) => {
+      const response = await post(relays[i % 3]!.url, "/v1/chat/completions", chatBody({ model }), { authorization: `Bearer ${secret}` });
+      if (response.status === 429 && refused === undefined) refused = response;
+      else await response.body?.cancel();
+      return response.status;
+    }),
+  );
+  return { statuses, seconds: (performance.now() - started) / 1000, refused };
+}
+
+describe("three relays sharing Redis", () => {
+  test("admit the requests limit once between them, not once each", async () => {
+    const { statuses, seconds, refused } = await burst(SECRETS.rpm, "mock-gpt");
+    const admitted = statuses.filter((status) => status === 200).length;
+    process.stderr.write(`  shared requests limit: ${admitted} of ${CALLS} admitted in ${seconds.toFixed(2)} s (limit 60 a minute)\n`);
+    assert.equal(admitted + statuses.filter((status) => status === 429).length, CALLS, "every call is admitted or refused with 429");
+    // The bucket refills one request a second while the burst runs: exactly the limit plus that.
+    assert.ok(admitted >= 60 && admitted <= 60 + Math.ceil(seconds), `admitted ${admitted} in ${seconds.toFixed(2)} s (limit 60 a minute; on memory limits three relays admit 180)`);
+    assert.ok(refused !== undefined);
+    assert.equal(refused.headers.get("x-ratelimit-limit-requests"), "60", "the SDK headers report the shared limit");
+    assert.equal(refused.headers.get("x-ratelimit-remaining-requests"), "0", "…as the shared state stands");
+    assert.ok(Number(refused.headers.get("retry-after-ms")) > 0);
+    assert.match((await errorOf(refused)).message, /key rpm: 60 requests per minute/);
+  });
+
+  test("reserve the tokens limit once between them while the calls run", async () => {
+    const { statuses, seconds } = await burst(SECRETS.tpm, "slow-gpt");
+    const admitted = statuses.filter((status) => status === 200).length;
+    process.stderr.write(`  shared tokens limit: ${admitted} of ${CALLS} admitted in ${seconds.toFixed(2)} s (10 bounds fit)\n`);
+    // Ten bounds fit; the refill while the burst runs is a sixth of a bound a second.
+    assert.ok(admitted >= 10 && admitted <= 10 + Math.ceil(seconds / 6), `admitted ${admitted} in ${seconds.toFixed(2)} s (10 calls' bounds fit)`);
+  });
+
+  test("hold the concurrency limit between them: 8 calls in flight, whichever relay runs them", async () => {
+    const { statuses, seconds } = await burst(SECRETS.concurrent, "slow-gpt");
+    process.stderr.write(`  shared concurrency limit: ${statuses.filter((status) => status === 200).length} of ${CALLS} admitted in ${seconds.toFixed(2)} s (8 in flight)\n`);
+    assert.equal(statuses.filter((status) => status === 200).length, 8);
+    // The slots came back when the calls ended: the next call is admitted.
+    const next = await post(relays[1]!.url, "/v1/chat/completions", chatBody({ model: "mock-gpt" }), { authorization: `Bearer ${SECRETS.concurrent}` });
+    assert.equal(next.status, 200);
+    await next.body?.cancel();
+  });
+});

@@ -244,9 +244,9 @@ export const configSchema = z.strictObject({
   budgets: z.array(budgetSchema).default([]).describe("budgets of the config (more can be created at run time)"),
   /** Named groups of projects: budgets and reports by team (docs/budgets.md). */
   teams: z.array(teamSchema).default([]).describe("named groups of projects (more can be created at run time: `POST /admin/teams`)"),
-  rateLimits: rateLimitsSchema.describe("rate limits: a list (in memory, per relay) or { store, onStoreDown, relays, leaseMs, limits } (rate-limits.md)"),
+  rateLimits: rateLimitsSchema.describe("rate limits: a list (in memory, per relay), or an object with `store`, `onStoreDown`, `relays`, `leaseMs` and `limits` (rate-limits.md)"),
   /** The Redis server shared rate limits and the shared cache use (docs/running-several.md). */
-  redis: redisSchema.optional().describe("the Redis shared rate limits and the shared cache use (running-several.md)"),
+  redis: redisSchema.optional().describe("the Redis server shared rate limits and the shared cache use (running-several.md)"),
   /** The response cache (docs/cache.md); absent: no call is cached. */
   cache: cacheSchema.optional().describe("the response cache (cache.md); absent: no call is cached"),
   /** Webhook targets of budget alerts and crash notices, and how they are delivered (docs/observability.md). */

@@ -34,18 +34,18 @@ export const rateLimitSchema = z
  */
 const rateLimitsObject = z.strictObject({
   /** `memory`: each relay counts its own calls. `redis`: every relay sharing `redis` counts against one limit. */
-  store: z.enum(["memory", "redis"]).default("memory").describe("memory: per relay; redis: shared by every relay using `redis`"),
+  store: z.enum(["memory", "redis"]).default("memory").describe("`memory` (per relay) or `redis` (shared by every relay using `redis`)"),
   /**
    * With `store: redis`, when Redis does not answer: `refuse` answers 503 (no relay admits past a
    * limit it cannot check), `local` decides in memory at this relay's share (each limit divided
    * by `relays`) until Redis answers again.
    */
-  onStoreDown: z.enum(["refuse", "local"]).default("refuse").describe("when Redis does not answer: refuse (503) or local (this relay's share)"),
+  onStoreDown: z.enum(["refuse", "local"]).default("refuse").describe("with `redis`, when Redis does not answer: `refuse` (503 `rate_limit_store_unavailable`) or `local` (this relay's share)"),
   /** The relays sharing the limits: a relay's share of each limit under `onStoreDown: local`. */
-  relays: positiveInt.default(1).describe("the relays sharing the limits (the share under local: limit / relays)"),
+  relays: positiveInt.default(1).describe("the relays sharing the limits: the share under `local` is each limit / relays"),
   /** With `store: redis`: how long a call's concurrency slot outlives a relay that stopped renewing it (ms; a killed relay's slots free within this). */
-  leaseMs: positiveInt.default(30_000).describe("how long a stopped relay's calls in flight keep their slots (ms)"),
-  limits: z.array(rateLimitSchema).default([]).describe("the limits, as in the list form"),
+  leaseMs: positiveInt.default(30_000).describe("with `redis`: how long a stopped relay's calls in flight keep their `concurrent` slots"),
+  limits: z.array(rateLimitSchema).default([]).describe("the limits (the list form is this list)"),
 });
 
 /** `rateLimits`: the list of limits, or the object naming their store. */

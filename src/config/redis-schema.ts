@@ -7,9 +7,9 @@ import { positiveInt } from "./schema-numbers.ts";
  * (`rediss://renio:${REDIS_PASSWORD}@redis.internal:6380/0`).
  */
 export const redisSchema = z.strictObject({
-  url: z.string().regex(/^rediss?:\/\/[^\s]+$/, "must start with redis:// or rediss:// (TLS)").describe("redis:// or rediss:// (TLS); user and password in the URL, from ${ENV}"),
+  url: z.string().regex(/^rediss?:\/\/[^\s]+$/, "must start with redis:// or rediss:// (TLS)").describe("`redis://` or `rediss://` (TLS); user and password in the URL, from `${ENV}` (running-several.md)"),
   /** TLS only: a PEM file of the CA that signed the server's certificate (default: the system's CAs). */
-  caFile: z.string().min(1).optional().describe("TLS: a PEM file of the CA of the server's certificate"),
+  caFile: z.string().min(1).optional().describe("a PEM file of the CA of the server's certificate (TLS)"),
   /** How long a connection attempt may take (ms). */
   connectTimeoutMs: positiveInt.default(2000).describe("how long a connection attempt may take"),
   /** How long one command may wait for its answer before the server counts as down (ms). */

@@ -180,9 +180,9 @@ for (const [backend, storageFor] of targets) {
       assert.deepEqual([bobAfter.estimatedCalls, bobAfter.estimatedCost], [1, 0]);
 
       // Bad arguments: 400 naming the choices; exit 2 on the CLI.
-      const bad = await fetch(`${relay.url}/admin/report?by=team`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      const bad = await fetch(`${relay.url}/admin/report?by=region`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
       assert.equal(bad.status, 400);
-      assert.match(((await bad.json()) as { error: { message: string } }).error.message, /`by` must be one of key, project, model, budget/);
+      assert.match(((await bad.json()) as { error: { message: string } }).error.message, /`by` must be one of key, project, model, budget, end-user, team, tag/);
       assert.equal((await fetch(`${relay.url}/admin/report`)).status, 401);
       const usage = await runRenio(["budget", "report", "--period", "week", "--config", configPath]);
       assert.equal(usage.code, 2);

@@ -126,7 +126,7 @@ describe("a first run of renio serve: what the banner shows and what answers", (
     const secret = "first-run-admin-token-in-config";
     const withAdmin = startCommand([...sourceCommand(), "serve", "--config", join(cwd, "with-admin.json")], { cwd, env: { RENIO_ADMIN_TOKEN: "", RENIO_TEST_FIRST_RUN_ADMIN: secret } });
     try {
-      await withAdmin.waitFor(/^capacity: .*\n/m);
+      await withAdmin.waitFor(/^dashboard: .*\n/m);
       const banner = withAdmin.stdout();
       assert.match(banner, /^dashboard: http:\/\/127\.0\.0\.1:\d+\/dashboard\/ \(sign in with an admin token\)$/m);
       assert.doesNotMatch(banner, /^admin token:/m, "a config's token is not announced");
@@ -135,7 +135,7 @@ describe("a first run of renio serve: what the banner shows and what answers", (
     }
     const without = startCommand([...sourceCommand(), "serve", "--config", join(cwd, "without.json")], { cwd, env: { RENIO_ADMIN_TOKEN: "" } });
     try {
-      await without.waitFor(/^capacity: .*\n/m);
+      await without.waitFor(/^dashboard: .*\n/m);
       assert.match(without.stdout(), /^dashboard: off \(set RENIO_ADMIN_TOKEN, or server\.admin\.tokens in the config, to serve it at \/dashboard\/\)$/m);
     } finally {
       await stopped(without);

@@ -40,7 +40,7 @@ const UNLIMITED: RateTicket = { headers: {}, end() {}, cancel() {} };
 
 /**
  * A worker loop's rate limits: the owner loop's buckets, one round trip per call when the config
- * has any limit (none: no message at all). The ticket's end and cancel go over one-way.
+ * has a limit at all (none: no message). The ticket's end and cancel go over one-way.
  */
 export function ownerRateLimiter(owner: OwnerPeer, limited: boolean): RateLimiter {
   if (!limited) return { admit: () => UNLIMITED, state: () => [] };

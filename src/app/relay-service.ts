@@ -1,5 +1,3 @@
-import { createOverrideAdmin } from "../budgets/budget-override-admin.ts";
-import { createTeamAdmin } from "../budgets/team-admin.ts";
 import process from "node:process";
 import { ConfigError, formatProblem } from "../config/config-error.ts";
 import { restartNeeded, withRestartOnly } from "../config/config-restart.ts";
@@ -13,10 +11,9 @@ import { dashboardRoutes } from "../http/dashboard/dashboard-routes.ts";
 import { createOidcSignIn } from "../http/dashboard/dashboard-sign-in.ts";
 import { createHttpHandler, lastResortResponse } from "../http/app.ts";
 import { openLedger } from "./open-ledger.ts";
+import { createSpendAdmins } from "./spend-admin.ts";
 import { watchBooks } from "../journal/books-watch.ts";
 import type { QuarantinedRecord } from "../journal/journal-store.ts";
-import { createBudgetAdmin } from "../budgets/budget-admin.ts";
-import { auditBudgetChange } from "../budgets/budget-audit.ts";
 import { startBudgetSync, type BudgetSync } from "../budgets/budget-sync.ts";
 import { openRelayKeys, type RelayKeys } from "../keys/relay-keys.ts";
 import { startAlertDispatcher } from "../alerts/alert-dispatcher.ts";
@@ -192,47 +189,27 @@ export async function startRelayService(config: Config, runtime: Runtime, option
   let accepting = true;
   const clock = options.clock ?? Date.now;
   const coolingDown = () => snapshot.current.router.coolingDown(clock());
-  const budgetAdmin =
-    store &&
-    createBudgetAdmin({
-      store,
-      configBudgets: () => snapshot.current.config.budgets,
-      defaultMode: () => snapshot.current.config.budget.mode,
-      sync: () => ledger.flush(),
-      applied: () => budgetSync?.refresh() ?? Promise.resolve(),
-      onBudgetChange: auditBudgetChange(store),
-    });
   const oidcConfig = config.server.admin.oidc;
   const oidc = oidcConfig && createOidcSignIn(oidcConfig);
-  const refreshBudgets = () => budgetSync?.refresh() ?? Promise.resolve();
-  const overrides =
+  const spend =
     store &&
-    createOverrideAdmin({
-      store,
-      configBudgets: () => snapshot.current.config.budgets,
-      applied: refreshBudgets,
-      audit: async (action, target, before, after, actor) => void (await store.recordAudit({ actor, action, target, before, after })),
-    });
-  const teams =
-    store &&
-    createTeamAdmin({
-      store,
-      inForce: () => catalog.teams(),
-      configTeams: () => snapshot.current.config.teams,
-      applied: refreshBudgets,
-      audit: async (action, before, after, actor) => void await store.recordAudit({ actor, action, target: `team:${(after ?? before)!.id}`, before, after }),
+    createSpendAdmins(store, {
+      config: () => snapshot.current.config,
+      catalog,
+      flush: () => ledger.flush(),
+      refresh: () => budgetSync?.refresh() ?? Promise.resolve(),
     });
   const admin = createAdminRoutes({
     tokens: () => adminTokens,
     sessions: oidc?.sessions,
-    overrides,
-    teams,
+    overrides: spend?.overrides,
+    teams: spend?.teams,
     teamOf: catalog.teamOf,
     config: () => snapshot.current.config,
     store,
     sync: () => ledger.flush(),
     reload,
-    budgetAdmin,
+    budgetAdmin: spend?.budgets,
     keys: keys.admin && { keys: keys.admin, actorOf: (c) => adminActor(c).id },
     audit: store,
     targets: () => targetStatuses(snapshot.current.router.targets(), clock()),

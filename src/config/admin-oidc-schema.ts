@@ -35,7 +35,7 @@ export const adminOidcSchema = z.strictObject({
     })
     .refine((roles) => Object.keys(roles).length > 0, "map at least one role (read, keys, budgets, admin) to claim values")
     .describe('admin role → the claim values that grant it, e.g. `{ "admin": ["platform-admins"], "read": ["engineers"] }`; at least one role'),
-  /** Claim values one of which a person must carry to sign in at all (absent: any that maps to a role). */
+  /** Claim values one of which a person must carry to sign in at all (absent: everyone granted a role may). */
   allowedGroups: claimValues.optional().describe("claim values one of which a person must carry to sign in at all; absent: anyone granted a role"),
   /** How long a session lasts after sign-in (seconds; default 8 hours). */
   sessionTtlSeconds: z.number().int().min(60).max(7 * 24 * 3600).default(8 * 3600).describe("how long a session lasts after sign-in (60 s to 7 days); the cookie's `Max-Age`"),

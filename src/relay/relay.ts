@@ -30,6 +30,7 @@ import { outputLimitField } from "../providers/output-limit-field.ts";
 import { budgetExceeded, budgetHeaders, coolingDown, refusalOf, refusedKey } from "./call-refusals.ts";
 import type { CacheCall } from "../cache/response-cache.ts";
 import { cacheStep, responseIds, UNCACHED } from "./cache-hit.ts";
+import { admitCall } from "./call-admission.ts";
 
 /** Everything the relay needs. */
 export interface RelayDeps {
@@ -220,18 +221,11 @@ export function createRelay(deps: RelayDeps): Relay {
           return cached.hit;
         }
 
-        // Rate limits before the admission: a limited call is refused (journaled so) and writes no admitted entry.
+        // Rate limits, then the admission (entry + reservations); limits decided by a round trip are awaited beside the admission's write (call-admission.ts).
         const deciding = rateLimiter.admit({ keyId: key.id, project: key.project, model: fields.model, tokens: quotes.call.reservedTokens, wire: route.wire });
-        // Limits in memory decide at once; shared ones (Redis) and a worker loop's (the owner loop's) after one round trip.
-        const limits = deciding instanceof Promise ? await deciding : deciding;
         recorded = true;
-        let admission: Admission;
-        try {
-          admission = await ledger.admit(start, quotes.call.charges, cheaperStart === undefined || alternative === undefined ? undefined : { start: cheaperStart, charges: alternative.quotes.call.charges });
-        } catch (error) {
-          limits.cancel();
-          throw error;
-        }
+        const cheaperCall = cheaperStart === undefined || alternative === undefined ? undefined : { start: cheaperStart, charges: alternative.quotes.call.charges };
+        const { limits, admission } = await admitCall(ledger, deciding, { start, charges: quotes.call.charges, cheaper: cheaperCall, startedAt: input.startedAt });
         if (!admission.admitted) {
           limits.cancel();
           throw budgetExceeded(admission, config.budget.currency, quotes.call, outputLimitField(route.path, fields.model), Date.now());

@@ -2,8 +2,10 @@ import assert from "node:assert/strict";
 import process from "node:process";
 import { after, before, describe, test } from "node:test";
 import { startMockServer, startRelay, type MockServer, type RelayUnderTest } from "../../support/relay-harness.ts";
-import { chatBody, errorOf, post } from "../../support/relay-calls.ts";
+import { booksReport } from "../../../src/budgets/books-check.ts";
+import { allEntries, chatBody, errorOf, finishedEntries, post } from "../../support/relay-calls.ts";
 import { testKeyPrefix, testRedisUrl } from "../../support/redis.ts";
+import { openRelay } from "../../support/with-relay.ts";
 
 const SECRETS = { rpm: "sk-renio-shared-rpm-0001", tpm: "sk-renio-shared-tpm-0001", concurrent: "sk-renio-shared-conc-001" };
 const CALLS = 300;
@@ -94,5 +96,43 @@ describe("three relays sharing Redis", () => {
     const next = await post(relays[1]!.url, "/v1/chat/completions", chatBody({ model: "mock-gpt" }), { authorization: `Bearer ${SECRETS.concurrent}` });
     assert.equal(next.status, 200);
     await next.body?.cancel();
+  });
+});
+
+describe("a call the shared limits refuse, decided while its admission is written", () => {
+  test("is journaled refused with the limit's code, and the budget keeps nothing of its reservation", async () => {
+    const secret = "sk-renio-shared-books-01";
+    const opened = await openRelay(fast.url, {
+      keys: [{ id: "booked", secret, project: "books" }],
+      prices: { "mock-gpt": { input: 1, cachedInput: 1, output: 4 } },
+      budgets: [{ id: "books", scope: { project: "books" }, period: "total", limit: 100, mode: "strict" }],
+      redis: { url: await testRedisUrl(), keyPrefix: testKeyPrefix() },
+      rateLimits: { store: "redis", limits: [{ scope: { key: "booked" }, requestsPerMinute: 3 }] },
+    });
+    try {
+      const ids: string[] = [];
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        const response = await post(opened.relay.url, "/v1/chat/completions", chatBody(), { authorization: `Bearer ${secret}` });
+        statuses.push(response.status);
+        ids.push(response.headers.get("x-request-id")!);
+        if (response.status === 429) assert.equal((await errorOf(response)).code, "rate_limit_exceeded");
+        else await response.arrayBuffer();
+      }
+      assert.deepEqual(statuses, [200, 200, 200, 429, 429, 429]);
+      const entries = await finishedEntries(opened.store, ids, 10_000);
+      const served = ids.slice(0, 3).map((id) => entries.get(id)!);
+      const limited = ids.slice(3).map((id) => entries.get(id)!);
+      assert.deepEqual(served.map((entry) => entry.outcome), ["ok", "ok", "ok"]);
+      assert.deepEqual(limited.map((entry) => [entry.outcome, entry.status, entry.errorCode, entry.cost ?? 0]), Array(3).fill(["refused", 429, "rate_limit_exceeded", 0]));
+      assert.equal((await allEntries(opened.store)).filter((entry) => entry.outcome === "started").length, 0, "no entry is left open");
+      const [row] = await opened.store.budgetUsage([{ budgetId: "books", period: "total" }]);
+      assert.equal(row!.reserved, 0, "the refused calls' reservations were released");
+      const paid = served.reduce((sum, entry) => sum + entry.cost!, 0);
+      assert.ok(paid > 0 && Math.abs(row!.spent - paid) < 1e-9, `spent ${row!.spent} is what the served calls cost (${paid})`);
+      assert.ok(booksReport(await opened.store.checkBooks()).ok, "the books' check holds");
+    } finally {
+      await opened.stop();
+    }
   });
 });

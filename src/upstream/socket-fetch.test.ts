@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import { createServer as createNetServer, type Server as NetServer, type Socket } from "node:net";
@@ -7,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer as createTlsServer } from "node:tls";
 import { after, before, test } from "node:test";
+import { selfSignedCert } from "../../test/support/self-signed-cert.ts";
 import { createSocketFetch } from "./socket-fetch.ts";
 
 /** A node:http server that echoes the request and counts the connections it accepted. */
@@ -300,11 +300,11 @@ test("a large body arrives intact; a reader that stops pulling stops the socket 
 test("https: verifies the certificate against the given CA, and refuses it without", async () => {
   const dir = mkdtempSync(join(tmpdir(), "renio-tls-"));
   try {
-    execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], { stdio: "ignore" });
-    const cert = readFileSync(join(dir, "cert.pem"));
+    const files = selfSignedCert(dir);
+    const cert = readFileSync(files.certFile);
     let connections = 0;
     const sockets = new Set<{ destroy(): void }>();
-    const server = createTlsServer({ key: readFileSync(join(dir, "key.pem")), cert }, (socket) => {
+    const server = createTlsServer({ key: readFileSync(files.keyFile), cert }, (socket) => {
       connections++;
       sockets.add(socket);
       socket.on("error", () => {});

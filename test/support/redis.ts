@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import process from "node:process";
 import { freePort } from "./free-port.ts";
+import type { CertFiles } from "./self-signed-cert.ts";
 
 /** A Redis server this test process started (Debian's redis-server, no persistence, loopback). */
 export interface RedisServer {
@@ -15,12 +16,17 @@ export interface RedisServer {
 const running = new Set<ChildProcess>();
 process.on("exit", () => running.forEach((child) => child.kill("SIGKILL")));
 
-/** Starts a throwaway redis-server on a free loopback port (`extra`: more of its options); resolves once it accepts connections. */
-export async function startRedisServer(extra: readonly string[] = []): Promise<RedisServer> {
+/**
+ * Starts a throwaway redis-server on a free loopback port (`extra`: more of its options); resolves
+ * once it accepts connections. With `tls` it speaks only TLS on that port, with that certificate
+ * (its URL is then rediss://).
+ */
+export async function startRedisServer(extra: readonly string[] = [], tls?: CertFiles): Promise<RedisServer> {
   const port = await freePort();
+  const listen = tls === undefined ? ["--port", String(port)] : ["--port", "0", "--tls-port", String(port), "--tls-cert-file", tls.certFile, "--tls-key-file", tls.keyFile, "--tls-auth-clients", "no"];
   let child: ChildProcess | undefined;
   const start = async () => {
-    const server = spawn("redis-server", ["--bind", "127.0.0.1", "--port", String(port), "--save", "", "--appendonly", "no", ...extra], { stdio: ["ignore", "pipe", "pipe"] });
+    const server = spawn("redis-server", ["--bind", "127.0.0.1", ...listen, "--save", "", "--appendonly", "no", ...extra], { stdio: ["ignore", "pipe", "pipe"] });
     running.add(server);
     child = server;
     let output = "";
@@ -41,7 +47,7 @@ export async function startRedisServer(extra: readonly string[] = []): Promise<R
   };
   await start();
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url: `${tls === undefined ? "redis" : "rediss"}://127.0.0.1:${port}`,
     async stop() {
       const server = child;
       if (server === undefined || server.exitCode !== null) return;

@@ -7,6 +7,7 @@ import { startRedisServer, testKeyPrefix, testRedisUrl, type RedisServer } from 
 import { relayConfig, scratchDir, startRelayProcess, writeConfig } from "../../support/relay-process.ts";
 import { eventually } from "../../support/sse-bytes.ts";
 import { Scrape, scrape } from "../../support/prom-scrape.ts";
+import { selfSignedCert } from "../../support/self-signed-cert.ts";
 
 const METRICS_TOKEN = "metrics-token-for-tests-0001";
 
@@ -104,6 +105,29 @@ test("a Redis that requires a password: the relay authenticates with the URL's; 
     assert.deepEqual(refused, { status: 503, code: "rate_limit_store_unavailable" });
   } finally {
     await Promise.all([right.stop(), wrong.stop()]);
+    await redis.stop();
+  }
+});
+
+test("a Redis that speaks only TLS: the relay checks its certificate against redis.caFile; an untrusted one, or plain text, counts as the store down", async () => {
+  const dir = scratchDir();
+  const server = selfSignedCert(dir, "redis");
+  const stranger = selfSignedCert(dir, "stranger");
+  const redis = await startRedisServer([], server);
+  const rateLimits = { store: "redis", limits: [{ scope: { key: "test" }, requestsPerMinute: 2 }] };
+  const timeouts = { connectTimeoutMs: 500, commandTimeoutMs: 300 };
+  const trusted = await startRelay(mock.url, { redis: { url: redis.url, caFile: server.certFile, ...timeouts }, rateLimits });
+  const untrusted = await startRelay(mock.url, { redis: { url: redis.url, caFile: stranger.certFile, ...timeouts }, rateLimits });
+  const plain = await startRelay(mock.url, { redis: { url: redis.url.replace("rediss://", "redis://"), ...timeouts }, rateLimits });
+  try {
+    assert.match(redis.url, /^rediss:\/\//);
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await call(trusted.url)).status);
+    assert.deepEqual(statuses, [200, 200, 429], "the shared limit is kept over TLS");
+    assert.deepEqual(await call(untrusted.url), { status: 503, code: "rate_limit_store_unavailable" }, "a certificate the CA file does not vouch for is never used");
+    assert.deepEqual(await call(plain.url), { status: 503, code: "rate_limit_store_unavailable" }, "no fallback to plain text");
+  } finally {
+    await Promise.all([trusted.stop(), untrusted.stop(), plain.stop()]);
     await redis.stop();
   }
 });

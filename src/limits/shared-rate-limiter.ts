@@ -127,11 +127,14 @@ export function createSharedRateLimiter(config: RateLimitsConfig, deps: SharedLi
       }
       const leaseKeys = rules.filter((rule) => rule.limits[2] > 0).map((rule) => rule.keys[2]);
       if (leaseKeys.length > 0) stats.leases.set(lease, leaseKeys);
+      const limitsTokens = rules.some((rule) => rule.limits[1] > 0);
       let held = true;
       const release = (request: number, tokens: number) => {
         if (!held) return;
         held = false;
         stats.leases.delete(lease);
+        // Nothing to give back (a request spent, no tokens to settle, no lease): no second round trip.
+        if (request === 0 && leaseKeys.length === 0 && (tokens === 0 || !limitsTokens)) return;
         settleScript(keys, [request, tokens, lease, ...limits]).catch(() => {
           // Not settled: the tokens refill within the minute, the lease expires within leaseMs.
           stats.failures++;

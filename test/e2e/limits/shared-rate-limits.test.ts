@@ -3,9 +3,12 @@ import process from "node:process";
 import { after, before, describe, test } from "node:test";
 import { startMockServer, startRelay, type MockServer, type RelayUnderTest } from "../../support/relay-harness.ts";
 import { booksReport } from "../../../src/budgets/books-check.ts";
+import { ADMIT_SCRIPT, SETTLE_SCRIPT } from "../../../src/limits/rate-limit-scripts.ts";
 import { allEntries, chatBody, errorOf, finishedEntries, post } from "../../support/relay-calls.ts";
-import { testKeyPrefix, testRedisUrl } from "../../support/redis.ts";
+import { startRedisServer, testKeyPrefix, testRedisUrl } from "../../support/redis.ts";
+import { Redis } from "ioredis";
 import { openRelay } from "../../support/with-relay.ts";
+import { eventually } from "../../support/sse-bytes.ts";
 
 const SECRETS = { rpm: "sk-renio-shared-rpm-0001", tpm: "sk-renio-shared-tpm-0001", concurrent: "sk-renio-shared-conc-001" };
 const CALLS = 300;
@@ -133,6 +136,52 @@ describe("a call the shared limits refuse, decided while its admission is writte
       assert.ok(booksReport(await opened.store.checkBooks()).ok, "the books' check holds");
     } finally {
       await opened.stop();
+    }
+  });
+});
+
+describe("round trips to Redis per call", () => {
+  /** How many scripts the server ran (EVALSHA and EVAL), from its own counters. */
+  const scriptsRun = async (admin: Redis) => {
+    const stats = await admin.info("commandstats");
+    return [...stats.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+  };
+
+  test("one for a call under requests limits only; two when tokens or calls in flight must be given back", async () => {
+    const server = await startRedisServer();
+    const admin = new Redis(server.url);
+    const secrets = { requests: "sk-renio-shared-trips-req1", held: "sk-renio-shared-trips-held" };
+    const opened = await openRelay(fast.url, {
+      keys: [
+        { id: "requests", secret: secrets.requests, project: "trips" },
+        { id: "held", secret: secrets.held, project: "trips" },
+      ],
+      redis: { url: server.url },
+      rateLimits: { store: "redis", limits: [{ scope: { key: "requests" }, requestsPerMinute: 1000 }, { scope: { key: "held" }, requestsPerMinute: 1000, concurrent: 4 }] },
+    });
+    try {
+      const calls = async (secret: string) => {
+        for (let i = 0; i < 5; i++) {
+          const response = await post(opened.relay.url, "/v1/chat/completions", chatBody(), { authorization: `Bearer ${secret}` });
+          assert.equal(response.status, 200);
+          await response.arrayBuffer();
+        }
+      };
+      // Scripts the server already knows: no call pays for loading one.
+      await admin.script("LOAD", ADMIT_SCRIPT);
+      await admin.script("LOAD", SETTLE_SCRIPT);
+      const before = await scriptsRun(admin);
+      await calls(secrets.requests);
+      assert.equal((await scriptsRun(admin)) - before, 5, "one admission script per call");
+      await calls(secrets.held);
+      // Settlements are sent after the answers: each of these calls gives its lease back, and none of the first five settled late.
+      let run = 0;
+      assert.ok(await eventually(async () => (run = (await scriptsRun(admin)) - before) >= 15, 5_000), `scripts run: ${run}`);
+      assert.equal(run, 15, "5 admissions, then 5 admissions and 5 settlements");
+    } finally {
+      await opened.stop();
+      admin.disconnect();
+      await server.stop();
     }
   });
 });

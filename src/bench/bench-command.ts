@@ -9,13 +9,13 @@ import { BENCH_HELP } from "./bench-help.ts";
 import { startChildServer, type ChildServer } from "./bench-child.ts";
 import { machineInfo } from "./bench-machine.ts";
 import { createProgress } from "./bench-progress.ts";
-import { benchRelayConfig, benchSecret, relaySettings, relayVariants, SQLITE_STORAGE, withEventLoops, BENCH_END_USER } from "./bench-relay-config.ts";
+import { benchRelayConfig, benchSecret, relaySettings, relayVariants, SQLITE_STORAGE, uncheckedKey, uncheckedSecret, withEventLoops, BENCH_END_USER } from "./bench-relay-config.ts";
 import { givenPostgres, startThrowawayPostgres, type BenchPostgres } from "./bench-postgres.ts";
 import { renderReport, type BenchReport } from "./bench-report.ts";
 import { DISK_FLOOR_PLAN, measureDiskFloors } from "./disk-floor.ts";
 import { durableWriteCosts } from "./durable-write.ts";
 import { guardrailsCosts } from "./guardrails-cost.ts";
-import { measureRedisRoundTrip, startThrowawayRedis, type BenchRedis, type RedisRoundTrip } from "./bench-redis.ts";
+import { measureRedisRoundTrip, startThrowawayRedis, UNCHECKED_SUFFIX, type BenchRedis, type RedisRoundTrip } from "./bench-redis.ts";
 import type { FeatureSetting } from "./bench-args.ts";
 
 /** How a Renio's label names what it does besides relaying (--features). */
@@ -97,7 +97,7 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
         progress.update(options.redisUrl === undefined ? "starting a throwaway Redis" : "using the given Redis");
         redis = options.redisUrl === undefined ? await startThrowawayRedis() : { url: options.redisUrl, stop: () => undefined };
         progress.update("measuring Redis's own round trip");
-        redisRoundTrip = await measureRedisRoundTrip(redis.url);
+        redisRoundTrip = await measureRedisRoundTrip(redis.url, 2000, options.modes.map((mode) => ({ mode, pauseMs: pauseOfMode(mode) })));
       }
       const perModel = options.models.length > 1;
       // One Renio per storage, journal, guardrails and event-loops setting, for each feature (--features).
@@ -133,6 +133,10 @@ export async function runBenchCommand(args: string[], runtime: Runtime): Promise
             ...(perModel || model.translated ? { model: model.name, translated: model.translated } : {}),
             ...(variant.guardrails === "off" ? {} : { guardrails: { action: variant.guardrails, ...(variant.unguarded === undefined ? {} : { unguarded: idOf(variant.unguarded) }) } }),
           });
+          if (uncheckedKey({ feature: variant.feature, budgetScope: options.budgetScope })) {
+            const headers = directHeaders.map(([name, value]): readonly [string, string] => (name === "authorization" ? [name, `Bearer ${uncheckedSecret(secret)}`] : [name, value]));
+            relays.push({ id: `${idOf(variant.id)}${UNCHECKED_SUFFIX}`, label: `${label}, a key without limits`, url: relay.url + CHAT_PATH, headers, sharesProcessWith: idOf(variant.id) });
+          }
         }
       }
     } else {

@@ -32,8 +32,10 @@ export const BENCH_HELP = `usage: renio bench [options]
   --features off|limits|redis-limits|cache
                               what else the Renio does per call: rate limits in memory, rate limits shared
                                 through Redis (a throwaway redis-server unless --redis-url; the report adds
-                                Redis's own PING round trip), or the response cache (every measured call a
-                                hit); a list (limits,redis-limits,cache) runs one Renio per setting
+                                Redis's own PING round trip, back to back and after the idle gap between
+                                calls, and the same relay called with a key no limit applies to), or the
+                                response cache (every measured call a hit); a list (limits,redis-limits,cache)
+                                runs one Renio per setting
   --redis-url URL             an existing Redis for --features redis-limits (keys under a random prefix)
   --pg-url URL                an existing PostgreSQL database for --storage postgres (bench rows
                                 are written into it: use a scratch database)

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseBenchArgs } from "./bench-args.ts";
-import { featureLines, measureRedisRoundTrip } from "./bench-redis.ts";
+import { featureLines, measureRedisRoundTrip, UNCHECKED_SUFFIX } from "./bench-redis.ts";
 import { benchRelayConfig } from "./bench-relay-config.ts";
 import { validateConfig } from "../config/config-load.ts";
 import { testRedisUrl } from "../../test/support/redis.ts";
@@ -24,14 +24,32 @@ test("each feature's Renio config is valid: limits in memory, on Redis, the cach
   }
 });
 
-test("the report sets a Redis-checked call beside a memory-checked one and a cache hit beside the direct call", () => {
+test("the report sets a Redis-checked call beside a memory-checked one, beside an unchecked key on its own relay, and a cache hit beside the direct call", () => {
   const relay = (id: string, overhead: number) => ({ id, latency: { median: 2 + overhead }, overhead: { median: overhead } });
-  const lines = featureLines([{ mode: "json", points: [{ concurrency: 1, direct: { median: 2 }, relays: [relay("renio-redis-limits", 0.5), relay("renio-limits", 0.3), relay("renio-cache", -1.5)] }] }], { pings: 10, p50Ms: 0.1, p95Ms: 0.2 });
-  assert.deepEqual(lines, ["json c=1: Redis-checked − memory-checked median +0.200 ms (Redis PING median 0.100 ms)", "json c=1: cache hit median 0.500 ms against the direct call's 2.000 ms"]);
+  const relays = [relay("renio-redis-limits", 0.5), relay(`renio-redis-limits${UNCHECKED_SUFFIX}`, 0.42), relay("renio-limits", 0.3), relay("renio-cache", -1.5)];
+  const lines = featureLines([{ mode: "json", points: [{ concurrency: 1, direct: { median: 2 }, relays }] }], { pings: 10, p50Ms: 0.1, p95Ms: 0.2, paced: [{ mode: "json", pauseMs: 3, pings: 5, p50Ms: 0.15, p95Ms: 0.3 }] });
+  assert.deepEqual(lines, [
+    "json c=1: Redis-checked − memory-checked median +0.200 ms (Redis PING median 0.100 ms back to back, 0.150 ms after 3 ms idle as between calls)",
+    "json c=1: Redis-checked − unchecked on the same relay median +0.080 ms (Redis PING median 0.100 ms back to back, 0.150 ms after 3 ms idle as between calls)",
+    "json c=1: cache hit median 0.500 ms against the direct call's 2.000 ms",
+  ]);
 });
 
-test("Redis's own round trip is measured on a real server", async () => {
-  const trip = await measureRedisRoundTrip(await testRedisUrl(), 50);
+test("a Redis-checked relay has a second key no limit applies to, unless the budget is scoped to the bench key", () => {
+  const base = { mockUrl: "http://127.0.0.1:1", model: { name: "mock-gpt", translated: false }, dir: "/tmp/renio-bench-test", journal: "fsync" as const, budget: "strict" as const, secret: "renio-bench-0123456789abcdef", feature: "redis-limits" as const, redisUrl: "redis://127.0.0.1:1" };
+  const config = validateConfig(benchRelayConfig(base), {});
+  assert.deepEqual(config.keys.map((key) => key.id), ["bench", "bench-unchecked"]);
+  assert.deepEqual(config.rateLimits.limits.map((limit) => limit.scope), [{ key: "bench" }]);
+  assert.deepEqual(validateConfig(benchRelayConfig({ ...base, budgetScope: "key" }), {}).keys.map((key) => key.id), ["bench"]);
+  assert.deepEqual(validateConfig(benchRelayConfig({ ...base, feature: "limits" }), {}).keys.map((key) => key.id), ["bench"]);
+});
+
+test("Redis's own round trip is measured on a real server, back to back and after the idle gap of each mode's calls", async () => {
+  const trip = await measureRedisRoundTrip(await testRedisUrl(), 50, [{ mode: "json", pauseMs: 3 }], 20);
   assert.equal(trip.pings, 50);
   assert.ok(trip.p50Ms > 0 && trip.p95Ms >= trip.p50Ms);
+  assert.equal(trip.paced?.length, 1);
+  const [paced] = trip.paced!;
+  assert.deepEqual([paced!.mode, paced!.pauseMs, paced!.pings], ["json", 3, 20]);
+  assert.ok(paced!.p50Ms > 0 && paced!.p95Ms >= paced!.p50Ms);
 });

@@ -73,6 +73,21 @@ function featureSections(input: BenchRelayConfigInput): Record<string, unknown> 
   }
 }
 
+/**
+ * With `redis-limits`, a second key no limit applies to, on the same relay: calls with it and
+ * with the limited key, measured in alternating rounds of one process, show what the Redis
+ * check adds free of the differences between two processes. Not with a budget scoped to the
+ * one bench key (its calls would skip the budget, a different path).
+ */
+export function uncheckedKey(input: Pick<BenchRelayConfigInput, "feature" | "budgetScope">): boolean {
+  return input.feature === "redis-limits" && input.budgetScope !== "key";
+}
+
+/** The secret of the key without limits (see uncheckedKey). */
+export function uncheckedSecret(secret: string): string {
+  return `${secret}-unchecked`;
+}
+
 /** A random caller secret for one benchmark run. */
 export function benchSecret(): string {
   return `renio-bench-${randomBytes(16).toString("hex")}`;
@@ -106,7 +121,7 @@ export function benchRelayConfig(input: BenchRelayConfigInput): Record<string, u
       ? { "mock-anthropic": { type: "anthropic", baseUrl: input.mockUrl, apiKey: "renio-bench-mock" } }
       : { mock: { type: "mock", baseUrl: input.mockUrl } },
     models: { [input.model.name]: input.model.translated ? { provider: "mock-anthropic", translate: true } : { provider: "mock" } },
-    keys: [{ id: "bench", secret: input.secret }],
+    keys: [{ id: "bench", secret: input.secret }, ...(uncheckedKey(input) ? [{ id: "bench-unchecked", secret: uncheckedSecret(input.secret) }] : [])],
     budgets: budgetOn ? [{ id: input.budgetId ?? "bench-total", scope: benchBudgetScope(input.budgetScope ?? "total"), period: "total", limit: 9_000_000, mode: input.budget }] : [],
     prices: { [input.model.name]: { input: 1, output: 2 } },
     ...featureSections(input),

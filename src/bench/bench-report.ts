@@ -160,7 +160,8 @@ export function renderReport(report: BenchReport, format: TableFormat | "json"):
   if (report.guardrailsCost !== undefined && report.guardrailsCost.length > 0) blocks.push(heading("Guardrails: what the policy adds (guarded − unguarded)"), guardrailsCostTable(report, format));
   if (report.redisRoundTrip !== undefined) {
     const { pings, p50Ms, p95Ms } = report.redisRoundTrip;
-    blocks.push(heading("Redis round trip"), `PING on one connection, ${pings} in a row: median ${p50Ms.toFixed(3)} ms, P95 ${p95Ms.toFixed(3)} ms (a Redis-checked call adds one such round trip)`);
+    const paced = (report.redisRoundTrip.paced ?? []).map((trip) => `PING after ${trip.pauseMs} ms idle (as between ${trip.mode} calls at one in flight), ${trip.pings} times: median ${trip.p50Ms.toFixed(3)} ms, P95 ${trip.p95Ms.toFixed(3)} ms`);
+    blocks.push(heading("Redis round trip"), [`PING on one connection, ${pings} in a row: median ${p50Ms.toFixed(3)} ms, P95 ${p95Ms.toFixed(3)} ms (a Redis-checked call adds one such round trip)`, ...paced].join("\n"));
   }
   const features = featureLines(report.modes, report.redisRoundTrip);
   if (features.length > 0) blocks.push(heading("Shared rate limits and cache hits"), features.join("\n"));

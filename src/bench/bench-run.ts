@@ -23,6 +23,8 @@ export interface MeasuredRelay {
   readonly translated?: boolean;
   /** It runs with the bench's guardrail policy (--guardrails). */
   readonly guardrails?: RelayGuardrails;
+  /** Served by the process of the relay with this id (another key on it): its calls count in that relay's CPU per request. */
+  readonly sharesProcessWith?: string;
 }
 
 /** What {@link runMeasurements} measures. */
@@ -118,6 +120,12 @@ async function measurePoint(plan: MeasurementPlan, mode: BenchMode, concurrency:
     const end = acc.writesStart === undefined ? undefined : await acc.relay?.journalWrites?.();
     acc.writes = end === undefined ? undefined : end - acc.writesStart!;
   }
+  // A process serving several targets: its CPU over all the calls it served.
+  const servedByProcess = new Map<string, number>();
+  for (const acc of accumulators) {
+    const owner = acc.relay?.sharesProcessWith ?? acc.relay?.id;
+    if (owner !== undefined) servedByProcess.set(owner, (servedByProcess.get(owner) ?? 0) + acc.served);
+  }
   const [direct, ...relays] = accumulators.map((acc) => ({ acc, summary: summarize(concatArrays(acc.samples, (length) => new Float64Array(length)), acc.errors) }));
   const point: PointResult = {
     concurrency,
@@ -125,6 +133,7 @@ async function measurePoint(plan: MeasurementPlan, mode: BenchMode, concurrency:
     ...(direct!.acc.firstError ? { directFirstError: direct!.acc.firstError } : {}),
     relays: relays.map(({ acc, summary }): RelayPoint => {
       const peak = maxDefined(acc.rssPeak, acc.relay!.probe?.peakRss());
+      const served = servedByProcess.get(acc.relay!.id) ?? acc.served;
       return {
         id: acc.relay!.id,
         label: acc.relay!.label,
@@ -133,9 +142,9 @@ async function measurePoint(plan: MeasurementPlan, mode: BenchMode, concurrency:
         ...(acc.relay!.guardrails !== undefined ? { guardrails: acc.relay!.guardrails } : {}),
         latency: summary,
         overhead: overheadOf(direct!.summary, summary),
-        ...(acc.cpuSeconds !== undefined && acc.served > 0 ? { cpuPerRequestSeconds: acc.cpuSeconds / acc.served } : {}),
-        ...(acc.threadSeconds !== undefined && acc.served > 0 ? { cpuPerRequestByThread: perRequest(acc.threadSeconds, acc.served) } : {}),
-        ...(acc.writes !== undefined && acc.writes > 0 ? { requestsPerJournalWrite: acc.served / acc.writes } : {}),
+        ...(acc.cpuSeconds !== undefined && served > 0 ? { cpuPerRequestSeconds: acc.cpuSeconds / served } : {}),
+        ...(acc.threadSeconds !== undefined && served > 0 ? { cpuPerRequestByThread: perRequest(acc.threadSeconds, served) } : {}),
+        ...(acc.writes !== undefined && acc.writes > 0 ? { requestsPerJournalWrite: served / acc.writes } : {}),
         ...(acc.rssIdle !== undefined ? { rssIdleBytes: acc.rssIdle } : {}),
         ...(peak !== undefined ? { rssPeakBytes: peak } : {}),
         ...(acc.firstError ? { firstError: acc.firstError } : {}),

@@ -131,7 +131,7 @@ export function createUsageTap(
           chunk = head;
           head = null;
         } else {
-          let read: ReadableStreamReadResult<Uint8Array>;
+          let read: Awaited<ReturnType<typeof reader.read>>;
           try {
             read = await reader.read();
           } catch {

@@ -28,18 +28,8 @@ import { ownValue } from "../shared/own-keys.ts";
  * streams the first token came three seconds late. Bun reads the variable once, when it starts,
  * so it is set here, to Bun's maximum: Renio's own limit (`server.maxConcurrentCalls`, seen on
  * /metrics) is then the one that binds.
- *
- * `BUN_GC_TIMER_DISABLE=1`: Bun's own collection timer is off; JavaScriptCore's collector still
- * runs on its own triggers (bytes allocated, its activity timers). While the heap keeps changing,
- * which it always does under load, Bun's timer starts a collection every ~16 ms it can, on top
- * of the engine's; each collection pauses the event loop, and at thousands of open streams a
- * chunk that arrives during a pause waits it out. Measured with `renio bench --mode capacity`,
- * each relay started with and without the timer in the same rounds: half as many collections and
- * 6-40 % less time paused; at 1,024 streams (shielded) the journal-off relay's added inter-chunk
- * P99 +37.6 → +0.6 and +1.45 → +1.20 ms, RSS per stream within 8 KiB either way
- * (docs/decisions/2026-12-06-no-bun-gc-timer.md). Bun reads only whether the variable is present.
  */
-const ENGINE_OPTIONS: Readonly<Record<string, string>> = { BUN_JSC_useFTLJIT: "0", MIMALLOC_PURGE_HOLES: "0", BUN_CONFIG_MAX_HTTP_REQUESTS: "65535", BUN_GC_TIMER_DISABLE: "1" };
+const ENGINE_OPTIONS: Readonly<Record<string, string>> = { BUN_JSC_useFTLJIT: "0", MIMALLOC_PURGE_HOLES: "0", BUN_CONFIG_MAX_HTTP_REQUESTS: "65535" };
 
 /** The commands that serve for long (their CPU per call is what Renio publishes, or its floor). */
 const LONG_RUNNING = new Set(["serve", "mock", "passthrough"]);

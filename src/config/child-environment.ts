@@ -15,11 +15,11 @@ export const RUNTIME_VARIABLES: readonly string[] = [
 
 /**
  * Prefixes of the runtime's engine options (`BUN_JSC_useFTLJIT`, `MIMALLOC_PURGE_HOLES`,
- * `BUN_CONFIG_MAX_HTTP_REQUESTS`, `BUN_GC_TIMER_DISABLE`, …): settings of the JavaScript engine,
- * its allocator, its HTTP client and its collection timer, never secrets, passed on so that an
- * operator's engine setting holds in the relays `renio bench` starts too.
+ * `BUN_CONFIG_MAX_HTTP_REQUESTS`, …): settings of the JavaScript engine, its allocator and its
+ * HTTP client, never secrets, passed on so that an operator's engine setting holds in the relays
+ * `renio bench` starts too.
  */
-export const RUNTIME_VARIABLE_PREFIXES: readonly string[] = ["BUN_JSC_", "MIMALLOC_", "BUN_CONFIG_", "BUN_GC_"];
+export const RUNTIME_VARIABLE_PREFIXES: readonly string[] = ["BUN_JSC_", "MIMALLOC_", "BUN_CONFIG_"];
 
 /** Whether `name` is one of the runtime's variables (by name or prefix). */
 export function isRuntimeVariable(name: string): boolean {

@@ -52,12 +52,6 @@ const STALLED = "upstream stream stalled";
 /** The reasons a tapped stream ends its consumer with: the call's own log lines say why, so a server's error hook need not. */
 export const TAP_END_REASONS: ReadonlySet<unknown> = new Set([CUT, FAILED]);
 
-/** One source read, scanned: the bytes to hand on now (maybe none) and whether the source ended. */
-interface Scanned {
-  out: Uint8Array;
-  done: boolean;
-}
-
 /** Where the tap hands its bytes: a pull stream's controller, or a direct stream's sink. */
 interface TapOutput {
   /** Hands bytes on (a direct sink: written and flushed; the promise resolves once it took them). */
@@ -67,9 +61,6 @@ interface TapOutput {
   close(): void;
   error(message: string): void;
 }
-
-/** A source read that failed: the upstream was cut. */
-const SOURCE_CUT = null;
 
 /**
  * Taps `source` (an SSE response body) for usage with createUsageScanner (see there for the
@@ -127,50 +118,47 @@ export function createUsageTap(
     void reader.cancel().catch(() => {});
   };
   if (options.stallMs !== undefined) watchdog = setTimeout(watch, options.stallMs, options.stallMs);
-  const scanned: Scanned = { out: new Uint8Array(0), done: false };
-  /** Reads and scans the next source chunk (SOURCE_CUT when the read failed); a scan error is thrown. */
-  const next = async (): Promise<Scanned | typeof SOURCE_CUT> => {
-    let read: Awaited<ReturnType<typeof reader.read>>;
-    if (head !== null) {
-      read = { done: false, value: head };
-      head = null;
-    } else {
-      try {
-        read = await reader.read();
-      } catch {
-        return SOURCE_CUT;
-      }
-    }
-    lastReadAt = performance.now();
-    scanned.out = read.done ? scanner.end() : scanner.push(read.value);
-    scanned.done = read.done;
-    if (scanned.out.byteLength > 0) firstByteAt ??= performance.now();
-    return scanned;
-  };
-  /** Reads, scans and hands on until the stream ends, or (a pull stream) until one chunk was handed on. */
+  /**
+   * Reads, scans and hands on until the stream ends, or (a pull stream) until one chunk was
+   * handed on. One awaited source read per chunk and nothing else allocated by the tap: the
+   * loop runs once per chunk for every open stream, so it stays one function.
+   */
   const pump = async (out: TapOutput): Promise<void> => {
     try {
       for (;;) {
-        const step = await next();
-        if (stalled) return out.error(STALLED);
-        if (step === SOURCE_CUT) {
-          // Cut after the terminal event: the client has every byte it was owed; end it cleanly.
-          if (terminalSent) {
-            end("completed");
-            out.close();
+        let chunk: Uint8Array | undefined;
+        if (head !== null) {
+          chunk = head;
+          head = null;
+        } else {
+          let read: Awaited<ReturnType<typeof reader.read>>;
+          try {
+            read = await reader.read();
+          } catch {
+            if (stalled) return out.error(STALLED);
+            // Cut after the terminal event: the client has every byte it was owed; end it cleanly.
+            if (terminalSent) {
+              end("completed");
+              out.close();
+              return;
+            }
+            end("cut");
+            await nextMacrotask();
+            out.error(CUT);
             return;
           }
-          end("cut");
-          await nextMacrotask();
-          out.error(CUT);
-          return;
+          if (stalled) return out.error(STALLED);
+          chunk = read.done ? undefined : read.value;
         }
-        const handed = step.out.byteLength > 0;
-        const taken = handed ? out.hand(step.out) : undefined;
+        lastReadAt = performance.now();
+        const bytes = chunk === undefined ? scanner.end() : scanner.push(chunk);
+        const handed = bytes.byteLength > 0;
+        if (handed) firstByteAt ??= performance.now();
+        const taken = handed ? out.hand(bytes) : undefined;
         // The terminal event's bytes are in what was just handed on (never held back once complete).
         if (handed) terminalSent ||= scanner.terminal();
         if (taken !== undefined) await taken;
-        if (step.done) {
+        if (chunk === undefined) {
           // Ended first: what the end gives back (the connection's idle timeout) must be back before the last byte.
           end("completed");
           out.close();

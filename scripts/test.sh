@@ -98,7 +98,7 @@ for runtime in bun deno; do
     fi
   done
 done
-lanes_ended=$(sort -n "$work/lanes" | awk '{ printf "%s%ss", (NR > 1 ? ", " : ""), $2 }')
+lanes_ended=$(sort -k2,2n "$work/lanes" | awk '{ printf "%s%ss", (NR > 1 ? ", " : ""), $2 }')
 echo "== times: ${wall}s in all ($jobs processes at once, ended after $lanes_ended); bun ${runtime_seconds[bun]}s, deno ${runtime_seconds[deno]}s of process time; the slowest:"
 for index in "${!items[@]}"; do
   read -r _ seconds _ <"$work/$index.done"

@@ -4,16 +4,13 @@ import { restartNeeded, withRestartOnly } from "../config/config-restart.ts";
 import { createBudgetCatalog, type StoredExtras } from "../budgets/budget-catalog.ts";
 import type { Config } from "../config/config-schema.ts";
 import { checkSemantics } from "../config/config-semantics.ts";
-import { adminActor, adminTokensOf } from "../http/admin/admin-auth.ts";
+import { adminTokensOf } from "../http/admin/admin-auth.ts";
 import type { Reload, ReloadOutcome } from "../http/admin/admin-reload.ts";
-import { createAdminRoutes } from "../http/admin/admin-routes.ts";
-import { dashboardRoutes } from "../http/dashboard/dashboard-routes.ts";
-import { createOidcSignIn } from "../http/dashboard/dashboard-sign-in.ts";
 import { createHttpHandler, lastResortResponse } from "../http/app.ts";
 import { openLedger } from "./open-ledger.ts";
-import { createSpendAdmins } from "./spend-admin.ts";
+import { createAdminSurface } from "./admin-surface.ts";
+import { reportAlertError, reportBooksError, reportBudgetSyncError, reportJournalError, reportKeysError, reportQuarantined, reportTracingError } from "./relay-reports.ts";
 import { watchBooks } from "../journal/books-watch.ts";
-import type { QuarantinedRecord } from "../journal/journal-store.ts";
 import { startBudgetSync, type BudgetSync } from "../budgets/budget-sync.ts";
 import { openRelayKeys, type RelayKeys } from "../keys/relay-keys.ts";
 import { startAlertDispatcher } from "../alerts/alert-dispatcher.ts";
@@ -189,31 +186,6 @@ export async function startRelayService(config: Config, runtime: Runtime, option
   let accepting = true;
   const clock = options.clock ?? Date.now;
   const coolingDown = () => snapshot.current.router.coolingDown(clock());
-  const oidcConfig = config.server.admin.oidc;
-  const oidc = oidcConfig && createOidcSignIn(oidcConfig);
-  const spend =
-    store &&
-    createSpendAdmins(store, {
-      config: () => snapshot.current.config,
-      catalog,
-      flush: () => ledger.flush(),
-      refresh: () => budgetSync?.refresh() ?? Promise.resolve(),
-    });
-  const admin = createAdminRoutes({
-    tokens: () => adminTokens,
-    sessions: oidc?.sessions,
-    overrides: spend?.overrides,
-    teams: spend?.teams,
-    teamOf: catalog.teamOf,
-    config: () => snapshot.current.config,
-    store,
-    sync: () => ledger.flush(),
-    reload,
-    budgetAdmin: spend?.budgets,
-    keys: keys.admin && { keys: keys.admin, actorOf: (c) => adminActor(c).id },
-    audit: store,
-    targets: () => targetStatuses(snapshot.current.router.targets(), clock()),
-  });
   const metrics = metricsRoute(config, {
     calls,
     ledger,
@@ -233,9 +205,9 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     books: books && (() => books.last),
     guardrails: () => guardrailCounts.counts(),
   });
-  const dashboard = dashboardRoutes(() => adminTokens.length > 0 || oidc !== undefined, { tokens: () => adminTokens, oidc });
-  const apart = config.server.admin.port !== undefined;
-  const http = createHttpHandler({ relay, ledger, accepting: () => accepting, admin: apart ? undefined : admin, metrics: apart ? undefined : metrics, dashboard: apart ? undefined : dashboard, coolingDown, journalMaxLagMs });
+  const refreshBudgets = () => budgetSync?.refresh() ?? Promise.resolve();
+  const surface = createAdminSurface({ config, snapshot, store, ledger, catalog, keys, reload, adminTokens: () => adminTokens, refreshBudgets, clock, metrics });
+  const http = createHttpHandler({ relay, ledger, accepting: () => accepting, ...surface.onModelListener, coolingDown, journalMaxLagMs });
   const server = await runtime.serve({
     hostname: config.server.host,
     port: config.server.port,
@@ -256,14 +228,9 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     await tracing?.exporter.shutdown();
     throw error;
   };
-  const adminServer = apart
-    ? await runtime.serve({
-        hostname: config.server.admin.host ?? config.server.host,
-        port: config.server.admin.port!,
-        fetch: createHttpHandler({ ledger, accepting: () => accepting, admin, metrics, dashboard, coolingDown, journalMaxLagMs }),
-        onError: lastResortResponse,
-      }).catch((error: unknown) => failedStart(error, [server]))
-    : undefined;
+  const adminServer = await surface
+    .listenApart(runtime, { ledger, accepting: () => accepting, coolingDown, journalMaxLagMs })
+    .catch((error: unknown) => failedStart(error, [server]));
   if (loopCount > 1) {
     loops = await startEventLoops({
       runtime,
@@ -321,41 +288,4 @@ export async function startRelayService(config: Config, runtime: Runtime, option
 function urlOf(server: Server): string {
   const host = server.hostname.includes(":") ? `[${server.hostname}]` : server.hostname;
   return `http://${host}:${server.port}`;
-}
-
-/** A failed read of the stored budgets (the relay keeps the budgets it had and retries at the next poll). */
-function reportBudgetSyncError(error: unknown): void {
-  process.stderr.write(`renio: budgets: ${error instanceof Error ? error.message : String(error)}\n`);
-}
-
-/** A failed span export, on stderr (one line). */
-function reportTracingError(message: string): void {
-  process.stderr.write(`renio: tracing: ${message}\n`);
-}
-
-/** A check of the books that could not run (the store did not answer), on stderr (message only). */
-function reportBooksError(error: unknown): void {
-  process.stderr.write(`renio: books: cannot check the books: ${error instanceof Error ? error.message : String(error)}\n`);
-}
-
-/** A failed claim or settle of the alert outbox, on stderr (message only). */
-function reportAlertError(error: unknown): void {
-  process.stderr.write(`renio: alerts: ${error instanceof Error ? error.message : String(error)}\n`);
-}
-
-/** A failed admission-log write or database apply, on stderr (message only: no stack, no request data). */
-function reportJournalError(error: unknown): void {
-  process.stderr.write(`renio: journal: ${error instanceof Error ? error.message : String(error)}\n`);
-}
-
-/** A journal record the database refused, kept in the quarantine: one line on stderr (ids and the store's code, no record content). */
-function reportQuarantined(record: QuarantinedRecord): void {
-  const fate = record.written ? "its safe form was journaled" : "it is not in the journal";
-  process.stderr.write(`renio: journal: the database refused the ${record.kind} record of entry ${record.entryId} (${record.errorCode}); quarantined, ${fate} (renio journal quarantine)\n`);
-}
-
-/** Polls for changed keys failing (the keyring keeps the keys it has), or (null) working again, on stderr. */
-function reportKeysError(error: unknown | null): void {
-  if (error === null) process.stderr.write("renio: keys: refreshing stored keys again\n");
-  else process.stderr.write(`renio: keys: cannot refresh stored keys (retrying every server.keyRefreshMs): ${error instanceof Error ? error.message : String(error)}\n`);
 }

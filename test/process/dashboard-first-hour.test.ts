@@ -27,6 +27,8 @@ const PEOPLE = new Map([
 ]);
 const INJECTED = `<img src=x onerror="window.__pwned=1">`;
 const PAGES = ["overview", "budgets", "keys", "models", "journal", "guardrails", "live", "audit"] as const;
+/** Overview loads its figures again every 15 s (REFRESH_MS in src/http/dashboard/overview-view.js). */
+const OVERVIEW_REFRESH_MS = 15_000;
 
 describe("the first hour in the dashboard, in Chromium", { skip: SKIP }, () => {
   let provider: LocalOidcProvider;
@@ -248,6 +250,8 @@ describe("the first hour in the dashboard, in Chromium", { skip: SKIP }, () => {
 
   test("Overview refreshes by itself; with the relay stopped the page says so and keeps the last data", async () => {
     const { context: ctx, page } = await context(1280);
+    // The page's clock runs on its own; moving it one refresh interval ahead stands for the wait.
+    await ctx.clock.install();
     await signIn(page, "ada");
     await go(page, "overview");
     const before = Number(await page.textContent('[data-figure="today-calls"]'));
@@ -255,10 +259,12 @@ describe("the first hour in the dashboard, in Chromium", { skip: SKIP }, () => {
     assert.equal(key.status, 201);
     await ask(((await key.json()) as { secret: string }).secret);
     // No navigation: the next refresh shows the call.
+    await page.clock.fastForward(OVERVIEW_REFRESH_MS);
     await page.waitForFunction((n) => Number(document.querySelector('[data-figure="today-calls"]')?.textContent) === n, before + 1, { timeout: 30_000 });
 
     await opened.stop();
     stopped = true;
+    await page.clock.fastForward(OVERVIEW_REFRESH_MS);
     await page.waitForSelector("#connection:not([hidden])", { timeout: 30_000 });
     assert.match((await page.textContent("#connection"))!, /relay is not answering/);
     assert.match((await page.textContent("[data-updated]"))!, /Relay not answering/);

@@ -50,6 +50,9 @@ export async function startPgFaultProxy(targetUrl: string): Promise<PgFaultProxy
   const server: Server = createServer((client) => {
     const upstream = connect({ host: target.hostname, port: Number(target.port || 5432) });
     for (const socket of [client, upstream]) {
+      // Messages are written one by one: without this, Nagle's algorithm holds each small write
+      // back until the peer's delayed ACK (some runtimes' sockets do not default to no delay).
+      socket.setNoDelay(true);
       sockets.add(socket);
       socket.on("close", () => sockets.delete(socket));
       socket.on("error", () => undefined);

@@ -1,6 +1,6 @@
 import type { Admission } from "../budgets/budget-charge.ts";
 import type { Ledger, LedgerStats } from "../journal/ledger.ts";
-import type { RateLimiter, RateTicket } from "../limits/rate-limiter.ts";
+import { UNLIMITED, type RateLimiter } from "../limits/rate-limiter.ts";
 import type { CallObserver } from "../observe/call-observer.ts";
 import { StoreUnavailableError } from "../shared/relay-error.ts";
 import type { LoopPeer } from "./loop-peer.ts";
@@ -36,7 +36,6 @@ export function ownerLedger(owner: OwnerPeer): Ledger {
 }
 
 /** The ticket of a call no limit applies to. */
-const UNLIMITED: RateTicket = { headers: {}, end() {}, cancel() {} };
 
 /**
  * A worker loop's rate limits: the owner loop's buckets, one round trip per call when the config

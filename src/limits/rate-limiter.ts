@@ -80,8 +80,8 @@ export interface LocalRateLimiter extends RateLimiter {
 
 const NO_RULES: readonly RateRule[] = [];
 
-/** The ticket of a call no limit applies to (shared: no allocation). */
-const UNLIMITED: RateTicket = { headers: {}, end() {}, cancel() {} };
+/** The ticket of a call no limit applies to: nothing held, nothing to give back (shared: no allocation). */
+export const UNLIMITED: RateTicket = { headers: {}, end() {}, cancel() {} };
 
 /** Builds the rules once from config; their state lives in `state` (one per relay, kept across reloads). */
 export function createRateLimiter(limits: readonly RateLimitConfig[], clock: RateClock = monotonicEpochMs, state: RateStateBook = new RateStateBook()): LocalRateLimiter {

@@ -3,7 +3,7 @@ import type { RedisConnection } from "../redis/redis-connection.ts";
 import { RelayError } from "../shared/relay-error.ts";
 import type { Usage } from "../shared/usage.ts";
 import { rateLimitHeaders, retryAfterHeaders, type RateReport } from "./rate-limit-headers.ts";
-import { count, createRateLimiter, formatSeconds, monotonicEpochMs, tooLargeForLimit, type RateCall, type RateClock, type RateLimiter, type RateLimitState, type RateTicket } from "./rate-limiter.ts";
+import { count, createRateLimiter, formatSeconds, monotonicEpochMs, tooLargeForLimit, UNLIMITED, type RateCall, type RateClock, type RateLimiter, type RateLimitState, type RateTicket } from "./rate-limiter.ts";
 import { ADMIT_SCRIPT, RENEW_SCRIPT, SETTLE_SCRIPT } from "./rate-limit-scripts.ts";
 import type { RateStateBook } from "./rate-state.ts";
 
@@ -45,7 +45,6 @@ interface SharedRule {
 }
 
 const NO_RULES: readonly SharedRule[] = [];
-const UNLIMITED: RateTicket = { headers: {}, end() {}, cancel() {} };
 
 /** The 503 when limits cannot be checked and the config says to refuse. */
 function storeDown(): RelayError {

@@ -1,7 +1,7 @@
 import type { Admission, BudgetCharge } from "../budgets/budget-charge.ts";
 import type { AdmitAlternative } from "../journal/journal-store.ts";
 import type { Ledger } from "../journal/ledger.ts";
-import type { RateTicket } from "../limits/rate-limiter.ts";
+import { UNLIMITED, type RateTicket } from "../limits/rate-limiter.ts";
 import type { JournalStart } from "../shared/journal-records.ts";
 import { refusalOf } from "./call-refusals.ts";
 
@@ -19,8 +19,6 @@ export interface CallAdmission {
   /** performance.now() when the call arrived. */
   readonly startedAt: number;
 }
-
-const NO_TICKET: RateTicket = { headers: {}, end() {}, cancel() {} };
 
 /**
  * Decides a call's rate limits and admits it to the journal (entry written durably, budgets
@@ -49,7 +47,7 @@ export async function admitCall(ledger: Ledger, deciding: RateTicket | Promise<R
   const admission = admitted.value;
   if (decided.status === "fulfilled") return { limits: decided.value, admission };
   // Refused by a budget too: the journal holds that refusal, so it is the answer.
-  if (!admission.admitted) return { limits: NO_TICKET, admission };
+  if (!admission.admitted) return { limits: UNLIMITED, admission };
   const refusal = refusalOf(decided.reason, call.startedAt);
   const charges = admission.downgraded && call.cheaper !== undefined ? call.cheaper.charges : call.charges;
   ledger.complete(call.start.id, { ...refusal, cost: charges.length > 0 ? 0 : null, costEstimated: false, attempts: [] }, charges, 0);

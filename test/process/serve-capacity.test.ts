@@ -69,7 +69,8 @@ describe("renio serve under a low open-file limit", { skip }, () => {
     const exited = new Promise((resolve) => child.once("close", () => resolve((closed = true))));
     try {
       const deadline = Date.now() + 20_000;
-      while (!/^capacity: .*$/m.test(stdout) && !closed && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      // The banner (stdout) and the warning (stderr) come through two pipes: wait for both.
+      while (!(/^capacity: .*$/m.test(stdout) && /open files are limited/.test(stderr)) && !closed && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
       assert.match(stdout, /^capacity: 8192 concurrent calls, 1024 wait up to 5000 ms \(503 overloaded beyond\); open files: 1024$/m, stdout + stderr);
       assert.match(stderr, /open files are limited to 1024 \(the system's hard limit\): enough for about 384 concurrent calls/);
       const url = /listening on (http:\/\/\S+)/.exec(stdout)![1]!;

@@ -33,7 +33,8 @@ export const BENCH_HELP = `usage: renio bench [options]
                               what else the Renio does per call: rate limits in memory, rate limits shared
                                 through Redis (a throwaway redis-server unless --redis-url; the report adds
                                 Redis's own PING round trip, back to back and after the idle gap between
-                                calls, and the same relay called with a key no limit applies to), or the
+                                calls, and the same relay called with a key no limit applies to, the
+                                two keys' calls interleaved one by one), or the
                                 response cache (every measured call a hit); a list (limits,redis-limits,cache)
                                 runs one Renio per setting
   --redis-url URL             an existing Redis for --features redis-limits (keys under a random prefix)

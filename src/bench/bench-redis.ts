@@ -101,7 +101,8 @@ export const UNCHECKED_SUFFIX = "-unchecked-key";
 /**
  * The --features comparisons, point by point: what a Redis-checked call adds over a
  * memory-checked one (two processes) and over an unchecked call on the same relay (one
- * process, alternating rounds: free of the differences between processes), against Redis's own
+ * process, the two keys' calls interleaved one by one: free of the differences between processes
+ * and between moments), against Redis's own
  * round trip; and a cache hit's latency against the direct call to the mock.
  */
 export function featureLines(modes: readonly FeatureModes[], roundTrip: RedisRoundTrip | undefined): string[] {

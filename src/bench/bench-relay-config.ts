@@ -75,8 +75,8 @@ function featureSections(input: BenchRelayConfigInput): Record<string, unknown> 
 
 /**
  * With `redis-limits`, a second key no limit applies to, on the same relay: calls with it and
- * with the limited key, measured in alternating rounds of one process, show what the Redis
- * check adds free of the differences between two processes. Not with a budget scoped to the
+ * with the limited key, interleaved call by call on one process, show what the Redis check adds
+ * free of the differences between two processes and between moments of the machine. Not with a budget scoped to the
  * one bench key (its calls would skip the budget, a different path).
  */
 export function uncheckedKey(input: Pick<BenchRelayConfigInput, "feature" | "budgetScope">): boolean {

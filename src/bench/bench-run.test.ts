@@ -65,6 +65,28 @@ describe("runMeasurements", () => {
     assert.equal(relay.seen.length, 56);
   });
 
+  it("measures two keys of one relay process interleaved call by call, in one turn, and gives each its own samples", async () => {
+    const before = relay.seen.length;
+    const [mode] = await runMeasurements({
+      options: { concurrency: [1], requests: 6, warmup: 2, rounds: 2, modes: ["json"], model: "m" },
+      directUrl: `${direct.url}/v1/chat/completions`,
+      directHeaders: [],
+      relays: [
+        { id: "renio", label: "Renio", url: `${relay.url}/v1/chat/completions`, headers: [["authorization", "Bearer limited"]] },
+        { id: "renio-other-key", label: "Renio, another key", url: `${relay.url}/v1/chat/completions`, headers: [["authorization", "Bearer other"]], sharesProcessWith: "renio" },
+      ],
+      progress: createProgress(process.stderr, true),
+      signal: AbortSignal.timeout(20_000),
+    });
+    const [limited, other] = mode!.points[0]!.relays;
+    assert.equal(limited!.latency.samples, 6);
+    assert.equal(other!.latency.samples, 6);
+    // Warm-up and both rounds: the keys take turns, never two calls of one key in a row.
+    const keys = relay.seen.slice(before).map((request) => request.headers.authorization);
+    assert.equal(keys.length, 16);
+    keys.forEach((key, i) => assert.equal(key, i % 2 === 0 ? "Bearer limited" : "Bearer other", `call ${i}`));
+  });
+
   it("fails fast when every warm-up request fails", async () => {
     await assert.rejects(
       runMeasurements({

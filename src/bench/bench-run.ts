@@ -3,7 +3,7 @@ import type { BenchMode, BenchOptions } from "./bench-args.ts";
 import type { Progress } from "./bench-progress.ts";
 import type { ModeResult, PointResult, RelayGuardrails, RelayPoint } from "./bench-report.ts";
 import { overheadOf, summarize } from "./bench-stats.ts";
-import { benchRequestBody, createLoadTarget, runRound, type LoadTarget, type RoundResult } from "./load-client.ts";
+import { benchRequestBody, createLoadTarget, runInterleaved, type LoadTarget, type RoundResult } from "./load-client.ts";
 import type { ProcessProbe } from "./process-usage.ts";
 
 /** A relay to measure against direct: Renio, a --target, or the passthrough floor. */
@@ -87,12 +87,15 @@ async function measurePoint(plan: MeasurementPlan, mode: BenchMode, concurrency:
     acc.rssIdle = acc.relay?.probe?.rss();
     acc.rssPeak = acc.rssIdle;
   }
-  for (const acc of accumulators) {
+  const turns = turnsOf(accumulators);
+  for (const turn of turns) {
     if (options.warmup === 0) break;
-    progress.update(`${tag}: warm-up ${acc.target.name}`);
-    const warm = await runRound(acc.target, { concurrency, count: options.warmup, stream, signal });
+    progress.update(`${tag}: warm-up ${namesOf(turn)}`);
+    const warm = await runInterleaved(turn.map((acc) => acc.target), { concurrency, count: options.warmup, stream, signal });
     checkDeadline(signal);
-    if (warm.errors === options.warmup) throw new Error(`${acc.target.name} (${acc.target.url}): every warm-up request failed: ${warm.firstError}`);
+    turn.forEach((acc, i) => {
+      if (warm[i]!.errors === options.warmup) throw new Error(`${acc.target.name} (${acc.target.url}): every warm-up request failed: ${warm[i]!.firstError}`);
+    });
   }
   // CPU is taken over the whole measured span (not per round), so work a relay defers
   // past a round (batched settlement) is still counted; it serves nothing else meanwhile.
@@ -103,12 +106,12 @@ async function measurePoint(plan: MeasurementPlan, mode: BenchMode, concurrency:
   }
   for (let round = 0; round < options.rounds; round++) {
     const count = share(options.requests, options.rounds, round);
-    for (let turn = 0; turn < accumulators.length; turn++) {
-      const acc = accumulators[(round + turn) % accumulators.length]!;
-      progress.update(`${tag}: round ${round + 1}/${options.rounds} ${acc.target.name}`);
-      const result = await runRound(acc.target, { concurrency, count, stream, signal });
+    for (let at = 0; at < turns.length; at++) {
+      const turn = turns[(round + at) % turns.length]!;
+      progress.update(`${tag}: round ${round + 1}/${options.rounds} ${namesOf(turn)}`);
+      const results = await runInterleaved(turn.map((acc) => acc.target), { concurrency, count, stream, signal });
       checkDeadline(signal);
-      record(acc, result);
+      turn.forEach((acc, i) => record(acc, results[i]!));
     }
   }
   for (const acc of accumulators) {
@@ -153,6 +156,27 @@ async function measurePoint(plan: MeasurementPlan, mode: BenchMode, concurrency:
   };
   progress.note(pointLine(tag, point));
   return point;
+}
+
+/**
+ * The targets measured together: each on its own, except targets served by the same process
+ * (two keys of one relay), which share a turn with their calls interleaved one by one, so their
+ * comparison meets the same moments of the machine (a turn following an idle spell of its
+ * process is slower throughout, whichever comes first).
+ */
+function turnsOf(accumulators: readonly Accumulator[]): Accumulator[][] {
+  const turns: Accumulator[][] = [];
+  for (const acc of accumulators) {
+    const owner = acc.relay?.sharesProcessWith;
+    const shared = owner === undefined ? undefined : turns.find((turn) => turn.some((other) => other.relay?.id === owner));
+    if (shared !== undefined) shared.push(acc);
+    else turns.push([acc]);
+  }
+  return turns;
+}
+
+function namesOf(turn: readonly Accumulator[]): string {
+  return turn.map((acc) => acc.target.name).join(" + ");
 }
 
 function accumulator(target: LoadTarget, relay: MeasuredRelay | undefined): Accumulator {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { chatHandler, startTestServer, type TestServer } from "../../test/support/bench-test-support.ts";
-import { benchRequestBody, createDataScanner, createLoadTarget, createTextScanner, runRound } from "./load-client.ts";
+import { benchRequestBody, createDataScanner, createLoadTarget, createTextScanner, runInterleaved, runRound } from "./load-client.ts";
 
 describe("createDataScanner", () => {
   const bytes = (text: string) => new TextEncoder().encode(text);
@@ -108,6 +108,20 @@ describe("runRound", () => {
     assert.equal(result.errors, 6);
     assert.equal(result.latencies.length, 0);
     assert.match(result.firstError ?? "", /HTTP 503/);
+  });
+
+  it("interleaves several targets call by call, each getting count requests and its own latencies and errors", async () => {
+    const before = server.seen.length;
+    const first = createLoadTarget("a", `${server.url}/v1/chat/completions`, benchRequestBody("m", false), [["authorization", "Bearer a"]]);
+    const second = createLoadTarget("b", `${server.url}/v1/chat/completions`, benchRequestBody("m", false), [["authorization", "Bearer b"], ["x-fail", "1"]]);
+    const [a, b] = await runInterleaved([first, second], { concurrency: 1, count: 5, stream: false, signal: AbortSignal.timeout(10_000) });
+    assert.equal(a!.latencies.length, 5);
+    assert.equal(a!.errors, 0);
+    assert.equal(b!.latencies.length, 0);
+    assert.equal(b!.errors, 5);
+    // One at a time, the targets alternate: a b a b ...
+    const order = server.seen.slice(before).map((r) => r.headers.authorization);
+    assert.deepEqual(order, ["Bearer a", "Bearer b", "Bearer a", "Bearer b", "Bearer a", "Bearer b", "Bearer a", "Bearer b", "Bearer a", "Bearer b"]);
   });
 
   it("stops at the deadline", async () => {

@@ -48,28 +48,37 @@ export function benchRequestBody(model: string, stream: boolean): string {
 
 /** Runs `count` requests with `concurrency` workers; resolves when all are done or the signal aborts. */
 export async function runRound(target: LoadTarget, spec: RoundSpec): Promise<RoundResult> {
-  const latencies = new Float64Array(spec.count);
+  return (await runInterleaved([target], spec))[0]!;
+}
+
+/**
+ * Runs `count` requests to each target with `concurrency` workers, the targets taking turns call
+ * by call (request i goes to target i mod n), so every target meets the same conditions at the
+ * same moments; one result per target, in the order given. Resolves when all are done or the
+ * signal aborts.
+ */
+export async function runInterleaved(targets: readonly LoadTarget[], spec: RoundSpec): Promise<RoundResult[]> {
+  const total = spec.count * targets.length;
+  const rounds = targets.map(() => ({ latencies: new Float64Array(spec.count), done: 0, errors: 0, firstError: undefined as string | undefined }));
   let next = 0;
-  let done = 0;
-  let errors = 0;
-  let firstError: string | undefined;
   const send = spec.stream ? timeToFirstText : timeToFullBody;
   const worker = async (): Promise<void> => {
-    while (next < spec.count && !spec.signal.aborted) {
-      next++;
+    while (next < total && !spec.signal.aborted) {
+      const which = next++ % targets.length;
+      const round = rounds[which]!;
       try {
-        const elapsed = await send(target, spec.signal);
-        latencies[done++] = elapsed;
+        const elapsed = await send(targets[which]!, spec.signal);
+        round.latencies[round.done++] = elapsed;
       } catch (error) {
-        errors++;
-        firstError ??= spec.signal.aborted ? "deadline reached" : error instanceof Error ? error.message : String(error);
+        round.errors++;
+        round.firstError ??= spec.signal.aborted ? "deadline reached" : error instanceof Error ? error.message : String(error);
       }
     }
   };
   const workers: Promise<void>[] = [];
-  for (let i = 0; i < Math.min(spec.concurrency, spec.count); i++) workers.push(worker());
+  for (let i = 0; i < Math.min(spec.concurrency, total); i++) workers.push(worker());
   await Promise.all(workers);
-  return { latencies: latencies.subarray(0, done), errors, firstError };
+  return rounds.map((round) => ({ latencies: round.latencies.subarray(0, round.done), errors: round.errors, firstError: round.firstError }));
 }
 
 async function timeToFullBody(target: LoadTarget, signal: AbortSignal): Promise<number> {

@@ -2,6 +2,7 @@ import type { BudgetCharge } from "../budgets/budget-charge.ts";
 import type { StoredBudget } from "../budgets/budget-definition.ts";
 import type { StoredExtras } from "../budgets/budget-catalog.ts";
 import type { AdmitAlternative } from "../journal/journal-store.ts";
+import type { CacheCounts } from "../cache/response-cache.ts";
 import type { Config } from "../config/config-schema.ts";
 import type { StoredKey } from "../keys/key-store.ts";
 import type { RateCall } from "../limits/rate-limiter.ts";
@@ -39,7 +40,11 @@ export type WorkerRequest =
   | { readonly t: "rate"; readonly call: RateCall }
   | { readonly t: "flush" }
   | { readonly t: "ready" }
-  | { readonly t: "http"; readonly request: HandedRequest };
+  | { readonly t: "http"; readonly request: HandedRequest }
+  /** The response cache's store is the owner's: answered with the bytes or null. */
+  | { readonly t: "cache-get"; readonly key: string }
+  /** Answered once stored (or rejected: the worker counts the error). */
+  | { readonly t: "cache-put"; readonly key: string; readonly value: Uint8Array; readonly ttlMs: number };
 
 /** Worker → owner, one-way. */
 export type WorkerNote =
@@ -89,6 +94,8 @@ export interface LoopStats {
   readonly lag: Histogram;
   /** Model calls this loop has served (ended: settled or refused). */
   readonly calls: number;
+  /** What the response cache did for this loop's calls (absent: no cache). */
+  readonly cache?: CacheCounts;
 }
 
 /** The messages of a call's path (and their answers): JSON values only, so they cross as JSON (loop-peer.ts). */

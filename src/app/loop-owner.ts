@@ -1,5 +1,6 @@
 import os from "node:os";
 import process from "node:process";
+import type { CacheStore } from "../cache/cache-store.ts";
 import type { Config } from "../config/config-schema.ts";
 import type { LoopFigures } from "../http/loop-metrics.ts";
 import type { Ledger } from "../journal/ledger.ts";
@@ -43,6 +44,8 @@ export interface LoopOwnerDeps {
   readonly rateLimits: () => RateLimiter;
   /** Metrics and the call log. */
   readonly observer: CallObserver | undefined;
+  /** The response cache's store, which every loop's calls use (absent: no cache). */
+  readonly cache: CacheStore | undefined;
   /** The owner's handler of every route, for requests a worker hands over. */
   readonly http: FetchHandler;
 }
@@ -68,7 +71,8 @@ export interface EventLoops {
 /**
  * Starts `loops - 1` worker loops, each with its own listener on the owner's port, and answers
  * their messages: admissions (the one journal and budget book), rate-limit tickets, settlements,
- * call ends (metrics, the call log) and the requests they hand over.
+ * call ends (metrics, the call log), the response cache's reads and writes and the requests they
+ * hand over.
  */
 export async function startEventLoops(deps: LoopOwnerDeps): Promise<EventLoops> {
   const workers: Array<{ readonly thread: Worker; readonly peer: LoopPeer<OwnerRequest, OwnerNote>; last: LoopStats | undefined }> = [];
@@ -98,6 +102,10 @@ export async function startEventLoops(deps: LoopOwnerDeps): Promise<EventLoops> 
               return deps.ledger.ready();
             case "http":
               return answer(deps.http, message.request);
+            case "cache-get":
+              return deps.cache === undefined ? null : deps.cache.get(message.key);
+            case "cache-put":
+              return deps.cache?.put(message.key, message.value, message.ttlMs);
           }
         },
         note(message) {

@@ -1,4 +1,5 @@
 import type { Admission } from "../budgets/budget-charge.ts";
+import type { CacheStore } from "../cache/cache-store.ts";
 import type { Ledger, LedgerStats } from "../journal/ledger.ts";
 import { UNLIMITED, type RateLimiter } from "../limits/rate-limiter.ts";
 import type { CallObserver } from "../observe/call-observer.ts";
@@ -71,5 +72,17 @@ export function ownerObserver(owner: OwnerPeer): CallObserver & { readonly calls
       calls++;
       owner.note({ t: "ended", start: start.requestBody === null ? start : { ...start, requestBody: null }, end, reserved });
     },
+  };
+}
+
+/**
+ * A worker loop's response cache store: the owner loop's (one SQLite file or one Redis
+ * connection for every loop), reached by messages; the bytes are copied across.
+ */
+export function ownerCacheStore(owner: OwnerPeer): CacheStore {
+  return {
+    get: (key) => owner.request({ t: "cache-get", key }) as Promise<Uint8Array | null>,
+    put: (key, value, ttlMs) => owner.request({ t: "cache-put", key, value, ttlMs }).then(() => undefined),
+    close: async () => {},
   };
 }

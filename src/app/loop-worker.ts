@@ -1,5 +1,6 @@
 import process from "node:process";
 import { createBudgetCatalog } from "../budgets/budget-catalog.ts";
+import { CacheStats } from "../cache/response-cache.ts";
 import type { Config } from "../config/config-schema.ts";
 import { errorResponse, wireOf } from "../http/error-envelope.ts";
 import { createHttpHandler, lastResortResponse } from "../http/app.ts";
@@ -21,7 +22,7 @@ import { RelayError } from "../shared/relay-error.ts";
 import { ROUTES } from "../shared/route-spec.ts";
 import { plainMessage, type HandedResponse, type LoopStart, type LoopStats, type OwnerNote, type OwnerRequest, type WorkerNote, type WorkerRequest } from "./loop-messages.ts";
 import { createLoopPeer, type LoopPort } from "./loop-peer.ts";
-import { ownerLedger, ownerObserver, ownerRateLimiter, type OwnerPeer } from "./loop-proxies.ts";
+import { ownerCacheStore, ownerLedger, ownerObserver, ownerRateLimiter, type OwnerPeer } from "./loop-proxies.ts";
 import { upstreamFetchOf } from "./upstream-client.ts";
 
 /** A started worker loop, as its messages reach it. */
@@ -36,8 +37,8 @@ interface WorkerLoop {
  * One more event loop serving HTTP, in a worker thread: its own listener on the relay's port
  * (the kernel spreads connections over the loops), its own relay for the model calls those
  * connections bring (reading, forwarding, the usage scan, writing to the client), and the
- * owner loop's journal, budgets and rate limits, reached by messages. Every other route (admin,
- * metrics, dashboard, readiness) is handed to the owner whole.
+ * owner loop's journal, budgets, rate limits and response cache store, reached by messages.
+ * Every other route (admin, metrics, dashboard, readiness) is handed to the owner whole.
  */
 export function serveLoop(port: LoopPort, runtime: Runtime): void {
   let running: WorkerLoop | undefined;
@@ -70,8 +71,10 @@ async function startLoop(start: LoopStart, owner: OwnerPeer, runtime: Runtime): 
   // Cooldowns are this loop's own: each loop learns of a failing target from its own calls.
   const health = createTargetHealthBook();
   const upstreamFetch = upstreamFetchOf(runtime, config.server.upstreamClient, () => relay.inFlight);
+  // The response cache: the owner's store, this loop's counts (summed on the owner's /metrics).
+  const cache = config.cache && { store: ownerCacheStore(owner), stats: new CacheStats() };
   const snapshotOf = (next: Config): RelaySnapshot => ({
-    ...createRelaySnapshot(next, upstreamFetch, { budgets: catalog, keyring, health }),
+    ...createRelaySnapshot(next, upstreamFetch, { budgets: catalog, keyring, health, cache }),
     rateLimiter: ownerRateLimiter(owner, next.rateLimits.limits.length > 0),
   });
   const snapshot: SnapshotCell = { current: snapshotOf(config) };
@@ -108,7 +111,7 @@ async function startLoop(start: LoopStart, owner: OwnerPeer, runtime: Runtime): 
       if (message.t === "keys") keyring.applyStoredKeys(message.keys);
       else catalog.replace(message.stored.budgets, message.stored.extras);
     },
-    stats: () => ({ loop: start.loop, inFlight: relay.inFlight, slots: relay.slotState(), lag: lag.histogram, calls: observer.calls }),
+    stats: () => ({ loop: start.loop, inFlight: relay.inFlight, slots: relay.slotState(), lag: lag.histogram, calls: observer.calls, ...(cache === undefined ? {} : { cache: { ...cache.stats } }) }),
     async drain(graceMs) {
       accepting = false;
       const deadline = performance.now() + graceMs;

@@ -2,6 +2,7 @@ import process from "node:process";
 import { ConfigError, formatProblem } from "../config/config-error.ts";
 import { restartNeeded, withRestartOnly } from "../config/config-restart.ts";
 import { createBudgetCatalog, type StoredExtras } from "../budgets/budget-catalog.ts";
+import { sumCacheCounts } from "../cache/response-cache.ts";
 import type { Config } from "../config/config-schema.ts";
 import { checkSemantics } from "../config/config-semantics.ts";
 import { adminTokensOf } from "../http/admin/admin-auth.ts";
@@ -198,7 +199,8 @@ export async function startRelayService(config: Config, runtime: Runtime, option
     budgets: () => [...snapshot.current.config.budgets, ...catalog.stored()],
     rateLimits: () => snapshot.current.rateLimiter.state(),
     rateStore: shared.limits?.stats,
-    cache: shared.cache?.stats,
+    // The cache's counts of this loop and of the others (as last asked, like their other figures).
+    cache: shared.cache && (() => sumCacheCounts([shared.cache!.stats, ...(loops?.stats() ?? []).flatMap((loop) => (loop.cache === undefined ? [] : [loop.cache]))])),
     traces: tracing && (() => tracing.exporter.stats()),
     targets: () => targetStatuses(snapshot.current.router.targets(), clock()),
     journalMaxLagMs,
@@ -243,6 +245,7 @@ export async function startRelayService(config: Config, runtime: Runtime, option
       ledger,
       rateLimits: () => snapshot.current.rateLimiter,
       observer: observers(watchers),
+      cache: shared.cache?.store,
       http,
     }).catch((error: unknown) => failedStart(error, [server, adminServer]));
   }

@@ -18,6 +18,23 @@ export class CacheStats {
   savedCost = 0;
 }
 
+/** The cache's counts as plain numbers (one event loop's, or every loop's summed). */
+export type CacheCounts = Readonly<Pick<CacheStats, "hits" | "misses" | "bypasses" | "stored" | "errors" | "savedCost">>;
+
+/** The counts of several event loops' caches, summed. */
+export function sumCacheCounts(all: readonly CacheCounts[]): CacheCounts {
+  const sum = new CacheStats();
+  for (const counts of all) {
+    sum.hits += counts.hits;
+    sum.misses += counts.misses;
+    sum.bypasses += counts.bypasses;
+    sum.stored += counts.stored;
+    sum.errors += counts.errors;
+    sum.savedCost += counts.savedCost;
+  }
+  return sum;
+}
+
 /** How a call the cache may store ended: stored only when it ended well with the provider's final usage. */
 export interface CacheVerdict {
   readonly ok: boolean;

@@ -101,10 +101,6 @@ export function checkSemantics(config: Config): ConfigProblem[] {
   const at = (index: number) => (writtenAsList(config.rateLimits) ? ["rateLimits", index] : ["rateLimits", "limits", index]);
   if (config.rateLimits.store === "redis" && config.redis === undefined) problems.push({ path: ["rateLimits", "store"], message: "store: redis needs a `redis` section with the server's url" });
   if (config.cache?.store === "redis" && config.redis === undefined) problems.push({ path: ["cache", "store"], message: "store: redis needs a `redis` section with the server's url" });
-  // Worker loops have no cache of their own: a hit would depend on the loop a connection lands on.
-  if (config.cache !== undefined && config.server.eventLoops !== 1) {
-    problems.push({ path: ["cache"], message: "the response cache serves calls on one event loop: set server.eventLoops to 1 to use it" });
-  }
   config.rateLimits.limits.forEach((limit, index) => {
     const [kind, id] = Object.entries(limit.scope)[0] as ["key" | "project" | "model", string];
     const scope = `${kind} ${id}`;

@@ -5,7 +5,7 @@ import type { Ledger } from "../journal/ledger.ts";
 import type { SlotState } from "../relay/call-slots.ts";
 import type { RateLimitState } from "../limits/rate-limiter.ts";
 import type { RateStoreStats } from "../limits/shared-rate-limiter.ts";
-import type { CacheStats } from "../cache/response-cache.ts";
+import type { CacheCounts } from "../cache/response-cache.ts";
 import { openFileCount, openFileLimit } from "../runtime/open-files.ts";
 import type { TargetStatus } from "../routing/target-status.ts";
 import type { ExportStats } from "../observe/span-exporter.ts";
@@ -39,7 +39,7 @@ export interface MetricsSources {
   /** How the shared rate-limit store (Redis) has fared (absent: limits in memory, none shown). */
   readonly rateStore?: RateStoreStats;
   /** The response cache's counts (absent: no cache, none shown). */
-  readonly cache?: CacheStats;
+  readonly cache?: CacheCounts;
   /** Every target's circuit, as it stands (absent: none shown). */
   readonly targets?: () => readonly TargetStatus[];
   /** What guardrail policies found so far (absent: none shown). */
@@ -124,7 +124,7 @@ function writeRateStore(out: string[], stats: RateStoreStats): void {
 }
 
 /** The response cache: lookups by result, the hit ratio, answers stored, what hits saved. */
-function writeCache(out: string[], stats: CacheStats): void {
+function writeCache(out: string[], stats: CacheCounts): void {
   family(out, "renio_cache_lookups_total", "counter", "Calls by what the response cache did: hit (served from it), miss (sent, maybe stored), bypass (not cached).");
   sample(out, "renio_cache_lookups_total", labelText([["result", "hit"]]), stats.hits);
   sample(out, "renio_cache_lookups_total", labelText([["result", "miss"]]), stats.misses);

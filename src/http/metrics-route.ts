@@ -4,7 +4,7 @@ import type { Ledger } from "../journal/ledger.ts";
 import type { SlotState } from "../relay/call-slots.ts";
 import type { RateLimitState } from "../limits/rate-limiter.ts";
 import type { RateStoreStats } from "../limits/shared-rate-limiter.ts";
-import type { CacheStats } from "../cache/response-cache.ts";
+import type { CacheCounts } from "../cache/response-cache.ts";
 import type { ExportStats } from "../observe/span-exporter.ts";
 import type { TargetStatus } from "../routing/target-status.ts";
 import { matchAdminToken, type AdminToken } from "./admin/admin-auth.ts";
@@ -34,8 +34,8 @@ export interface MetricsSources {
   readonly rateLimits?: () => readonly RateLimitState[];
   /** How the shared rate-limit store has fared (absent: limits in memory). */
   readonly rateStore?: RateStoreStats;
-  /** The response cache's counts (absent: no cache, none shown). */
-  readonly cache?: CacheStats;
+  /** The response cache's counts, every event loop's summed (absent: no cache, none shown). */
+  readonly cache?: () => CacheCounts;
   /** The span exporter's counts (absent: tracing off). */
   readonly traces?: () => ExportStats;
   /** Every target's circuit, as it stands. */
@@ -82,7 +82,7 @@ export function metricsRoute(config: Config, sources: MetricsSources): MetricsRo
         defaultMode: config.budget.mode,
         rateLimits: sources.rateLimits,
         rateStore: sources.rateStore,
-        cache: sources.cache,
+        cache: sources.cache?.(),
         traces: sources.traces,
         targets: sources.targets,
         journalMaxLagMs: sources.journalMaxLagMs(),

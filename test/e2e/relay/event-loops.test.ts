@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { validateConfig } from "../../../src/config/config-load.ts";
 import { BUILTIN_PRICES } from "../../../src/pricing/prices-builtin.ts";
@@ -11,6 +13,7 @@ import { admittedOrRefused, assertNoOvershoot, type StrictCeiling } from "../../
 import { Scrape, scrape } from "../../support/prom-scrape.ts";
 import { chatBody, finishedEntries, mockStats, openStore } from "../../support/relay-calls.ts";
 import { startMockServer, startRelay, TEST_KEY, type MockServer, type RelayUnderTest } from "../../support/relay-harness.ts";
+import { eventually } from "../../support/sse-bytes.ts";
 
 /**
  * `server.eventLoops: 2`: two listeners on one port, the kernel spreading connections over them.
@@ -232,6 +235,43 @@ describe("server.eventLoops: 2", { skip }, () => {
       await store.close();
       if (shut) rmSync(relay.dir, { recursive: true, force: true });
       else await relay.stop();
+    }
+  });
+});
+
+describe("server.eventLoops: 2 with the response cache", { skip }, () => {
+  test("an answer stored through either loop is a hit on both, never sent again, and /metrics sums every loop's cache counts", TIMEOUT, async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), "renio-loops-cache-"));
+    const relay = await startRelay(mock.url, { server: serverConfig(), cache: { models: ["mock-gpt"], path: join(cacheDir, "cache.db") } });
+    try {
+      const body = chatBody({ messages: [{ role: "user", content: "one answer for every loop" }] });
+      const first = await call(relay.url, body);
+      assert.equal(first.status, 200);
+      assert.equal(first.headers.get("x-renio-cache"), "miss");
+      const answer = await first.text();
+      // The miss is stored once its answer has ended: /metrics shows it stored, whichever loop served it.
+      const stored = async () => new Scrape((await scrape(relay.url, METRICS_TOKEN)).text).sum("renio_cache_stored_total") === 1;
+      assert.ok(await eventually(stored, 10_000), "the first answer was stored");
+      const sent = (await mockStats(mock.url)).received;
+      const HITS = 30;
+      const hits = await Promise.all(
+        Array.from({ length: HITS }, async () => {
+          const response = await call(relay.url, body);
+          assert.equal(response.status, 200);
+          assert.equal(response.headers.get("x-renio-cache"), "hit");
+          return response.text();
+        }),
+      );
+      for (const text of hits) assert.equal(text, answer, "a hit answers the stored bytes");
+      assert.equal((await mockStats(mock.url)).received - sent, 0, "no hit reached the provider");
+      await assertBothLoopsServed(relay.url, HITS + 1);
+      const page = new Scrape((await scrape(relay.url, METRICS_TOKEN)).text);
+      assert.equal(page.sum("renio_cache_lookups_total", { result: "hit" }), HITS);
+      assert.equal(page.sum("renio_cache_lookups_total", { result: "miss" }), 1);
+      assert.equal(page.sum("renio_cache_stored_total"), 1);
+    } finally {
+      await relay.stop();
+      rmSync(cacheDir, { recursive: true, force: true });
     }
   });
 });

@@ -45,10 +45,20 @@ export function openRedis(config: RedisConfig): RedisConnection {
   // Errors surface through the commands that fail; the event only needs a listener (the URL may hold a password: never logged).
   client.on("error", () => {});
   const prefix = config.keyPrefix;
+  // Every script is loaded as soon as the connection is ready (and again after each reconnect, as a
+  // restarted server has forgotten them): a script's first use then never takes the NOSCRIPT
+  // detour, which would let a command sent after it on this connection run before it.
+  const sources = new Set<string>();
+  const load = (source: string) => void client.script("LOAD", source).catch(() => {});
+  client.on("ready", () => sources.forEach(load));
   return {
     key: (name) => prefix + name,
     script(source) {
       const sha = createHash("sha1").update(source).digest("hex");
+      if (!sources.has(source)) {
+        sources.add(source);
+        if (client.status === "ready") load(source);
+      }
       return async (keys, args) => {
         try {
           return await client.evalsha(sha, keys.length, ...keys, ...args);

@@ -6,7 +6,7 @@ import { CacheStats } from "../cache/response-cache.ts";
 import process from "node:process";
 import type { Config } from "../config/config-schema.ts";
 import { openRedis, type RedisConnection } from "../redis/redis-connection.ts";
-import { RateStoreStats, renewLeases } from "../limits/shared-rate-limiter.ts";
+import { PendingSettlements, RateStoreStats, renewLeases } from "../limits/shared-rate-limiter.ts";
 import type { SnapshotShared } from "../relay/relay-snapshot.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 
@@ -36,13 +36,16 @@ export async function openShared(config: Config, runtime: Runtime, leaseMs: () =
   const stats = new RateStoreStats();
   stats.up = redis.up;
   const stopRenewing = renewLeases(redis, stats, leaseMs);
+  const settlements = new PendingSettlements();
   const cache = config.cache && { store: config.cache.store === "redis" ? redisCacheStore(redis) : openLocalCache(config, runtime), stats: new CacheStats() };
   return {
-    limits: { redis, stats, relayId: randomUUID() },
+    limits: { redis, stats, settlements, relayId: randomUUID() },
     cache,
     redis,
     async close() {
       stopRenewing();
+      // The last calls' settlements go out before the connection closes.
+      settlements.send();
       await cache?.store.close();
       await redis.close();
     },

@@ -21,10 +21,39 @@ export class RateStoreStats {
   readonly leases = new Map<string, readonly string[]>();
 }
 
+/**
+ * Settlements waiting to be sent (one per relay, kept across reloads). A call's settlement is sent
+ * once the turn of the event loop that ended it is over, so its round trip never delays the answer
+ * being written; and before any decision sent after it, so a slot it frees or tokens it gives back
+ * are there for the next call on the same connection.
+ */
+export class PendingSettlements {
+  private readonly waiting: Array<() => void> = [];
+  private scheduled = false;
+
+  /** Sends `settle` after this turn (or before the next decision, whichever comes first). */
+  add(settle: () => void): void {
+    this.waiting.push(settle);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.send();
+    });
+  }
+
+  /** Sends every settlement waiting, in the order they came. */
+  send(): void {
+    if (this.waiting.length === 0) return;
+    for (const settle of this.waiting.splice(0)) settle();
+  }
+}
+
 /** What a shared limiter needs besides the config. */
 export interface SharedLimitsDeps {
   readonly redis: RedisConnection;
   readonly stats: RateStoreStats;
+  readonly settlements: PendingSettlements;
   /** This relay's own state, for the fallback at its share. */
   readonly localState: RateStateBook;
   /** Unique per relay process: lease ids start with it. */
@@ -108,6 +137,8 @@ export function createSharedRateLimiter(config: RateLimitsConfig, deps: SharedLi
       const limits = rules.flatMap((rule) => rule.limits);
       const lease = `${deps.relayId}:${++leaseCount}`;
       let reply: number[];
+      // Settlements of calls already answered go first: the slots and tokens they give back count for this call.
+      deps.settlements.send();
       try {
         reply = (await admitScript(keys, [call.tokens, config.leaseMs, lease, ...limits])) as number[];
       } catch {
@@ -134,11 +165,13 @@ export function createSharedRateLimiter(config: RateLimitsConfig, deps: SharedLi
         stats.leases.delete(lease);
         // Nothing to give back (a request spent, no tokens to settle, no lease): no second round trip.
         if (request === 0 && leaseKeys.length === 0 && (tokens === 0 || !limitsTokens)) return;
-        settleScript(keys, [request, tokens, lease, ...limits]).catch(() => {
-          // Not settled: the tokens refill within the minute, the lease expires within leaseMs.
-          stats.failures++;
-          stats.up = false;
-        });
+        deps.settlements.add(() =>
+          settleScript(keys, [request, tokens, lease, ...limits]).catch(() => {
+            // Not settled: the tokens refill within the minute, the lease expires within leaseMs.
+            stats.failures++;
+            stats.up = false;
+          }),
+        );
       };
       return {
         headers,

@@ -184,4 +184,28 @@ describe("round trips to Redis per call", () => {
       await server.stop();
     }
   });
+
+  test("a call's settlement comes before the next call's decision: one call at a time under a limit of one in flight is never refused", async () => {
+    const server = await startRedisServer();
+    const admin = new Redis(server.url);
+    const secret = "sk-renio-shared-one-at-a-time";
+    const opened = await openRelay(fast.url, {
+      keys: [{ id: "single", secret, project: "single" }],
+      redis: { url: server.url },
+      rateLimits: { store: "redis", limits: [{ scope: { key: "single" }, concurrent: 1, tokensPerMinute: 1_000_000 }] },
+    });
+    try {
+      for (let i = 0; i < 40; i++) {
+        const response = await post(opened.relay.url, "/v1/chat/completions", chatBody({ stream: i % 2 === 1 }), { authorization: `Bearer ${secret}` });
+        assert.equal(response.status, 200, `call ${i}: ${response.status === 200 ? "" : await response.text()}`);
+        await response.arrayBuffer();
+      }
+      // Every lease given back once the last call has ended (Redis drops a set left empty).
+      assert.ok(await eventually(async () => (await admin.keys("*leases")).length === 0, 5_000), "no lease left held");
+    } finally {
+      await opened.stop();
+      admin.disconnect();
+      await server.stop();
+    }
+  });
 });

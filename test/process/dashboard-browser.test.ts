@@ -198,6 +198,8 @@ describe("dashboard in Chromium", { skip: SKIP }, () => {
     const page = await open(1280, errors);
     await signIn(page, "not-the-admin-token");
     await page.waitForSelector("#login:not([hidden])");
+    // The refusal's text follows the sign-in's answer: wait for it, then check it.
+    await page.locator("#login-error", { hasText: "not accepted" }).waitFor();
     assert.match((await page.textContent("#login-error"))!, /not accepted/);
     assert.equal(await page.isVisible("#app"), false);
     assert.equal(await page.locator("[data-figure]").count(), 0);
@@ -206,6 +208,8 @@ describe("dashboard in Chromium", { skip: SKIP }, () => {
     await page.evaluate(() => sessionStorage.setItem("renio.adminToken", "stale-token"));
     await page.reload();
     await page.waitForSelector("#login:not([hidden])");
+    // The refusal's text follows the sign-in's answer: wait for it, then check it.
+    await page.locator("#login-error", { hasText: "not accepted" }).waitFor();
     assert.match((await page.textContent("#login-error"))!, /not accepted/);
     assert.equal(await page.evaluate(() => sessionStorage.getItem("renio.adminToken")), null);
     assert.deepEqual(errors.filter((e) => !e.includes("401")), []);

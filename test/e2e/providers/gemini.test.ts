@@ -7,7 +7,7 @@ import type { JournalEntry } from "../../../src/shared/journal-records.ts";
 import type { Store } from "../../../src/storage/store.ts";
 import { GEMINI_USAGE, geminiResponse, startGeminiUpstream, type GeminiUpstream } from "../../support/gemini-upstream.ts";
 import { PNG_DATA_URL } from "../../support/png-fixture.ts";
-import { finishedEntries, openStore } from "../../support/relay-calls.ts";
+import { finishedEntries, openStore, post } from "../../support/relay-calls.ts";
 import { startRelay, TEST_KEY, type RelayUnderTest } from "../../support/relay-harness.ts";
 
 const GEMINI_KEY = "AIza-test-gemini-key-5c1e";
@@ -242,13 +242,25 @@ describe("errors in the OpenAI envelope", () => {
 
   test("a stream cut mid-event is a clean error for the caller, journaled as a cut and charged the reservation", async () => {
     upstream.answer = { raw: `data: ${JSON.stringify(geminiResponse([{ text: "Hi" }], undefined))}\r\n\r\ndata: {"candidates":[{"content":{"parts":[{"text":"th` };
-    const { data: stream, response } = await client.chat.completions
-      .create({ model: MODEL, messages: [{ role: "user", content: "hi" }], max_tokens: 20, stream: true })
-      .withResponse();
-    let text = "";
-    await assert.rejects(async () => {
-      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
-    });
+    const response = await post(relay.url, "/v1/chat/completions", { model: MODEL, messages: [{ role: "user", content: "hi" }], max_tokens: 20, stream: true });
+    assert.equal(response.status, 200);
+    // Read eagerly (a read always waiting), so no byte that arrived is dropped when the cut errors the body.
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let body = "";
+    let cut = false;
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        body += decoder.decode(value, { stream: true });
+      }
+    } catch {
+      cut = true;
+    }
+    assert.ok(cut, "the cut reached the caller as an error");
+    assert.doesNotMatch(body, /\[DONE\]/);
+    const text = [...body.matchAll(/^data: (\{.*\})$/gm)].map((match) => (JSON.parse(match[1]!) as { choices: Array<{ delta: { content?: string } }> }).choices[0]?.delta.content ?? "").join("");
     assert.equal(text, "Hi");
     const entry = await entryOf(response);
     assert.deepEqual([entry.outcome, entry.errorCode], ["upstream_error", "upstream_stream_cut"]);

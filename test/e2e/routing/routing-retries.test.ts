@@ -120,20 +120,25 @@ describe("retries: on another target, before anything reached the client", () =>
 
   test("a stream is not retried once its first byte reached the client: the cut is the client's", async () => {
     await fixture.targets.script("a", { failFirst: 1, cutAfterChunks: 1 });
-    const { data: stream, response } = await fixture.openai.chat.completions.create({ model: "pair", ...CHAT, stream: true }).withResponse();
-    const chunks: string[] = [];
-    let finished = false;
+    const response = await post(fixture.opened!.relay.url, "/v1/chat/completions", { model: "pair", ...CHAT, stream: true });
+    assert.equal(response.status, 200);
+    // Read eagerly (a read always waiting), so no byte that arrived is dropped when the cut errors the body:
+    // a client stream that errors discards what it holds unread, whatever the relay sent.
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
     // How a cut shows depends on the client's HTTP stack (an error, or an early end): either way the answer is incomplete.
     try {
-      for await (const chunk of stream) {
-        chunks.push(chunk.choices[0]?.delta.content ?? "");
-        if (chunk.choices[0]?.finish_reason) finished = true;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value, { stream: true });
       }
     } catch {
       // the cut, as the client's HTTP stack reports it
     }
-    assert.equal(finished, false, "the client did not get a whole answer");
-    assert.ok(chunks.length >= 1, "the first chunk reached the client");
+    assert.doesNotMatch(text, /"finish_reason":"[a-z]/, "the client did not get a whole answer");
+    assert.match(text, /^data: \{/m, "the first chunk reached the client");
     assert.equal(await fixture.targets.received("b"), 0);
     const entry = await entryOf(response.headers.get("x-request-id")!);
     assert.equal(entry.errorCode, "upstream_stream_cut");

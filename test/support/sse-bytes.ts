@@ -62,3 +62,23 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
+
+/**
+ * Reads a streamed answer to its end or its cut, a read always waiting, so no byte that arrived
+ * is dropped when a cut errors the body (a client stream that errors discards what it holds
+ * unread). The text read, and whether the body ended in an error.
+ */
+export async function readUntilCut(response: Response): Promise<{ text: string; cut: boolean }> {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return { text, cut: false };
+      text += decoder.decode(value, { stream: true });
+    }
+  } catch {
+    return { text, cut: true };
+  }
+}

@@ -8,6 +8,7 @@ import type { Store } from "../../../src/storage/store.ts";
 import { GEMINI_USAGE, geminiResponse, startGeminiUpstream, type GeminiUpstream } from "../../support/gemini-upstream.ts";
 import { PNG_DATA_URL } from "../../support/png-fixture.ts";
 import { finishedEntries, openStore, post } from "../../support/relay-calls.ts";
+import { readUntilCut } from "../../support/sse-bytes.ts";
 import { startRelay, TEST_KEY, type RelayUnderTest } from "../../support/relay-harness.ts";
 
 const GEMINI_KEY = "AIza-test-gemini-key-5c1e";
@@ -244,20 +245,7 @@ describe("errors in the OpenAI envelope", () => {
     upstream.answer = { raw: `data: ${JSON.stringify(geminiResponse([{ text: "Hi" }], undefined))}\r\n\r\ndata: {"candidates":[{"content":{"parts":[{"text":"th` };
     const response = await post(relay.url, "/v1/chat/completions", { model: MODEL, messages: [{ role: "user", content: "hi" }], max_tokens: 20, stream: true });
     assert.equal(response.status, 200);
-    // Read eagerly (a read always waiting), so no byte that arrived is dropped when the cut errors the body.
-    const reader = response.body!.getReader();
-    const decoder = new TextDecoder();
-    let body = "";
-    let cut = false;
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        body += decoder.decode(value, { stream: true });
-      }
-    } catch {
-      cut = true;
-    }
+    const { text: body, cut } = await readUntilCut(response);
     assert.ok(cut, "the cut reached the caller as an error");
     assert.doesNotMatch(body, /\[DONE\]/);
     const text = [...body.matchAll(/^data: (\{.*\})$/gm)].map((match) => (JSON.parse(match[1]!) as { choices: Array<{ delta: { content?: string } }> }).choices[0]?.delta.content ?? "").join("");

@@ -7,6 +7,7 @@ import { admin, ADMIN_TOKEN } from "../../support/admin-api.ts";
 import { freePort } from "../../support/free-port.ts";
 import { routedRelayFixture } from "../../support/mock-targets.ts";
 import { finishedEntries, post } from "../../support/relay-calls.ts";
+import { readUntilCut } from "../../support/sse-bytes.ts";
 import { TEST_KEY } from "../../support/relay-harness.ts";
 
 /**
@@ -122,21 +123,8 @@ describe("retries: on another target, before anything reached the client", () =>
     await fixture.targets.script("a", { failFirst: 1, cutAfterChunks: 1 });
     const response = await post(fixture.opened!.relay.url, "/v1/chat/completions", { model: "pair", ...CHAT, stream: true });
     assert.equal(response.status, 200);
-    // Read eagerly (a read always waiting), so no byte that arrived is dropped when the cut errors the body:
-    // a client stream that errors discards what it holds unread, whatever the relay sent.
-    const reader = response.body!.getReader();
-    const decoder = new TextDecoder();
-    let text = "";
     // How a cut shows depends on the client's HTTP stack (an error, or an early end): either way the answer is incomplete.
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        text += decoder.decode(value, { stream: true });
-      }
-    } catch {
-      // the cut, as the client's HTTP stack reports it
-    }
+    const { text } = await readUntilCut(response);
     assert.doesNotMatch(text, /"finish_reason":"[a-z]/, "the client did not get a whole answer");
     assert.match(text, /^data: \{/m, "the first chunk reached the client");
     assert.equal(await fixture.targets.received("b"), 0);
